@@ -1,0 +1,68 @@
+import { toUnits } from './billing/money'
+import type { GatewayContext } from './context'
+import { notFound } from './errors'
+import type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'
+import type { Credits, LedgerEntry } from './stores/credits'
+
+/** The host app's programmatic control of accounts, keys and credits (no HTTP route exposes it). */
+export interface GatewayAdmin {
+  /** Creates an org. */
+  createOrg(input: { name: string; id?: string }): Promise<Org>
+  /** Reads an org, or null. */
+  getOrg(id: string): Promise<Org | null>
+  /** Creates a user, in an existing org or in a new one. */
+  createUser(input: { email: string; orgId?: string; orgName?: string; plan?: string; id?: string }): Promise<User>
+  /** Reads a user, or null. */
+  getUser(id: string): Promise<User | null>
+  /** Finds a user by email, or null. */
+  findUserByEmail(email: string): Promise<User | null>
+  /** Changes a user's plan or disables the account (its keys then answer 403). */
+  updateUser(id: string, patch: { plan?: string; disabled?: boolean }): Promise<User>
+  /** Issues an API key for a user: `key` is shown this once. */
+  issueKey(input: { userId: string; label?: string; creditLimit?: string | null }): Promise<IssuedKey>
+  /** Revokes a key given itself or its hash. */
+  revokeKey(keyOrHash: string): Promise<ApiKeyRecord>
+  /** Lists a user's keys (records, never secrets). */
+  listKeys(userId: string): Promise<ApiKeyRecord[]>
+  /** The user, org and key record a key belongs to; null when unknown, revoked or expired. */
+  findUserByKey(key: string): Promise<Principal | null>
+  /** Adds credits (exact decimal EUR, e.g. "10" or "0.1") to an org. */
+  addCredits(orgId: string, amount: string | number, note?: string): Promise<Credits>
+  /** Charges an org for usage (exact decimal EUR); may overdraw. */
+  chargeCredits(orgId: string, amount: string | number, note?: string): Promise<Credits>
+  /** An org's credits. */
+  getCredits(orgId: string): Promise<Credits>
+  /** An org's credit ledger, oldest first. */
+  ledger(orgId: string): Promise<LedgerEntry[]>
+}
+
+/** Builds the admin API over a gateway's stores. */
+export function createAdmin(ctx: GatewayContext): GatewayAdmin {
+  const { accounts, credits } = ctx
+  const requireOrg = async (orgId: string) => {
+    if (!(await accounts.getOrg(orgId))) throw notFound(`Org ${orgId} not found`)
+  }
+  return {
+    createOrg: (input) => accounts.createOrg(input),
+    getOrg: (id) => accounts.getOrg(id),
+    createUser: (input) => accounts.createUser(input),
+    getUser: (id) => accounts.getUser(id),
+    findUserByEmail: (email) => accounts.findUserByEmail(email),
+    updateUser: (id, patch) => accounts.updateUser(id, patch),
+    issueKey: (input) => accounts.issueKey(input),
+    revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),
+    listKeys: (userId) => accounts.listKeys(userId),
+    findUserByKey: (key) => accounts.resolveKey(key),
+    async addCredits(orgId, amount, note) {
+      await requireOrg(orgId)
+      return credits.add(orgId, amount, note)
+    },
+    async chargeCredits(orgId, amount, note) {
+      await requireOrg(orgId)
+      await credits.chargeUnits(orgId, toUnits(amount), note ?? 'admin charge')
+      return credits.get(orgId)
+    },
+    getCredits: (orgId) => credits.get(orgId),
+    ledger: (orgId) => credits.ledger(orgId),
+  }
+}

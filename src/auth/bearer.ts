@@ -1,0 +1,36 @@
+import type { H3Event } from 'h3'
+import type { GatewayContext } from '../context'
+import { GatewayError, unauthorized } from '../errors'
+import type { Principal } from '../stores/accounts'
+
+const BEARER_RE = /^Bearer[ \t]+(\S+)[ \t]*$/i
+
+/** The key of an `Authorization: Bearer …` header, or a 401 naming what is wrong. */
+export function bearerKeyOf(event: H3Event): string {
+  const header = event.req.headers.get('authorization')
+  if (!header) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <API_KEY>"')
+  const match = BEARER_RE.exec(header)
+  if (!match) throw unauthorized('Malformed Authorization header: expected "Bearer <API_KEY>"')
+  return match[1]
+}
+
+/** Authenticates the request's bearer key: 401 when missing, malformed, unknown, revoked or expired; 403 for a disabled user. */
+export async function authenticate(event: H3Event, ctx: GatewayContext): Promise<Principal> {
+  const key = bearerKeyOf(event)
+  const principal = await ctx.accounts.resolveKey(key)
+  if (!principal) throw unauthorized('Invalid API key: unknown, revoked or expired')
+  if (principal.user.disabled) throw new GatewayError(403, 'This account is disabled')
+  touchThrottled(principal, ctx)
+  return principal
+}
+
+// `last_used` is written at most once per interval per key and off the request's path.
+function touchThrottled(principal: Principal, ctx: GatewayContext) {
+  const lastTouched = ctx.lastKeyUse
+  const now = ctx.now()
+  const previous = lastTouched.get(principal.key.hash) ?? (principal.key.last_used ? Date.parse(principal.key.last_used) : 0)
+  if (now - previous < ctx.options.lastUsedIntervalSeconds * 1000) return
+  lastTouched.set(principal.key.hash, now)
+  if (lastTouched.size > 10_000) lastTouched.delete(lastTouched.keys().next().value!)
+  ctx.accounts.touchKey(principal.key).catch((error) => ctx.logger.warn('could not record key use', { error: String(error) }))
+}

@@ -1,0 +1,21 @@
+import type { Storage } from 'unstorage'
+import type { Logger } from './logger'
+import type { ResolvedOptions } from './options'
+import type { AccountsStore } from './stores/accounts'
+import type { AtomicOps } from './stores/atomic'
+import type { CreditsStore } from './stores/credits'
+import type { Kv } from './stores/kv'
+
+/** What every route handler receives: options, stores, clock and logger of one gateway. */
+export interface GatewayContext {
+  options: ResolvedOptions
+  storage: Storage
+  kv: Kv
+  atomic: AtomicOps
+  accounts: AccountsStore
+  credits: CreditsStore
+  now: () => number
+  logger: Logger
+  /** When each key's use was last recorded (epoch ms), to throttle `last_used` writes. */
+  lastKeyUse: Map<string, number>
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto'
+import { H3, type EventHandler } from 'h3'
+import { createStorage, type Storage } from 'unstorage'
+import { createAdmin, type GatewayAdmin } from './admin'
+import type { GatewayContext } from './context'
+import { GatewayError, notFound } from './errors'
+import { DEFAULT_BODY_LIMIT } from './http/body'
+import { answerError, toRouteHandler } from './http/route-handler'
+import { createConsoleLogger, silentLogger } from './logger'
+import type { GatewayOptions, ResolvedOptions } from './options'
+import type { RouteDefinition } from './routes/define'
+import { apiRoutes } from './routes'
+import { createOpenApiRoute } from './routes/openapi'
+import { createAccountsStore } from './stores/accounts'
+import { createAtomicOps } from './stores/atomic'
+import { createCreditsStore } from './stores/credits'
+import { createKv } from './stores/kv'
+import { DEFAULT_KEY_PREFIX } from './crypto/keys'
+import { version } from './version'
+
+/** A gateway: the h3 app with every route, each route's own handler, a fetch function, the admin API and close(). */
+export interface Gateway {
+  /** The h3 app serving every route under the base path (unknown paths answer the 404 envelope). */
+  app: H3
+  /** One self-contained h3 handler per route, by operationId (`getMe`, `createChatCompletion`, …), to mount one by one. */
+  handlers: Record<string, EventHandler>
+  /** The route definitions (method, path, schemas) the app serves. */
+  routes: RouteDefinition[]
+  /** Serves a web-standard Request. */
+  fetch: (request: Request) => Promise<Response>
+  /** Programmatic accounts, keys and credits for the host app. */
+  admin: GatewayAdmin
+  /** The context every handler receives (stores, options, clock, logger). */
+  context: GatewayContext
+  /** Releases what the gateway opened (the default in-memory storage). */
+  close: () => Promise<void>
+}
+
+function resolveOptions(options: GatewayOptions, warn: (message: string) => void): ResolvedOptions {
+  const basePath = `/${(options.basePath ?? '/api/v1').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '')
+  let secret = options.secret
+  if (!secret) {
+    secret = randomBytes(32).toString('base64url')
+    warn('no `secret` given: using a random one, so encrypted records and signed tokens will not survive a restart')
+  } else if (secret.length < 32) {
+    throw new TypeError('model-gateway: `secret` must be at least 32 characters')
+  }
+  return {
+    storagePrefix: options.storagePrefix ?? 'gateway',
+    providers: options.providers ?? [],
+    basePath,
+    secret,
+    keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
+    keyTtlSeconds: options.keyTtlSeconds,
+    defaultPlan: options.defaultPlan ?? 'free',
+    publicCatalogue: options.publicCatalogue ?? true,
+    bodyLimits: {
+      default: options.bodyLimits?.default ?? DEFAULT_BODY_LIMIT,
+      chat: options.bodyLimits?.chat ?? 10 * 1024 * 1024,
+      transcription: options.bodyLimits?.transcription ?? 25 * 1024 * 1024,
+    },
+    lastUsedIntervalSeconds: options.lastUsedIntervalSeconds ?? 60,
+  }
+}
+
+function createContext(options: GatewayOptions, storage: Storage): GatewayContext {
+  const logger = options.logger === false ? silentLogger : (options.logger ?? createConsoleLogger())
+  const resolved = resolveOptions(options, (message) => logger.warn(message))
+  const now = options.clock ?? Date.now
+  const kv = createKv(storage, resolved.storagePrefix)
+  const atomic = createAtomicOps(storage, kv.key('counters'))
+  return {
+    options: resolved,
+    storage,
+    kv,
+    atomic,
+    now,
+    logger,
+    accounts: createAccountsStore({ kv, atomic, now, keyPrefix: resolved.keyPrefix, keyTtlSeconds: resolved.keyTtlSeconds, defaultPlan: resolved.defaultPlan }),
+    credits: createCreditsStore({ kv, atomic, now }),
+    lastKeyUse: new Map(),
+  }
+}
+
+/** Creates a gateway: every `/api/v1` route of the specification on h3, over the given storage and providers. */
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  const ownsStorage = !options.storage
+  const storage = options.storage ?? createStorage()
+  const ctx = createContext(options, storage)
+  const { basePath, publicCatalogue } = ctx.options
+  const routes = [...apiRoutes]
+  routes.push(createOpenApiRoute(apiRoutes, { basePath, version, publicCatalogue }))
+
+  const handlers: Record<string, EventHandler> = {}
+  const byPath = new Map<string, Map<string, EventHandler>>()
+  for (const route of routes) {
+    const handler = toRouteHandler(route, ctx)
+    handlers[route.operationId] = handler
+    const methods = byPath.get(route.path) ?? new Map<string, EventHandler>()
+    methods.set(route.method, handler)
+    byPath.set(route.path, methods)
+  }
+
+  const app = new H3({
+    silent: true,
+    onError: (error, event) => answerError(error.cause instanceof GatewayError ? error.cause : error, event, ctx),
+  })
+  // One handler per path dispatches on the method, so that a known path with another method answers 405 with Allow.
+  for (const [path, methods] of byPath) {
+    const allow = [...methods.keys(), ...(methods.has('GET') ? ['HEAD'] : [])].join(', ')
+    app.all(basePath + path, (event) => {
+      const method = event.req.method === 'HEAD' ? 'GET' : event.req.method
+      const handler = methods.get(method)
+      if (handler) return handler(event)
+      return answerError(new GatewayError(405, `Method ${event.req.method} is not allowed on ${basePath}${path}; allowed: ${allow}`, { headers: { allow } }), event, ctx)
+    })
+  }
+  app.all('/**', (event) => answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx))
+
+  return {
+    app,
+    handlers,
+    routes,
+    fetch: async (request) => app.fetch(request),
+    admin: createAdmin(ctx),
+    context: ctx,
+    async close() {
+      if (ownsStorage) await storage.dispose()
+    },
+  }
+}

@@ -1,0 +1,44 @@
+import { defineHandler, getQuery, getRouterParams, type EventHandler, type H3Event } from 'h3'
+import { authenticate } from '../auth/bearer'
+import type { GatewayContext } from '../context'
+import { errorResponse, toGatewayError } from '../errors'
+import type { RouteDefinition } from '../routes/define'
+import type { Principal } from '../stores/accounts'
+import { readJsonBody } from './body'
+import { requestIdOf } from './request-id'
+import { jsonResponse, withRequestId } from './respond'
+import { parseInput } from './validate'
+
+/** Answers an error thrown while serving `event` as the envelope, logging the unexpected ones. */
+export function answerError(error: unknown, event: H3Event, ctx: GatewayContext): Response {
+  const requestId = requestIdOf(event)
+  const gatewayError = toGatewayError(error, requestId)
+  if (gatewayError.status >= 500) {
+    const cause = gatewayError.cause ?? error
+    ctx.logger.error(`${event.req.method} ${event.url.pathname} failed`, {
+      request_id: requestId,
+      status: gatewayError.status,
+      error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
+    })
+  }
+  return errorResponse(gatewayError, requestId)
+}
+
+/** Turns a route definition into a self-contained h3 handler: auth, validation, handler, response, errors. */
+export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): EventHandler {
+  const needsKey = route.auth === 'key' || (route.auth === 'public-catalogue' && !ctx.options.publicCatalogue)
+  const bodyLimit = ctx.options.bodyLimits[route.bodyLimit ?? 'default']
+  return defineHandler(async (event) => {
+    const requestId = requestIdOf(event)
+    try {
+      const principal: Principal | null = needsKey ? await authenticate(event, ctx) : null
+      const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
+      const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined
+      const body = route.body ? parseInput(route.body, await readJsonBody(event, bodyLimit), 'body') : undefined
+      const result = await route.handler({ event, ctx, requestId, principal, body, query, params } as never)
+      return result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
+    } catch (error) {
+      return answerError(error, event, ctx)
+    }
+  })
+}

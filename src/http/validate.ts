@@ -1,0 +1,42 @@
+import * as v from 'valibot'
+import { invalidRequest } from '../errors'
+
+/** Any valibot schema the routes validate with. */
+export type AnySchema = v.GenericSchema<unknown, unknown>
+
+const DEFAULT_MESSAGE_RE = /^Invalid [a-z ]+:/i
+
+/** A message for one issue that names the rule, never the received value (it may be a secret). */
+export function describeIssue(issue: v.BaseIssue<unknown>): string {
+  if (!DEFAULT_MESSAGE_RE.test(issue.message)) return issue.message // a schema's own message
+  if (issue.kind === 'schema') {
+    if (issue.received === 'undefined') return 'is required'
+    if (issue.type === 'strict_object' && issue.expected === 'never') return 'is not a known field'
+    return `expected ${issue.expected ?? issue.type}`
+  }
+  const counted = Array.isArray(issue.input) ? 'items' : 'characters'
+  switch (issue.type) {
+    case 'min_length': return `must have at least ${issue.expected?.replace('>=', '')} ${counted}`
+    case 'max_length': return `must have at most ${issue.expected?.replace('<=', '')} ${counted}`
+    case 'length': return `must have exactly ${issue.expected} ${counted}`
+    case 'min_value': return `must be ${issue.expected}`
+    case 'max_value': return `must be ${issue.expected}`
+    case 'integer': return 'must be an integer'
+    case 'to_number': return 'must be a number'
+    case 'url': return 'must be an absolute URL'
+    case 'email': return 'must be an email address'
+    case 'non_empty': return 'must not be empty'
+    default: return `is invalid (${issue.type})`
+  }
+}
+
+/** Validates input against a schema; the first issue becomes a 400 naming the field (`where` prefixes query/path names). */
+export function parseInput<T extends AnySchema>(schema: T, input: unknown, where: 'body' | 'query' | 'path'): v.InferOutput<T> {
+  const result = v.safeParse(schema, input)
+  if (result.success) return result.output
+  const issue = result.issues[0]
+  const path = v.getDotPath(issue)
+  const param = path ?? (where === 'body' ? undefined : where)
+  const subject = path ?? (where === 'body' ? 'body' : `${where} parameters`)
+  throw invalidRequest(`${subject}: ${describeIssue(issue)}`, param)
+}

@@ -1,0 +1,47 @@
+import type { Storage } from 'unstorage'
+import type { Logger } from './logger'
+import type { ProviderInfo } from './providers/types'
+
+/** Options of createGateway. Every value not given takes the default of decisions.md. */
+export interface GatewayOptions {
+  /** Where the gateway keeps its records: any unstorage Storage. Default: in-memory (lost on restart). */
+  storage?: Storage
+  /** Key prefix of every record in `storage`. Default `gateway`. */
+  storagePrefix?: string
+  /** Upstream providers. */
+  providers?: ProviderInfo[]
+  /** Path the API lives under. Default `/api/v1`. */
+  basePath?: string
+  /** Secret for encryption and signing (32+ characters). Default: random per process, with a warning. */
+  secret?: string
+  /** Current time in epoch milliseconds; inject one in tests. Default `Date.now`. */
+  clock?: () => number
+  /** Where logs go; `false` for none. Default: console, `info` and above. */
+  logger?: Logger | false
+  /** Prefix of issued API keys. Default `sk-service-v1-`. */
+  keyPrefix?: string
+  /** Lifetime of issued API keys in seconds. Default: keys never expire. */
+  keyTtlSeconds?: number
+  /** Plan of users created without one. Default `free`. */
+  defaultPlan?: string
+  /** Serve `/models`, `/models/count` and `/providers` without a key. Default true. */
+  publicCatalogue?: boolean
+  /** Body size limits in bytes (decisions.md §10). */
+  bodyLimits?: { default?: number; chat?: number; transcription?: number }
+  /** How often a key's `last_used` is written at most, in seconds. Default 60. */
+  lastUsedIntervalSeconds?: number
+}
+
+/** GatewayOptions with every default filled in. */
+export interface ResolvedOptions {
+  storagePrefix: string
+  providers: ProviderInfo[]
+  basePath: string
+  secret: string
+  keyPrefix: string
+  keyTtlSeconds?: number
+  defaultPlan: string
+  publicCatalogue: boolean
+  bodyLimits: { default: number; chat: number; transcription: number }
+  lastUsedIntervalSeconds: number
+}

@@ -1,0 +1,13 @@
+import { notImplemented } from '../errors'
+import { chatCompletionSchema, chatRequestSchema } from '../schemas/chat'
+import { defineRoute } from './define'
+
+/** POST /chat/completions (api.md 4.6, decisions.md §8). */
+export const chatCompletionsRoute = defineRoute({
+  method: 'POST', path: '/chat/completions', operationId: 'createChatCompletion', summary: 'Create a chat completion (streamed with stream: true)', tag: 'Chat',
+  auth: 'key', status: 200, body: chatRequestSchema, response: chatCompletionSchema,
+  bodyLimit: 'chat',
+  handler: () => {
+    throw notImplemented('Chat completions')
+  },
+})

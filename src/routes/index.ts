@@ -1,0 +1,33 @@
+import { speechRoute, transcriptionRoute } from './audio'
+import { authorizeRoute, beginAuthRoute, createCodeRoute, exchangeCodeRoute } from './auth'
+import {
+  byokUsageRoute, createCredentialRoute, deleteCredentialRoute, getCredentialRoute, listCredentialsRoute,
+  testCredentialRoute, testKeyRoute, updateCredentialRoute,
+} from './byok'
+import { countModelsRoute, listModelsRoute, listProvidersRoute } from './catalogue'
+import { chatCompletionsRoute } from './chat'
+import type { RouteDefinition } from './define'
+import { meRoute } from './me'
+
+/** Every route of api.md part 4, in the order of the specification. */
+export const apiRoutes = [
+  meRoute,
+  authorizeRoute,
+  createCodeRoute,
+  exchangeCodeRoute,
+  beginAuthRoute,
+  listCredentialsRoute,
+  createCredentialRoute,
+  testKeyRoute,
+  byokUsageRoute,
+  getCredentialRoute,
+  updateCredentialRoute,
+  deleteCredentialRoute,
+  testCredentialRoute,
+  speechRoute,
+  transcriptionRoute,
+  listModelsRoute,
+  countModelsRoute,
+  chatCompletionsRoute,
+  listProvidersRoute,
+] as RouteDefinition[]

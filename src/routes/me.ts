@@ -1,0 +1,25 @@
+import { identitySchema, type Identity } from '../schemas/me'
+import { defineRoute } from './define'
+
+/** GET /me: the identity and credits behind the calling key (api.md 2.1). */
+export const meRoute = defineRoute({
+  method: 'GET',
+  path: '/me',
+  operationId: 'getMe',
+  summary: 'The user, org, plan and credits of the calling API key',
+  tag: 'Identity',
+  auth: 'key',
+  status: 200,
+  response: identitySchema,
+  async handler({ ctx, principal }): Promise<Identity> {
+    const { user, org } = principal!
+    return {
+      user_id: user.id,
+      email: user.email,
+      org_name: org.name,
+      org_id: org.id,
+      plan: user.plan,
+      credits: await ctx.credits.get(org.id),
+    }
+  },
+})

@@ -1,0 +1,43 @@
+import * as v from 'valibot'
+import { int } from './common'
+
+/** Body of POST /audio/speech (api.md 4.4, decisions.md §9). */
+export const speechRequestSchema = v.looseObject({
+  model: v.pipe(v.string(), v.minLength(1)),
+  input: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)),
+  voice: v.optional(v.string()),
+  response_format: v.optional(v.picklist(['mp3', 'pcm', 'wav', 'opus', 'aac', 'flac']), 'mp3'),
+  speed: v.optional(v.pipe(v.number(), v.minValue(0.25), v.maxValue(4))),
+  instructions: v.optional(v.string()),
+  provider: v.optional(v.record(v.string(), v.unknown())),
+})
+
+/** Body of POST /audio/transcriptions (JSON form; decisions.md §9). */
+export const transcriptionRequestSchema = v.looseObject({
+  model: v.pipe(v.string(), v.minLength(1)),
+  input_audio: v.object({
+    data: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+    format: v.picklist(['wav', 'mp3', 'flac', 'm4a', 'ogg', 'webm', 'aac']),
+  }),
+  language: v.optional(v.string()),
+  prompt: v.optional(v.string()),
+  temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+  response_format: v.optional(v.picklist(['json', 'verbose_json']), 'json'),
+  provider: v.optional(v.record(v.string(), v.unknown())),
+})
+
+/** Answer of POST /audio/transcriptions. */
+export const transcriptionSchema = v.looseObject({
+  text: v.string(),
+  usage: v.object({
+    cost: v.number(),
+    cost_eur: v.number(),
+    input_tokens: int(),
+    output_tokens: int(),
+    total_tokens: int(),
+    seconds: v.number(),
+  }),
+  language: v.optional(v.string()),
+  duration: v.optional(v.number()),
+  segments: v.optional(v.array(v.unknown())),
+})

@@ -1,0 +1,35 @@
+import * as v from 'valibot'
+
+const challenge = v.pipe(v.string(), v.minLength(43), v.maxLength(128), v.regex(/^[A-Za-z0-9._~-]+$/, 'must be base64url characters'))
+const method = v.picklist(['S256', 'plain'])
+const url = v.pipe(v.string(), v.url())
+
+/** Body of POST /auth/keys/authorize and POST /auth/keys/code (api.md 4.2). */
+export const codeRequestSchema = v.strictObject({
+  callback_url: url,
+  code_challenge: challenge,
+  code_challenge_method: v.optional(method, 'S256'),
+})
+
+/** api.md 2.2: an authorization code. */
+export const authorizationCodeSchema = v.object({ code: v.string(), created_at: v.string() })
+
+/** Body of POST /auth/keys: the code exchange. */
+export const codeExchangeSchema = v.strictObject({
+  code: v.pipe(v.string(), v.minLength(1)),
+  code_verifier: v.pipe(v.string(), v.minLength(43), v.maxLength(128), v.regex(/^[A-Za-z0-9._~-]+$/, 'must use only [A-Za-z0-9-._~]')),
+})
+
+/** api.md 2.3: the issued key. */
+export const issuedKeySchema = v.object({ key: v.string(), user_id: v.string() })
+
+/** Query of GET /auth (api.md 4.2). */
+export const authorizeQuerySchema = v.object({
+  callback_url: url,
+  code_challenge: challenge,
+  code_challenge_method: v.optional(method, 'S256'),
+  state: v.optional(v.string()),
+  response_type: v.optional(v.literal('code')),
+  client_id: v.optional(v.string()),
+  redirect_uri: v.optional(url),
+})

@@ -1,0 +1,75 @@
+import * as v from 'valibot'
+import { int, queryInteger, uuidSchema } from './common'
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+const slug = v.pipe(v.string(), v.minLength(1), v.maxLength(64))
+const secret = v.pipe(v.string(), v.minLength(1), v.maxLength(4096))
+const hashes = v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, 'must be a SHA-256 hex digest')))
+
+/** api.md 2.4: a BYOK credential as returned (never with its secret). */
+export const credentialSchema = v.object({
+  id: uuidSchema,
+  provider: v.string(),
+  name: v.string(),
+  label: v.string(),
+  allowed_api_key_hashes: v.array(v.string()),
+  allowed_models: v.array(v.string()),
+  always_use: v.boolean(),
+  is_fallback: v.boolean(),
+  disabled: v.boolean(),
+  sort_order: int(),
+  created_at: v.string(),
+  last_used: v.nullable(v.string()),
+})
+
+const editable = {
+  name: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  label: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  allowed_api_key_hashes: v.optional(hashes),
+  allowed_models: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  always_use: v.optional(v.boolean()),
+  is_fallback: v.optional(v.boolean()),
+  disabled: v.optional(v.boolean()),
+  sort_order: v.optional(v.pipe(v.number(), v.integer(), v.minValue(-MAX_SAFE), v.maxValue(MAX_SAFE))),
+}
+
+/** Body of POST /byok (decisions.md §7). */
+export const createCredentialSchema = v.strictObject({ key: secret, provider: slug, ...editable })
+
+/** Body of PATCH /byok/{id}: the same fields but provider; `key` rotates the secret. */
+export const updateCredentialSchema = v.strictObject({ key: v.optional(secret), ...editable })
+
+/** Body of POST /byok/test: a key that is tested, never stored. */
+export const testCredentialSchema = v.strictObject({ key: secret, provider: slug })
+
+/** Query of GET /byok (api.md 4.3, part 8). */
+export const listCredentialsQuerySchema = v.object({
+  offset: v.optional(queryInteger(0, MAX_SAFE), '0'),
+  limit: v.optional(queryInteger(1, 100), '100'),
+  provider: v.optional(slug),
+})
+
+/** api.md 2.5: the result of a credential test. */
+export const testResultSchema = v.object({
+  provider: v.string(),
+  success: v.boolean(),
+  checks: v.array(v.object({ target: v.string(), ok: v.boolean(), latency_ms: int(), message: v.string() })),
+})
+
+/** api.md 2.6: BYOK figures of the current period. */
+export const byokUsageSchema = v.object({
+  period_start: v.pipe(v.string(), v.isoTimestamp()),
+  period_end: v.pipe(v.string(), v.isoTimestamp()),
+  successful_requests: int(),
+  settled_requests: int(),
+  pending_settlement_requests: int(),
+  free_request_allowance: int(),
+  allowance_used: int(),
+  allowance_remaining: int(),
+  chargeable_requests: int(),
+  estimated_upstream_cost_eur: v.string(),
+  service_platform_fee_eur: v.string(),
+  service_platform_fee_charged_eur: v.string(),
+  service_platform_fee_pending_eur: v.string(),
+  platform_fee_rate: v.string(),
+})

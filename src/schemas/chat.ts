@@ -1,0 +1,193 @@
+import * as v from 'valibot'
+import { int, stringOrStrings } from './common'
+
+const text = v.object({ type: v.literal('text'), text: v.string() })
+const imageUrl = v.object({
+  type: v.literal('image_url'),
+  image_url: v.object({ url: v.string(), detail: v.optional(v.picklist(['auto', 'low', 'high'])) }),
+})
+const inputAudio = v.object({ type: v.literal('input_audio'), input_audio: v.object({ data: v.string(), format: v.string() }) })
+const file = v.object({ type: v.literal('file'), file: v.looseObject({ file_data: v.optional(v.string()), file_id: v.optional(v.string()), filename: v.optional(v.string()) }) })
+const refusal = v.object({ type: v.literal('refusal'), refusal: v.string() })
+
+/** One content part of a message. */
+export const contentPartSchema = v.variant('type', [text, imageUrl, inputAudio, file, refusal])
+const content = v.union([v.string(), v.pipe(v.array(contentPartSchema), v.minLength(1))])
+
+const toolCall = v.object({
+  id: v.string(),
+  type: v.literal('function'),
+  function: v.object({ name: v.string(), arguments: v.string() }),
+})
+
+/** One chat message: every OpenAI role. */
+export const messageSchema = v.variant('role', [
+  v.looseObject({ role: v.literal('system'), content, name: v.optional(v.string()) }),
+  v.looseObject({ role: v.literal('developer'), content, name: v.optional(v.string()) }),
+  v.looseObject({ role: v.literal('user'), content, name: v.optional(v.string()) }),
+  v.looseObject({
+    role: v.literal('assistant'),
+    content: v.optional(v.nullable(content)),
+    name: v.optional(v.string()),
+    tool_calls: v.optional(v.array(toolCall)),
+    refusal: v.optional(v.nullable(v.string())),
+    reasoning: v.optional(v.nullable(v.string())),
+  }),
+  v.looseObject({ role: v.literal('tool'), content, tool_call_id: v.string() }),
+])
+
+const tool = v.object({
+  type: v.literal('function'),
+  function: v.object({
+    name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -')),
+    description: v.optional(v.string()),
+    parameters: v.optional(v.record(v.string(), v.unknown())),
+    strict: v.optional(v.nullable(v.boolean())),
+  }),
+})
+
+const toolChoice = v.union([
+  v.picklist(['none', 'auto', 'required']),
+  v.object({ type: v.literal('function'), function: v.object({ name: v.string() }) }),
+])
+
+const responseFormat = v.variant('type', [
+  v.object({ type: v.literal('text') }),
+  v.object({ type: v.literal('json_object') }),
+  v.object({
+    type: v.literal('json_schema'),
+    json_schema: v.object({
+      name: v.string(),
+      description: v.optional(v.string()),
+      schema: v.optional(v.record(v.string(), v.unknown())),
+      strict: v.optional(v.nullable(v.boolean())),
+    }),
+  }),
+])
+
+const unit = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max))
+const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1))
+
+/** OpenRouter's routing preferences (decisions.md §8). */
+export const providerPreferencesSchema = v.object({
+  order: v.optional(v.array(v.string())),
+  only: v.optional(v.array(v.string())),
+  ignore: v.optional(v.array(v.string())),
+  allow_fallbacks: v.optional(v.boolean()),
+  sort: v.optional(v.picklist(['price', 'throughput', 'latency'])),
+  require_parameters: v.optional(v.boolean()),
+  data_collection: v.optional(v.picklist(['allow', 'deny'])),
+  max_price: v.optional(v.object({
+    prompt: v.optional(v.union([v.number(), v.string()])),
+    completion: v.optional(v.union([v.number(), v.string()])),
+    request: v.optional(v.union([v.number(), v.string()])),
+    image: v.optional(v.union([v.number(), v.string()])),
+  })),
+})
+
+/** Body of POST /chat/completions: OpenAI's request plus OpenRouter's `models` and `provider`. */
+export const chatRequestSchema = v.looseObject({
+  model: v.optional(v.pipe(v.string(), v.minLength(1))),
+  models: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1))),
+  messages: v.pipe(v.array(messageSchema), v.minLength(1, 'must not be empty')),
+  stream: v.optional(v.boolean()),
+  stream_options: v.optional(v.nullable(v.object({ include_usage: v.optional(v.boolean()) }))),
+  max_tokens: v.optional(v.nullable(positiveInt)),
+  max_completion_tokens: v.optional(v.nullable(positiveInt)),
+  temperature: v.optional(v.nullable(unit(0, 2))),
+  top_p: v.optional(v.nullable(unit(0, 1))),
+  top_k: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+  frequency_penalty: v.optional(v.nullable(unit(-2, 2))),
+  presence_penalty: v.optional(v.nullable(unit(-2, 2))),
+  repetition_penalty: v.optional(v.nullable(unit(0, 2))),
+  min_p: v.optional(v.nullable(unit(0, 1))),
+  seed: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
+  stop: v.optional(v.nullable(stringOrStrings)),
+  n: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1, 'only 1 is supported')))),
+  logprobs: v.optional(v.nullable(v.boolean())),
+  top_logprobs: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)))),
+  logit_bias: v.optional(v.nullable(v.record(v.string(), v.number()))),
+  tools: v.optional(v.array(tool)),
+  tool_choice: v.optional(toolChoice),
+  parallel_tool_calls: v.optional(v.nullable(v.boolean())),
+  response_format: v.optional(responseFormat),
+  reasoning: v.optional(v.object({
+    effort: v.optional(v.picklist(['minimal', 'low', 'medium', 'high'])),
+    max_tokens: v.optional(positiveInt),
+    exclude: v.optional(v.boolean()),
+    enabled: v.optional(v.boolean()),
+  })),
+  user: v.optional(v.string()),
+  provider: v.optional(providerPreferencesSchema),
+})
+
+/** A validated chat request. */
+export type ChatRequest = v.InferOutput<typeof chatRequestSchema>
+
+const tokenEntry = v.object({
+  token: v.string(),
+  logprob: v.number(),
+  bytes: v.nullable(v.array(int())),
+  top_logprobs: v.array(v.object({ token: v.string(), logprob: v.number(), bytes: v.nullable(v.array(int())) })),
+})
+
+/** api.md 2.9: usage of a completion, with its exact cost. */
+export const usageSchema = v.looseObject({
+  prompt_tokens: int(),
+  completion_tokens: int(),
+  total_tokens: int(),
+  prompt_tokens_details: v.optional(v.looseObject({
+    cached_tokens: v.optional(int()),
+    audio_tokens: v.optional(int()),
+    cache_write_tokens: v.optional(int()),
+    video_tokens: v.optional(int()),
+  })),
+  completion_tokens_details: v.optional(v.looseObject({
+    reasoning_tokens: v.optional(int()),
+    audio_tokens: v.optional(int()),
+    accepted_prediction_tokens: v.optional(int()),
+    rejected_prediction_tokens: v.optional(int()),
+    image_tokens: v.optional(int()),
+  })),
+  cost: v.optional(v.number()),
+  cost_currency: v.optional(v.string()),
+  cost_eur: v.optional(v.number()),
+  is_byok: v.optional(v.boolean()),
+  cost_details: v.optional(v.looseObject({
+    upstream_inference_cost: v.optional(v.nullable(v.number())),
+    upstream_inference_prompt_cost: v.optional(v.number()),
+    upstream_inference_completions_cost: v.optional(v.number()),
+  })),
+})
+
+/** api.md 2.9: a whole chat completion. */
+export const chatCompletionSchema = v.object({
+  id: v.string(),
+  provider: v.string(),
+  object: v.literal('chat.completion'),
+  created: int(),
+  model: v.string(),
+  service_tier: v.optional(v.nullable(v.string())),
+  system_fingerprint: v.optional(v.nullable(v.string())),
+  choices: v.array(v.object({
+    index: int(),
+    message: v.looseObject({
+      role: v.literal('assistant'),
+      content: v.nullable(v.string()),
+      name: v.optional(v.string()),
+      tool_calls: v.optional(v.array(v.object({
+        id: v.string(),
+        type: v.literal('function'),
+        index: v.optional(int()),
+        function: v.object({ name: v.string(), arguments: v.string() }),
+      }))),
+      refusal: v.optional(v.nullable(v.string())),
+      reasoning: v.optional(v.nullable(v.string())),
+      annotations: v.optional(v.array(v.unknown())),
+    }),
+    finish_reason: v.nullable(v.picklist(['stop', 'length', 'tool_calls', 'content_filter', 'error'])),
+    native_finish_reason: v.nullable(v.string()),
+    logprobs: v.optional(v.nullable(v.object({ content: v.nullable(v.array(tokenEntry)), refusal: v.nullable(v.array(tokenEntry)) }))),
+  })),
+  usage: usageSchema,
+})

@@ -1,0 +1,19 @@
+import * as v from 'valibot'
+import { uuidSchema } from './common'
+
+/** api.md 2.1: the identity behind the calling key. */
+export const identitySchema = v.object({
+  user_id: v.string(),
+  email: v.string(),
+  org_name: v.string(),
+  org_id: uuidSchema,
+  plan: v.string(),
+  credits: v.object({
+    balance: v.string(),
+    total_credits: v.string(),
+    total_usage: v.string(),
+  }),
+})
+
+/** The identity object. */
+export type Identity = v.InferOutput<typeof identitySchema>

@@ -1,0 +1,72 @@
+import type { Storage } from 'unstorage'
+import type { AtomicOps } from './atomic'
+
+type Lock = <T>(key: string, work: () => Promise<T>) => Promise<T>
+
+// One lock table per driver, so that two gateways in one process over the same storage share it.
+const locks = new WeakMap<object, Lock>()
+
+function createLock(): Lock {
+  const tails = new Map<string, Promise<unknown>>()
+  return (key, work) => {
+    const previous = tails.get(key) ?? Promise.resolve()
+    const run = previous.then(work, work)
+    const tail = run.catch(() => undefined)
+    tails.set(key, tail)
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key)
+    })
+    return run
+  }
+}
+
+function lockFor(storage: Storage): Lock {
+  const driver = storage.getMount('').driver as object
+  let lock = locks.get(driver)
+  if (!lock) locks.set(driver, (lock = createLock()))
+  return lock
+}
+
+interface CounterRecord {
+  units?: string
+  count?: number
+  expires?: number
+}
+
+/** Single-process atomic operations for drivers without their own (memory, fs, …): a per-key lock around read-modify-write. */
+export function createLocalAtomic(storage: Storage): AtomicOps {
+  const lock = lockFor(storage)
+  const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as CounterRecord
+  return {
+    kind: 'local',
+    addUnits: (key, delta) =>
+      lock(key, async () => {
+        const next = BigInt((await read(key)).units ?? '0') + delta
+        await storage.setItem(key, { units: next.toString() })
+        return next
+      }),
+    getUnits: async (key) => BigInt((await read(key)).units ?? '0'),
+    increment: (key, by = 1, ttlSeconds) =>
+      lock(key, async () => {
+        const now = Date.now()
+        const current = await read(key)
+        const live = current.expires === undefined || current.expires > now
+        const count = (live ? (current.count ?? 0) : 0) + by
+        const expires = live && current.expires !== undefined ? current.expires : ttlSeconds ? now + ttlSeconds * 1000 : undefined
+        await storage.setItem(key, { count, expires })
+        return count
+      }),
+    setIfAbsent: (key, value) =>
+      lock(key, async () => {
+        if (await storage.hasItem(key)) return false
+        await storage.setItem(key, value as never)
+        return true
+      }),
+    take: <T>(key: string) =>
+      lock(key, async () => {
+        const value = (await storage.getItem(key)) as T | null
+        if (value !== null) await storage.removeItem(key)
+        return value
+      }),
+  }
+}

@@ -1,0 +1,34 @@
+import type { Storage } from 'unstorage'
+
+/** The gateway's view of an unstorage Storage: every key lives under one prefix. */
+export interface Kv {
+  /** The host's storage. */
+  readonly storage: Storage
+  /** The full storage key of a gateway key (`gateway:keys:…`). */
+  key(...parts: string[]): string
+  /** Reads a JSON record, or null. */
+  get<T>(...parts: string[]): Promise<T | null>
+  /** Writes a JSON record. */
+  set(value: unknown, ...parts: string[]): Promise<void>
+  /** Removes a record. */
+  remove(...parts: string[]): Promise<void>
+  /** Lists the keys below a prefix, relative to that prefix. */
+  list(...parts: string[]): Promise<string[]>
+}
+
+/** Creates the prefixed record helpers over a Storage. */
+export function createKv(storage: Storage, prefix: string): Kv {
+  const key = (...parts: string[]) => [prefix, ...parts].filter(Boolean).join(':')
+  return {
+    storage,
+    key,
+    get: <T>(...parts: string[]) => storage.getItem(key(...parts)) as Promise<T | null>,
+    set: (value, ...parts) => storage.setItem(key(...parts), value as never),
+    remove: (...parts) => storage.removeItem(key(...parts)),
+    async list(...parts) {
+      const base = `${key(...parts)}:`
+      const keys = await storage.getKeys(base)
+      return keys.map((k) => (k.startsWith(base) ? k.slice(base.length) : k))
+    },
+  }
+}

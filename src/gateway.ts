@@ -68,7 +68,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
   const resolved = resolveOptions(options, (message) => logger.warn(message))
   const now = options.clock ?? Date.now
   const kv = createKv(storage, resolved.storagePrefix)
-  const atomic = createAtomicOps(storage, kv.key('counters'))
+  const atomic = createAtomicOps(storage)
   return {
     options: resolved,
     storage,

@@ -32,6 +32,10 @@ export function describeIssue(issue: v.BaseIssue<unknown>): string {
 
 /** Validates input against a schema; the first issue becomes a 400 naming the field (`where` prefixes query/path names). */
 export function parseInput<T extends AnySchema>(schema: T, input: unknown, where: 'body' | 'query' | 'path'): v.InferOutput<T> {
+  // Every request body of the API is a JSON object (valibot would take an array for one).
+  if (where === 'body' && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    throw invalidRequest(input === undefined ? 'body: a JSON object is required' : 'body: expected a JSON object')
+  }
   const result = v.safeParse(schema, input)
   if (result.success) return result.output
   const issue = result.issues[0]

@@ -3,8 +3,11 @@ import type { AtomicOps } from './atomic'
 
 type Lock = <T>(key: string, work: () => Promise<T>) => Promise<T>
 
-// One lock table per driver, so that two gateways in one process over the same storage share it.
-const locks = new WeakMap<object, Lock>()
+// One lock table per backing store, so that gateways in one process over the same data share it: drivers
+// with the same name and options (two fs storages on one folder) count as one store.
+const locks = new Map<string, Lock>()
+const identities = new WeakMap<object, string>()
+let anonymous = 0
 
 function createLock(): Lock {
   const tails = new Map<string, Promise<unknown>>()
@@ -20,10 +23,25 @@ function createLock(): Lock {
   }
 }
 
-function lockFor(storage: Storage): Lock {
-  const driver = storage.getMount('').driver as object
-  let lock = locks.get(driver)
-  if (!lock) locks.set(driver, (lock = createLock()))
+function identityOf(driver: { name?: string; options?: unknown }): string {
+  let identity = identities.get(driver)
+  if (!identity) {
+    let options: string | undefined
+    try {
+      options = driver.options && Object.keys(driver.options).length > 0 ? JSON.stringify(driver.options) : undefined
+    } catch {
+      options = undefined
+    }
+    identity = options ? `${driver.name}:${options}` : `#${++anonymous}`
+    identities.set(driver, identity)
+  }
+  return identity
+}
+
+function lockFor(storage: Storage, key: string): Lock {
+  const identity = identityOf(storage.getMount(key).driver)
+  let lock = locks.get(identity)
+  if (!lock) locks.set(identity, (lock = createLock()))
   return lock
 }
 
@@ -34,8 +52,8 @@ interface CounterRecord {
 }
 
 /** Single-process atomic operations for drivers without their own (memory, fs, …): a per-key lock around read-modify-write. */
-export function createLocalAtomic(storage: Storage): AtomicOps {
-  const lock = lockFor(storage)
+export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps {
+  const lock = lockFor(storage, mountKey)
   const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as CounterRecord
   return {
     kind: 'local',

@@ -7,7 +7,7 @@ import { createRedisAtomic, isRedisDriver } from './atomic-redis'
  * Keys are full storage keys; values written here are only read back through these operations.
  */
 export interface AtomicOps {
-  /** Which engine makes the operations atomic: `redis` (shared by instances) or `local` (one process). */
+  /** Which engine makes the operations atomic for keys at this mount: `redis` (shared by instances) or `local` (one process). */
   readonly kind: 'redis' | 'local'
   /** Adds `delta` ledger units to an exact decimal counter and returns its new value. */
   addUnits(key: string, delta: bigint): Promise<bigint>
@@ -21,9 +21,27 @@ export interface AtomicOps {
   take<T>(key: string): Promise<T | null>
 }
 
-/** Picks the atomic engine for the storage mounted at `key`: Redis scripts when it is Redis, else an in-process lock. */
-export function createAtomicOps(storage: Storage, key: string): AtomicOps {
-  const mount = storage.getMount(key)
-  if (isRedisDriver(mount.driver)) return createRedisAtomic(storage, mount.driver)
-  return createLocalAtomic(storage)
+/** Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on Redis, else an in-process lock. */
+export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: string): AtomicOps } {
+  const engines = new Map<string, AtomicOps>()
+  const engineFor = (key: string): AtomicOps => {
+    const mount = storage.getMount(key)
+    let engine = engines.get(mount.base)
+    if (!engine) {
+      engine = isRedisDriver(mount.driver) ? createRedisAtomic(storage, mount.driver) : createLocalAtomic(storage, key)
+      engines.set(mount.base, engine)
+    }
+    return engine
+  }
+  return {
+    get kind() {
+      return engineFor('').kind
+    },
+    engineFor,
+    addUnits: (key, delta) => engineFor(key).addUnits(key, delta),
+    getUnits: (key) => engineFor(key).getUnits(key),
+    increment: (key, by, ttl) => engineFor(key).increment(key, by, ttl),
+    setIfAbsent: (key, value) => engineFor(key).setIfAbsent(key, value),
+    take: (key) => engineFor(key).take(key),
+  }
 }

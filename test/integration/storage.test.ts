@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fromUnits, toUnits } from '../../src/billing/money'
+import { createGateway } from '../../src/index'
+import { createAtomicOps } from '../../src/stores/atomic'
+import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The storage conformance suite: every driver the gateway supports passes the same tests. */
+function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 'redis') {
+  let kind: StorageKind
+  beforeAll(() => {
+    kind = makeKind()
+  })
+  afterAll(() => kind.cleanup())
+
+  it(`runs its atomic operations on the ${expectedEngine} engine`, () => {
+    expect(createAtomicOps(kind.open()).engineFor('gateway:x').kind).toBe(expectedEngine)
+  })
+
+  it('keeps decimal counters exact under 50 concurrent additions, with carries both ways', async () => {
+    const atomic = createAtomicOps(kind.open())
+    const key = 'gateway:test:counter-a'
+    await Promise.all(Array.from({ length: 50 }, () => atomic.addUnits(key, toUnits('0.1'))))
+    expect(fromUnits(await atomic.getUnits(key))).toBe('5')
+    expect(fromUnits(await atomic.addUnits(key, toUnits('-5.3')))).toBe('-0.3')
+    expect(fromUnits(await atomic.addUnits(key, toUnits('0.300000000001')))).toBe('0.000000000001')
+    expect(fromUnits(await atomic.addUnits(key, toUnits('123456789012.999999999999')))).toBe('123456789013')
+    expect(fromUnits(await atomic.getUnits('gateway:test:absent'))).toBe('0')
+  })
+
+  it('counts integer counters within a window that expires', async () => {
+    const atomic = createAtomicOps(kind.open())
+    const key = 'gateway:test:window'
+    const counts = await Promise.all(Array.from({ length: 20 }, () => atomic.increment(key, 1, 1)))
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    await sleep(1100)
+    expect(await atomic.increment(key, 5, 1)).toBe(5)
+  })
+
+  it('lets exactly one of concurrent callers create or take a record', async () => {
+    const atomic = createAtomicOps(kind.open())
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => atomic.setIfAbsent('gateway:test:once', { winner: i })))
+    expect(created.filter(Boolean)).toHaveLength(1)
+    const winner = created.indexOf(true)
+    const taken = await Promise.all(Array.from({ length: 20 }, () => atomic.take<{ winner: number }>('gateway:test:once')))
+    expect(taken.filter((v) => v !== null)).toEqual([{ winner }])
+    expect(await atomic.take('gateway:test:once')).toBeNull()
+  })
+
+  it('serves accounts and keys over HTTP: issue, /me, revoke', async () => {
+    const t = await startGateway({ storage: kind.open() })
+    try {
+      const { key, user, auth } = await createCustomer(t.gateway, { credits: '3.25' })
+      const me = await (await t.request('/api/v1/me', { headers: auth })).json()
+      expect(me).toMatchObject({ user_id: user.id, credits: { balance: '3.25', total_credits: '3.25', total_usage: '0' } })
+      await t.gateway.admin.revokeKey(key)
+      expect((await t.request('/api/v1/me', { headers: auth })).status).toBe(401)
+      expect((await t.gateway.admin.findUserByEmail(user.email))?.id).toBe(user.id)
+      await expect(t.gateway.admin.createUser({ email: user.email.toUpperCase() })).rejects.toMatchObject({ status: 409 })
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('keeps the balance exact when two gateway instances each add and charge 200 times concurrently', async () => {
+    const a = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false })
+    const b = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false })
+    const user = await a.admin.createUser({ email: `pair-${Date.now()}@example.com` })
+    const work = [a, b].flatMap((gateway) =>
+      Array.from({ length: 200 }, (_, i) => [
+        gateway.admin.addCredits(user.org_id, '0.1'),
+        gateway.admin.chargeCredits(user.org_id, i % 2 ? '0.03' : '0.000000000007'),
+      ]).flat(),
+    )
+    await Promise.all(work)
+    // 400 × 0.1 added; per instance 100 × 0.03 + 100 × 0.000000000007 charged.
+    expect(await b.admin.getCredits(user.org_id)).toEqual({ balance: '33.9999999986', total_credits: '40', total_usage: '6.0000000014' })
+    const ledger = await a.admin.ledger(user.org_id)
+    expect(ledger.filter((e) => e.kind === 'grant')).toHaveLength(400)
+    expect(ledger.filter((e) => e.kind === 'charge')).toHaveLength(400)
+  })
+}
+
+describe('storage: memory', () => describeStorage(memoryKind, 'local'))
+describe('storage: fs', () => describeStorage(fsKind, 'local'))
+describe.skipIf(!process.env.REDIS_URL)('storage: redis (REDIS_URL)', () => describeStorage(() => redisKind(process.env.REDIS_URL!), 'redis'))

@@ -1,10 +1,12 @@
 import type { Storage } from 'unstorage'
+import type { Catalogue } from './catalogue/catalogue'
 import type { Logger } from './logger'
 import type { ResolvedOptions } from './options'
 import type { AccountsStore } from './stores/accounts'
 import type { AtomicOps } from './stores/atomic'
 import type { CreditsStore } from './stores/credits'
 import type { Kv } from './stores/kv'
+import type { UsageStore } from './stores/usage'
 
 /** What every route handler receives: options, stores, clock and logger of one gateway. */
 export interface GatewayContext {
@@ -14,6 +16,8 @@ export interface GatewayContext {
   atomic: AtomicOps
   accounts: AccountsStore
   credits: CreditsStore
+  usage: UsageStore
+  catalogue: Catalogue
   now: () => number
   logger: Logger
   /** When each key's use was last recorded (epoch ms), to throttle `last_used` writes. */

@@ -15,6 +15,8 @@ import { createAccountsStore } from './stores/accounts'
 import { createAtomicOps } from './stores/atomic'
 import { createCreditsStore } from './stores/credits'
 import { createKv } from './stores/kv'
+import { createUsageStore } from './stores/usage'
+import { createCatalogue } from './catalogue/catalogue'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
 
@@ -48,6 +50,12 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
   return {
     storagePrefix: options.storagePrefix ?? 'gateway',
     providers: options.providers ?? [],
+    modelOverrides: options.modelOverrides ?? {},
+    exchangeRates: { EUR: '1', USD: '0.86', ...options.exchangeRates },
+    upstreamTimeoutMs: options.upstreamTimeoutMs ?? 120_000,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    modelRefreshSeconds: options.modelRefreshSeconds ?? 600,
+    chatLinkTemplate: options.chatLinkTemplate ?? '/?model={id}',
     basePath,
     secret,
     keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
@@ -63,12 +71,37 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
   }
 }
 
+// Every price must convert to EUR exactly: check the rates once, at creation, rather than on a paid request.
+function assertPricesConvertible(options: ResolvedOptions) {
+  for (const [currency, rate] of Object.entries(options.exchangeRates)) {
+    if (!/^\d+(?:\.\d+)?$/.test(rate)) throw new TypeError(`model-gateway: exchangeRates.${currency} must be a decimal string, got ${JSON.stringify(rate)}`)
+  }
+  const slugs = new Set<string>()
+  for (const provider of options.providers) {
+    if (slugs.has(provider.slug)) throw new TypeError(`model-gateway: two providers have the slug ${provider.slug}`)
+    slugs.add(provider.slug)
+    for (const model of provider.models) {
+      const currency = options.modelOverrides[model.id]?.pricing?.currency ?? model.pricing.currency ?? 'USD'
+      if (!options.exchangeRates[currency]) throw new TypeError(`model-gateway: no exchange rate to EUR for ${currency} (model ${model.id} of ${provider.slug}); set exchangeRates.${currency}`)
+    }
+  }
+}
+
 function createContext(options: GatewayOptions, storage: Storage): GatewayContext {
   const logger = options.logger === false ? silentLogger : (options.logger ?? createConsoleLogger())
   const resolved = resolveOptions(options, (message) => logger.warn(message))
   const now = options.clock ?? Date.now
   const kv = createKv(storage, resolved.storagePrefix)
   const atomic = createAtomicOps(storage)
+  const catalogue = createCatalogue({
+    providers: resolved.providers,
+    overrides: resolved.modelOverrides,
+    logger,
+    basePath: resolved.basePath,
+    refreshSeconds: resolved.modelRefreshSeconds,
+    timeoutMs: resolved.upstreamTimeoutMs,
+  })
+  assertPricesConvertible(resolved)
   return {
     options: resolved,
     storage,
@@ -78,6 +111,8 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     logger,
     accounts: createAccountsStore({ kv, atomic, now, keyPrefix: resolved.keyPrefix, keyTtlSeconds: resolved.keyTtlSeconds, defaultPlan: resolved.defaultPlan }),
     credits: createCreditsStore({ kv, atomic, now }),
+    usage: createUsageStore(kv),
+    catalogue,
     lastKeyUse: new Map(),
   }
 }

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage'
 import type { Logger } from './logger'
-import type { ProviderInfo } from './providers/types'
+import type { Provider, ProviderModel } from './providers/types'
 
 /** Options of createGateway. Every value not given takes the default of decisions.md. */
 export interface GatewayOptions {
@@ -8,8 +8,20 @@ export interface GatewayOptions {
   storage?: Storage
   /** Key prefix of every record in `storage`. Default `gateway`. */
   storagePrefix?: string
-  /** Upstream providers. */
-  providers?: ProviderInfo[]
+  /** Upstream providers (`openai()`, `openaiCompatible()`, `demo()`, …). Default: none. */
+  providers?: Provider[]
+  /** Changes to catalogue models by id (prices, context length, …), applied to every provider serving them. */
+  modelOverrides?: Record<string, Partial<Omit<ProviderModel, 'id'>>>
+  /** EUR per unit of each pricing currency, as exact decimal strings. Default `{ EUR: '1', USD: '0.86' }`. */
+  exchangeRates?: Record<string, string>
+  /** Per-attempt upstream timeout: no byte for this long fails the attempt. Default 120000 ms. */
+  upstreamTimeoutMs?: number
+  /** Interval of SSE keep-alive comments while a stream waits for upstream. Default 15000 ms. */
+  keepAliveMs?: number
+  /** Discovered models (local servers) are listed again after this long. Default 600 s. */
+  modelRefreshSeconds?: number
+  /** Link of a model in the RSS feed with use_rss_chat_links; `{id}` is replaced. Default `/?model={id}` on the request's origin. */
+  chatLinkTemplate?: string
   /** Path the API lives under. Default `/api/v1`. */
   basePath?: string
   /** Secret for encryption and signing (32+ characters). Default: random per process, with a warning. */
@@ -35,7 +47,13 @@ export interface GatewayOptions {
 /** GatewayOptions with every default filled in. */
 export interface ResolvedOptions {
   storagePrefix: string
-  providers: ProviderInfo[]
+  providers: Provider[]
+  modelOverrides: Record<string, Partial<Omit<ProviderModel, 'id'>>>
+  exchangeRates: Record<string, string>
+  upstreamTimeoutMs: number
+  keepAliveMs: number
+  modelRefreshSeconds: number
+  chatLinkTemplate: string
   basePath: string
   secret: string
   keyPrefix: string

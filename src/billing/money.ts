@@ -31,7 +31,8 @@ export function fromUnits(units: bigint): string {
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`
 }
 
-function numberToPlainString(value: number, param: string): string {
+/** The shortest decimal text of a finite number, without exponent (0.1 → "0.1", 1e-7 → "0.0000001"). */
+export function numberToPlainString(value: number, param = 'value'): string {
   if (!Number.isFinite(value)) throw invalidRequest(`${param}: must be a finite number`, param)
   // Shortest round-trip text of the double: 0.1 stays "0.1", never 0.1000000000000000055…
   const text = String(value)

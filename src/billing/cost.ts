@@ -1,0 +1,60 @@
+import type { ModelPricing, UpstreamUsage } from '../providers/types'
+import { decimal, multiply, sum, toLedgerUnits, ZERO, type Decimal } from './decimal'
+
+/** The exact cost of one request: in the pricing currency and in EUR, each rounded once to 12 digits. */
+export interface RequestCost {
+  currency: string
+  /** Cost in `currency`, ledger units (10^-12). */
+  units: bigint
+  /** Cost in EUR, ledger units: what credits are charged. */
+  eurUnits: bigint
+  /** Prompt-side part in `currency`, ledger units. */
+  promptUnits: bigint
+  /** Completion-side part in `currency`, ledger units. */
+  completionUnits: bigint
+}
+
+/** Countable extras of a request priced per unit. */
+export interface BillableExtras {
+  /** Input images (priced per image when the model has an `image` price). */
+  images?: number
+  /** Web searches run for the request. */
+  webSearches?: number
+}
+
+const price = (text: string | undefined, fallback: Decimal = ZERO): Decimal => (text === undefined ? fallback : decimal(text))
+const count = (n: number | undefined | null): bigint => BigInt(Math.max(0, Math.trunc(n ?? 0)))
+
+/** Prices reported usage with a model's pricing, exactly (decisions.md §4). */
+export function priceUsage(pricing: ModelPricing, usage: UpstreamUsage, extras: BillableExtras, eurPerUnit: string): RequestCost {
+  const prompt = price(pricing.prompt)
+  const completion = price(pricing.completion)
+  const cached = count(usage.prompt_tokens_details?.cached_tokens)
+  const written = count(usage.prompt_tokens_details?.cache_write_tokens)
+  const promptTokens = count(usage.prompt_tokens)
+  const uncached = promptTokens - cached - written > 0n ? promptTokens - cached - written : 0n
+  const completionTokens = count(usage.completion_tokens)
+  const reasoningTokens = pricing.internal_reasoning === undefined ? 0n : count(usage.completion_tokens_details?.reasoning_tokens)
+  const visibleTokens = completionTokens > reasoningTokens ? completionTokens - reasoningTokens : 0n
+
+  const promptSide = sum([
+    multiply(decimal(uncached), prompt),
+    multiply(decimal(cached), price(pricing.input_cache_read, prompt)),
+    multiply(decimal(written), price(pricing.input_cache_write, prompt)),
+    multiply(decimal(count(extras.images)), price(pricing.image)),
+    price(pricing.request),
+    multiply(decimal(count(extras.webSearches)), price(pricing.web_search)),
+  ])
+  const completionSide = sum([
+    multiply(decimal(visibleTokens), completion),
+    multiply(decimal(reasoningTokens), price(pricing.internal_reasoning, completion)),
+  ])
+  const total = sum([promptSide, completionSide])
+  return {
+    currency: pricing.currency ?? 'USD',
+    units: toLedgerUnits(total),
+    eurUnits: toLedgerUnits(multiply(total, decimal(eurPerUnit))),
+    promptUnits: toLedgerUnits(promptSide),
+    completionUnits: toLedgerUnits(completionSide),
+  }
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto'
+import type { UpstreamChoice, UpstreamChunk } from '../providers/types'
+
+const FINISH_REASONS = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'error'])
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A new generation id: `gen-` plus the time and 20 random characters. */
+export function newGenerationId(now: number): string {
+  const bytes = randomBytes(20)
+  let random = ''
+  for (const byte of bytes) random += ALPHABET[byte % ALPHABET.length]
+  return `gen-${Math.floor(now / 1000)}-${random}`
+}
+
+/** Maps a provider's finish reason to decisions.md §8's set. */
+export function normalizeFinishReason(native: string | null | undefined): string | null {
+  if (native === null || native === undefined) return null
+  if (FINISH_REASONS.has(native)) return native
+  if (native === 'function_call' || native === 'tool_use') return 'tool_calls'
+  if (native === 'max_tokens' || native === 'MAX_TOKENS') return 'length'
+  if (native === 'SAFETY' || native === 'refusal') return 'content_filter'
+  return 'stop'
+}
+
+/** A whole completion's choice as api.md 2.9 shows it. */
+export function shapeChoice(choice: UpstreamChoice) {
+  const { role: _role, content, tool_calls, refusal, reasoning, ...rest } = choice.message
+  return {
+    index: choice.index ?? 0,
+    message: {
+      role: 'assistant' as const,
+      content: content ?? null,
+      refusal: refusal ?? null,
+      reasoning: reasoning ?? null,
+      ...(Array.isArray(tool_calls) && tool_calls.length
+        ? { tool_calls: tool_calls.map((call, index) => ({ index, ...(call as object) })) }
+        : {}),
+      ...rest,
+    },
+    finish_reason: normalizeFinishReason(choice.finish_reason),
+    native_finish_reason: choice.finish_reason ?? null,
+    logprobs: choice.logprobs ?? null,
+  }
+}
+
+/** A streamed chunk's choices with finish reasons normalized. */
+export function shapeChunkChoices(choices: UpstreamChunk['choices']) {
+  return choices.map((choice) => {
+    const { finish_reason, ...rest } = choice
+    const shaped: Record<string, unknown> = { ...rest, finish_reason: normalizeFinishReason(finish_reason) }
+    if (finish_reason) shaped.native_finish_reason = finish_reason
+    return shaped
+  })
+}

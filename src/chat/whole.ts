@@ -1,0 +1,46 @@
+import type { GatewayContext } from '../context'
+import { stringifyExact } from '../http/exact-json'
+import { upstreamError } from '../providers/upstream-error'
+import type { ChatRequest } from '../schemas/chat'
+import type { Principal } from '../stores/accounts'
+import { firstSuccessful, upstreamRequestFor } from './attempts'
+import { estimateTokens, settle } from './billing'
+import type { Attempt } from './plan'
+import { newGenerationId, shapeChoice } from './shape'
+
+/** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
+export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; requestId: string }): Promise<Response> {
+  const startedAt = ctx.now()
+  const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, input.signal, (a, options) =>
+    a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
+  )
+  const generationId = newGenerationId(startedAt)
+  const reported = completion.usage
+  if (reported && (typeof reported.prompt_tokens !== 'number' || typeof reported.completion_tokens !== 'number')) {
+    throw upstreamError(attempt.offer.provider.name, 'malformed_response', 'usage without token counts')
+  }
+  const estimated = !reported
+  const usage = reported ?? {
+    prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length),
+    completion_tokens: estimateTokens(completion.choices.reduce((n, c) => n + (c.message.content?.length ?? 0) + JSON.stringify(c.message.tool_calls ?? '').length, 0)),
+  }
+  const usageView = await settle(ctx, {
+    principal: input.principal, attempt, request: input.request, usage, estimated, generationId,
+    upstreamId: typeof completion.id === 'string' ? completion.id : null, stream: false, status: 'success', startedAt, attempts: tries,
+  })
+  const body = {
+    id: generationId,
+    provider: attempt.offer.provider.name,
+    object: 'chat.completion',
+    created: Math.floor(startedAt / 1000),
+    model: attempt.entry.id,
+    ...(completion.service_tier !== undefined ? { service_tier: completion.service_tier } : {}),
+    system_fingerprint: completion.system_fingerprint ?? null,
+    choices: completion.choices.map(shapeChoice),
+    usage: usageView,
+  }
+  return new Response(stringifyExact(body), {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': input.requestId, 'x-generation-id': generationId },
+  })
+}

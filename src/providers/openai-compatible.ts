@@ -1,0 +1,155 @@
+import { upstreamFetch, type UpstreamResponse } from './http'
+import { parseServerSentEvents } from './sse'
+import type { CallOptions, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './types'
+import { fromHttpStatus, upstreamError } from './upstream-error'
+
+/** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
+export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check'> {
+  /** API root including the version, e.g. `https://api.groq.com/openai/v1`. */
+  baseURL: string
+  /** The service's key for this host; optional for local hosts. */
+  apiKey?: string
+  /** Models it serves (see `knownModels`). */
+  models?: ProviderModel[]
+  /** Also list the host's own `GET /models` (for Ollama, vLLM); those models are priced `discoveredPricing` (default free). */
+  discover?: boolean
+  discoveredPricing?: ProviderModel['pricing']
+  /** Extra headers on every call. */
+  headers?: Record<string, string>
+  /** Request fields the host rejects, dropped before sending (OpenAI rejects `top_k`, `repetition_penalty`, `min_p`). */
+  dropParameters?: string[]
+  /** Send `max_tokens` as `max_completion_tokens` (OpenAI's newer models require it). */
+  useMaxCompletionTokens?: boolean
+}
+
+// Fields of OpenRouter's request that no OpenAI-compatible host takes as they are.
+const GATEWAY_ONLY = ['models', 'provider', 'reasoning', 'transforms', 'route', 'usage']
+
+/** A provider for any host that speaks OpenAI's chat completions API. */
+export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
+  const { baseURL, apiKey, discover, discoveredPricing, headers, dropParameters = [], useMaxCompletionTokens, models = [], ...info } = config
+  const root = baseURL.replace(/\/+$/, '')
+  const provider = info.name
+
+  const headersFor = (options: CallOptions): Record<string, string> => {
+    const key = options.apiKey ?? apiKey
+    return { 'content-type': 'application/json', accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }
+  }
+
+  const toBody = (request: UpstreamChatRequest, stream: boolean): string => {
+    const body: Record<string, unknown> = { ...request }
+    for (const field of [...GATEWAY_ONLY, ...dropParameters]) delete body[field]
+    const effort = (request.reasoning as { effort?: string } | undefined)?.effort
+    if (effort && body.reasoning_effort === undefined) body.reasoning_effort = effort
+    if (useMaxCompletionTokens && body.max_tokens != null && body.max_completion_tokens == null) {
+      body.max_completion_tokens = body.max_tokens
+      delete body.max_tokens
+    }
+    if (stream) {
+      body.stream = true
+      body.stream_options = { ...(request.stream_options ?? {}), include_usage: true }
+    } else {
+      delete body.stream
+      delete body.stream_options
+    }
+    return JSON.stringify(body)
+  }
+
+  const post = async (request: UpstreamChatRequest, options: CallOptions, stream: boolean): Promise<UpstreamResponse> => {
+    const res = await upstreamFetch(`${root}/chat/completions`, {
+      method: 'POST', headers: headersFor(options), body: toBody(request, stream), signal: options.signal, timeoutMs: options.timeoutMs, provider,
+    })
+    if (res.status >= 200 && res.status < 300) return res
+    throw fromHttpStatus(provider, res.status, errorMessageOf(await res.text().catch(() => '')), res.headers)
+  }
+
+  const result: Provider = {
+    ...info,
+    models,
+    async chat(request, options) {
+      const res = await post(request, options, false)
+      const text = await res.text()
+      let completion: UpstreamCompletion
+      try {
+        completion = JSON.parse(text)
+      } catch {
+        throw upstreamError(provider, 'malformed_response', text.slice(0, 200))
+      }
+      if (!completion || !Array.isArray(completion.choices) || completion.choices.length === 0 || typeof completion.choices[0]?.message !== 'object') {
+        const raw = errorMessageOf(text)
+        throw (completion as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', raw) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
+      }
+      return completion
+    },
+    async chatStream(request, options) {
+      const res = await post(request, options, true)
+      return streamChunks(res, provider)
+    },
+    async check(options) {
+      return [await timedCheck('GET /models', async () => {
+        const res = await upstreamFetch(`${root}/models`, { method: 'GET', headers: headersFor(options), signal: options.signal, timeoutMs: options.timeoutMs, provider })
+        const text = await res.text()
+        if (res.status >= 300) throw fromHttpStatus(provider, res.status, errorMessageOf(text))
+        return `${(JSON.parse(text) as { data?: unknown[] }).data?.length ?? 0} models listed`
+      })]
+    },
+  }
+  if (discover) {
+    result.discoverModels = async (options) => {
+      const res = await upstreamFetch(`${root}/models`, { method: 'GET', headers: headersFor(options), signal: options.signal, timeoutMs: options.timeoutMs, provider })
+      const text = await res.text()
+      if (res.status >= 300) throw fromHttpStatus(provider, res.status, errorMessageOf(text))
+      const listed = (JSON.parse(text) as { data?: { id?: unknown; created?: unknown }[] }).data ?? []
+      return listed
+        .filter((m): m is { id: string; created?: number } => typeof m.id === 'string')
+        .map((m) => ({
+          id: `${info.slug}/${m.id}`,
+          upstreamId: m.id,
+          name: `${info.name}: ${m.id}`,
+          created: typeof m.created === 'number' ? m.created : undefined,
+          pricing: discoveredPricing ?? { prompt: '0', completion: '0' },
+        }))
+    }
+  }
+  return result
+}
+
+async function* streamChunks(res: UpstreamResponse, provider: string): AsyncIterable<UpstreamChunk> {
+  for await (const event of parseServerSentEvents(res.body)) {
+    if (event.data === '[DONE]') return
+    let chunk: UpstreamChunk & { error?: unknown }
+    try {
+      chunk = JSON.parse(event.data)
+    } catch {
+      throw upstreamError(provider, 'malformed_response', event.data.slice(0, 200))
+    }
+    if (chunk?.error) throw upstreamError(provider, 'upstream_error', errorMessageOf(JSON.stringify(chunk)))
+    if (!chunk || !Array.isArray(chunk.choices)) throw upstreamError(provider, 'malformed_response', event.data.slice(0, 200))
+    yield chunk
+  }
+}
+
+/** The human message of an upstream error body (OpenAI's `{ error: { message } }` and common variants). */
+export function errorMessageOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string; detail?: string }
+    const message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message ?? body.detail)
+    if (typeof message === 'string') return message
+  } catch {
+    // not JSON: keep the text
+  }
+  return text.slice(0, 500)
+}
+
+/** Runs one check, timing it and turning a failure into a helpful message. */
+export async function timedCheck(target: string, run: () => Promise<string>): Promise<ProviderCheck> {
+  const started = performance.now()
+  try {
+    const message = await run()
+    return { target, ok: true, latency_ms: Math.round(performance.now() - started), message }
+  } catch (error) {
+    const meta = (error as { metadata?: { error_type?: string } }).metadata
+    const hint = meta?.error_type === 'authentication' ? 'the key was rejected' : meta?.error_type === 'timeout' ? 'no answer in time' : meta?.error_type === 'rate_limit_exceeded' ? 'rate limited, try later' : (error as Error).message
+    return { target, ok: false, latency_ms: Math.round(performance.now() - started), message: hint }
+  }
+}

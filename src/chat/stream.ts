@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../context'
-import { toGatewayError } from '../errors'
+import { toGatewayError, type GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import type { UpstreamChunk, UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
@@ -14,38 +14,91 @@ const encoder = new TextEncoder()
 const DONE = encoder.encode('data: [DONE]\n\n')
 const KEEP_ALIVE = encoder.encode(': service processing\n\n')
 
+interface Opened {
+  attempt: Attempt
+  tries: number
+  iterator: AsyncIterator<UpstreamChunk>
+  first: IteratorResult<UpstreamChunk>
+}
+
+// Characters of generated text in a delta (content, reasoning, tool arguments): what an estimate bills.
+function generatedTextLength(delta: Record<string, unknown> | undefined): number {
+  if (!delta) return 0
+  let length = typeof delta.content === 'string' ? delta.content.length : 0
+  if (typeof delta.reasoning === 'string') length += delta.reasoning.length
+  for (const call of (delta.tool_calls as { function?: { arguments?: string } }[] | undefined) ?? []) length += call.function?.arguments?.length ?? 0
+  return length
+}
+
+type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; requestId: string }
+
 /**
- * Serves a streamed chat completion (decisions.md §8): falls back between attempts until one is accepted, then pipes
- * its chunks as OpenAI SSE chunks, sends keep-alive comments while waiting, bills once at the end (also when the
- * client goes away or the provider fails mid-stream), and sends usage with cost in the last chunk before [DONE].
+ * Serves a streamed chat completion (decisions.md §8). Attempts are tried until one sends its first chunk; when
+ * that is quick, a failure of every attempt is a normal HTTP error. When it takes longer than the keep-alive
+ * interval, the 200 is sent with keep-alive comments and fallbacks go on inside the stream. Once content flows
+ * it is piped chunk by chunk (at the client's pace), billed once however it ends, and closed with the usage chunk
+ * and [DONE]; a failure after that point becomes an error chunk.
  */
-export async function completeStream(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; requestId: string }): Promise<Response> {
+export async function completeStream(ctx: GatewayContext, input: StreamInput): Promise<Response> {
   const startedAt = ctx.now()
+  const generationId = newGenerationId(startedAt)
   const upstreamAbort = new AbortController()
   const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
-  const { result: chunks, attempt, tries } = await firstSuccessful(ctx, input.attempts, signal, (a, options) =>
-    a.offer.provider.chatStream(upstreamRequestFor(input.request, a), options),
-  )
-  const generationId = newGenerationId(startedAt)
-  const iterator = chunks[Symbol.asyncIterator]()
-  const base = { id: generationId, provider: attempt.offer.provider.name, model: attempt.entry.id, object: 'chat.completion.chunk', created: Math.floor(startedAt / 1000) }
+  const opening = firstSuccessful(ctx, input.attempts, signal, async (attempt, options) => {
+    const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
+    try {
+      return { iterator, first: await iterator.next() }
+    } catch (error) {
+      void iterator.return?.()?.catch(() => undefined)
+      throw error
+    }
+  }).then(({ result, attempt, tries }): Opened => ({ ...result, attempt, tries }))
 
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const early = await Promise.race([
+    opening.then(() => 'opened' as const, () => 'failed' as const),
+    new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), ctx.options.keepAliveMs))),
+  ])
+  clearTimeout(timer)
+  if (early === 'failed') await opening // rethrows: answered as an HTTP error, nothing was sent yet
+
+  return new Response(createSseStream(ctx, input, { opening, generationId, startedAt, upstreamAbort, waiting: early === 'waiting' }), {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-request-id': input.requestId,
+      'x-generation-id': generationId,
+    },
+  })
+}
+
+function createSseStream(
+  ctx: GatewayContext,
+  input: StreamInput,
+  state: { opening: Promise<Opened>; generationId: string; startedAt: number; upstreamAbort: AbortController; waiting: boolean },
+): ReadableStream<Uint8Array> {
+  const { generationId, startedAt } = state
+  let opened: Opened | undefined
+  let base: Record<string, unknown> = { id: generationId, object: 'chat.completion.chunk', created: Math.floor(startedAt / 1000) }
   let reported: UpstreamUsage | undefined
   let upstreamId: string | null = null
   let generatedChars = 0
   let closed = false
   let settled: Promise<Record<string, unknown>> | undefined
   let keepAlive: ReturnType<typeof setTimeout> | undefined
+  let controller!: ReadableStreamDefaultController<Uint8Array>
 
-  // Bills exactly once, whatever ends the stream.
-  const bill = (status: UsageRecord['status']) =>
+  // Bills exactly once, whatever ends the stream (only once a provider has served it).
+  const bill = (served: Opened, status: UsageRecord['status']) =>
     (settled ??= settle(ctx, {
-      principal: input.principal, attempt, request: input.request, generationId, upstreamId, stream: true, status, startedAt, attempts: tries,
+      principal: input.principal, attempt: served.attempt, request: input.request, generationId, upstreamId, stream: true, status, startedAt,
+      attempts: served.tries,
       estimated: !reported,
       usage: reported ?? { prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length), completion_tokens: estimateTokens(generatedChars) },
     }))
 
-  let controller!: ReadableStreamDefaultController<Uint8Array>
   const send = (bytes: Uint8Array) => {
     if (closed) return
     controller.enqueue(bytes)
@@ -63,67 +116,81 @@ export async function completeStream(ctx: GatewayContext, input: { principal: Pr
     input.signal.removeEventListener('abort', cancel)
     controller.close()
   }
-  const finish = async (status: UsageRecord['status']) => {
-    const usage = await bill(status)
+  const finish = async (served: Opened, status: UsageRecord['status']) => {
+    const usage = await bill(served, status)
     sendJson({ ...base, choices: [], usage })
     send(DONE)
     end()
   }
+  const fail = (error: GatewayError) =>
+    sendJson({
+      ...base,
+      error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) },
+      choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
+    })
   // The client went away: stop the provider, bill what was generated.
   const cancel = () => {
     if (closed) return
     closed = true
     clearTimeout(keepAlive)
     input.signal.removeEventListener('abort', cancel)
-    upstreamAbort.abort()
-    void iterator.return?.()?.catch(() => undefined)
-    void bill('cancelled')
+    state.upstreamAbort.abort()
+    if (opened) {
+      void opened.iterator.return?.()?.catch(() => undefined)
+      void bill(opened, 'cancelled')
+    }
   }
   input.signal.addEventListener('abort', cancel, { once: true })
 
-  const stream = new ReadableStream<Uint8Array>({
+  // Sends one upstream chunk; false for the provider's own usage chunk (ours comes at the end).
+  const forward = (chunk: UpstreamChunk): boolean => {
+    if (chunk.usage) reported = chunk.usage
+    if (typeof chunk.id === 'string') upstreamId = chunk.id
+    if (!chunk.choices.length) return false
+    for (const choice of chunk.choices) generatedChars += generatedTextLength(choice.delta)
+    const { usage: _usage, id: _id, model: _model, object: _object, created: _created, choices, ...rest } = chunk
+    sendJson({ ...base, ...rest, choices: shapeChunkChoices(choices) })
+    return true
+  }
+
+  return new ReadableStream<Uint8Array>({
     start(c) {
       controller = c
-      armKeepAlive()
+      if (state.waiting) send(KEEP_ALIVE)
+      else armKeepAlive()
     },
     // One upstream chunk per pull: the client's pace holds the provider back, nothing piles up in between.
     async pull() {
+      if (!opened) {
+        try {
+          opened = await state.opening
+        } catch (error) {
+          if (closed) return
+          fail(toGatewayError(error, input.requestId))
+          send(DONE)
+          return end()
+        }
+        if (closed) return cancel()
+        base = { id: generationId, provider: opened.attempt.offer.provider.name, model: opened.attempt.entry.id, ...base }
+        if (opened.first.done) return finish(opened, 'success')
+        if (forward(opened.first.value)) return
+      }
+      const served = opened
       try {
         for (;;) {
-          const { done, value } = await iterator.next()
+          const { done, value } = await served.iterator.next()
           if (closed) return
-          if (done) return await finish('success')
-          const chunk = value as UpstreamChunk
-          if (chunk.usage) reported = chunk.usage
-          if (typeof chunk.id === 'string') upstreamId = chunk.id
-          if (!chunk.choices.length) continue // the provider's usage chunk: ours is sent at the end
-          for (const choice of chunk.choices) generatedChars += JSON.stringify(choice.delta ?? '').length
-          const { usage: _usage, id: _id, model: _model, object: _object, created: _created, choices, ...rest } = chunk
-          return sendJson({ ...base, ...rest, choices: shapeChunkChoices(choices) })
+          if (done) return await finish(served, 'success')
+          if (forward(value)) return
         }
       } catch (error) {
         if (closed) return
         const failure = toGatewayError(error, input.requestId)
-        ctx.logger.warn(`stream from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
-        sendJson({
-          ...base,
-          error: { code: failure.status, message: failure.message, ...(failure.metadata ? { metadata: failure.metadata } : {}) },
-          choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
-        })
-        await finish('error').catch(() => end())
+        ctx.logger.warn(`stream from ${served.attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
+        fail(failure)
+        await finish(served, 'error').catch(() => end())
       }
     },
     cancel,
   }, { highWaterMark: 0 })
-
-  return new Response(stream, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      'x-request-id': input.requestId,
-      'x-generation-id': generationId,
-    },
-  })
 }

@@ -63,10 +63,12 @@ describe('embedding in a host server', () => {
   it('requires a key for the catalogue when publicCatalogue is false', async () => {
     const open = createGateway({ secret: TEST_SECRET, logger: false })
     const closed = createGateway({ secret: TEST_SECRET, logger: false, publicCatalogue: false })
-    // The catalogue itself comes with the chat issue (501 until then): what matters here is who gets past auth.
-    expect((await open.fetch(new Request('http://x/api/v1/models'))).status).toBe(501)
+    const listed = await open.fetch(new Request('http://x/api/v1/models'))
+    expect(listed.status).toBe(200)
+    expect(await listed.json()).toEqual({ object: 'list', data: [] })
     const res = await closed.fetch(new Request('http://x/api/v1/models'))
     expect(res.status).toBe(401)
+    expect((await closed.fetch(new Request('http://x/api/v1/providers'))).status).toBe(401)
   })
 
   it('rejects a secret shorter than 32 characters at creation', () => {

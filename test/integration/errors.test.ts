@@ -93,9 +93,9 @@ describe('errors', () => {
   })
 
   it('answers 501 for the routes whose capability comes later, after auth and validation', async () => {
-    const valid = JSON.stringify({ model: 'a/b', messages: [{ role: 'user', content: 'hi' }] })
-    await expectEnvelope(await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 501, 'not_implemented', /Chat completions/)
-    expect((await t.request('/api/v1/chat/completions', { method: 'POST', headers: json, body: valid })).status).toBe(401)
+    const valid = JSON.stringify({ key: 'sk-test-1234567890', provider: 'openai' })
+    await expectEnvelope(await t.request('/api/v1/byok', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 501, 'not_implemented', /BYOK/)
+    expect((await t.request('/api/v1/byok', { method: 'POST', headers: json, body: valid })).status).toBe(401)
   })
 
   it('echoes a valid X-Request-Id and replaces an invalid one', async () => {

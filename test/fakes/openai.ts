@@ -1,0 +1,218 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+
+/**
+ * A fake OpenAI-compatible upstream on 127.0.0.1 that speaks OpenAI's chat completions wire format
+ * (as in OpenAI's API reference): whole answers, SSE chunks with `stream_options.include_usage`, tool calls with
+ * streamed argument deltas, logprobs, usage details, and OpenAI's error bodies.
+ *
+ * The model name picks a behaviour:
+ * - `fail-400`, `fail-401`, `fail-429`, `fail-500`, `fail-503`: that HTTP error with OpenAI's error body;
+ * - `fail-malformed`: 200 with a body that is not a completion; `fail-reset`: the connection is destroyed;
+ * - `fail-midstream`: streams two content chunks, then destroys the connection;
+ * - `slow`: waits `slowMs` before each chunk (and before a whole answer);
+ * - `cached` / `reasoning` in the name: usage reports cached prompt tokens / reasoning tokens.
+ * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
+ * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
+ */
+export interface FakeOpenAI {
+  url: string
+  /** Every request received, in order. */
+  requests: { method: string; path: string; headers: IncomingMessage['headers']; body: any }[]
+  /** Chat requests whose connection the client closed before the answer ended. */
+  aborted: number
+  slowMs: number
+  close(): Promise<void>
+}
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean)
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: any) => p.text ?? '').join(' ') : ''
+
+function sampleFromSchema(schema: any, hint: string): unknown {
+  if (!schema || typeof schema !== 'object') return hint
+  if (schema.type === 'object' || schema.properties) {
+    const out: Record<string, unknown> = {}
+    for (const [name, property] of Object.entries(schema.properties ?? {})) out[name] = sampleFromSchema(property, hint)
+    return out
+  }
+  if (schema.enum) return schema.enum[0]
+  if (schema.type === 'array') return [sampleFromSchema(schema.items, hint)]
+  if (schema.type === 'number' || schema.type === 'integer') return 42
+  if (schema.type === 'boolean') return true
+  return hint
+}
+
+interface Plan {
+  content: string | null
+  toolCalls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
+  finish: string
+  usage: Record<string, any>
+}
+
+function planAnswer(body: any): Plan {
+  const messages: any[] = body.messages ?? []
+  const last = messages[messages.length - 1] ?? {}
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user')
+  const userText = textOf(lastUser?.content)
+  const promptTokens = Math.ceil(JSON.stringify(messages).length / 4)
+  const model: string = body.model
+  const usage = (completion: number) => ({
+    prompt_tokens: promptTokens,
+    completion_tokens: completion,
+    total_tokens: promptTokens + completion,
+    prompt_tokens_details: { cached_tokens: model.includes('cached') ? Math.floor(promptTokens / 2) : 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: model.includes('reasoning') ? 7 : 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  })
+  const tools: any[] = body.tools ?? []
+  if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
+    const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : undefined
+    const chosen = named ? [tools.find((t) => t.function.name === named)] : body.parallel_tool_calls === false ? tools.slice(0, 1) : tools
+    const toolCalls = chosen.map((tool, i) => ({
+      id: `call_fake${i}${promptTokens}`,
+      type: 'function' as const,
+      function: { name: tool.function.name, arguments: JSON.stringify(sampleFromSchema(tool.function.parameters, userText)) },
+    }))
+    return { content: null, toolCalls, finish: 'tool_calls', usage: usage(toolCalls.reduce((n, c) => n + Math.ceil(c.function.arguments.length / 4), 0)) }
+  }
+  let content: string
+  if (body.response_format?.type === 'json_schema') content = JSON.stringify(sampleFromSchema(body.response_format.json_schema.schema, userText))
+  else if (body.response_format?.type === 'json_object') content = JSON.stringify({ text: userText })
+  else if (last.role === 'tool') content = `The tool said: ${textOf(last.content)}`
+  else content = `Hello from ${model}: ${userText}`
+  let pieces = words(content)
+  const max = body.max_completion_tokens ?? body.max_tokens
+  let finish = 'stop'
+  if (max && pieces.length > max) {
+    pieces = pieces.slice(0, max)
+    content = pieces.join(' ')
+    finish = 'length'
+  }
+  return { content, finish, usage: usage(pieces.length) }
+}
+
+const logprobsFor = (text: string) =>
+  words(text).map((token, i) => ({
+    token,
+    logprob: -0.25 * (i + 1),
+    bytes: [...Buffer.from(token)],
+    top_logprobs: [{ token, logprob: -0.25 * (i + 1), bytes: [...Buffer.from(token)] }],
+  }))
+
+const ERRORS: Record<string, [number, any, Record<string, string>?]> = {
+  'fail-400': [400, { error: { message: "Invalid value for 'temperature': must be at most 2.", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } }],
+  'fail-401': [401, { error: { message: 'Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }],
+  'fail-429': [429, { error: { message: 'Rate limit reached for requests. Please try again in 2s.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': '2', 'x-ratelimit-remaining-requests': '0' }],
+  'fail-500': [500, { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } }],
+  'fail-503': [503, { error: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', param: null, code: null } }],
+}
+
+/** Starts the fake on 127.0.0.1 (a free port). */
+export async function startFakeOpenAI(options: { apiKey?: string; slowMs?: number; models?: string[] } = {}): Promise<FakeOpenAI> {
+  const sockets = new Set<Socket>()
+  const fake: FakeOpenAI = { url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, close: async () => undefined }
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const raw = Buffer.concat(chunks).toString('utf8')
+    let body: any
+    try {
+      body = raw ? JSON.parse(raw) : undefined
+    } catch {
+      body = raw
+    }
+    const path = (req.url ?? '').split('?')[0]
+    fake.requests.push({ method: req.method ?? '', path, headers: req.headers, body })
+    const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_fake_${fake.requests.length}`, ...headers })
+      res.end(JSON.stringify(value))
+    }
+
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return json(401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
+    }
+    if (req.method === 'GET' && path === '/v1/models') {
+      return json(200, { object: 'list', data: (options.models ?? ['fake-model']).map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) })
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
+
+    const model: string = body?.model ?? ''
+    if (ERRORS[model]) {
+      const [status, error, headers] = ERRORS[model]
+      return json(status, error, headers)
+    }
+    if (model === 'fail-reset') return req.socket.destroy()
+    if (model === 'fail-malformed') return json(200, { object: 'chat.completion', choices: 'nope' })
+
+    let ended = false
+    res.on('close', () => {
+      if (!ended) fake.aborted++
+    })
+    const plan = planAnswer(body)
+    const id = `chatcmpl-fake${fake.requests.length}`
+    const created = 1_732_000_000
+    const fingerprint = 'fp_fake123'
+    const wantLogprobs = body.logprobs === true
+    if (model === 'slow') await sleep(fake.slowMs)
+    if (res.destroyed) return
+
+    if (!body.stream) {
+      ended = true
+      return json(200, {
+        id, object: 'chat.completion', created, model, service_tier: 'default', system_fingerprint: fingerprint,
+        choices: [{
+          index: 0,
+          message: { role: 'assistant', content: plan.content, refusal: null, annotations: [], ...(plan.toolCalls ? { tool_calls: plan.toolCalls } : {}) },
+          logprobs: wantLogprobs && plan.content ? { content: logprobsFor(plan.content), refusal: null } : null,
+          finish_reason: plan.finish,
+        }],
+        usage: plan.usage,
+      })
+    }
+
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
+    const includeUsage = body.stream_options?.include_usage === true
+    const send = (choices: any[], extra: Record<string, unknown> = {}) =>
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`)
+    send([{ index: 0, delta: { role: 'assistant', content: plan.toolCalls ? null : '', refusal: null }, logprobs: null, finish_reason: null }])
+    if (plan.toolCalls) {
+      for (const [index, call] of plan.toolCalls.entries()) {
+        send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, logprobs: null, finish_reason: null }])
+        for (const piece of call.function.arguments.match(/.{1,5}/gs) ?? []) {
+          send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }])
+        }
+      }
+    } else {
+      const pieces = words(plan.content ?? '')
+      for (const [i, word] of pieces.entries()) {
+        if (model === 'slow') await sleep(fake.slowMs)
+        if (res.destroyed) return
+        if (model === 'fail-midstream' && i === 2) {
+          await sleep(30) // let the first chunks reach the client, then drop the connection
+          return res.destroy()
+        }
+        const token = i === 0 ? word : ` ${word}`
+        send([{ index: 0, delta: { content: token }, logprobs: wantLogprobs ? { content: logprobsFor(word), refusal: null } : null, finish_reason: null }])
+      }
+    }
+    send([{ index: 0, delta: {}, logprobs: null, finish_reason: plan.finish }])
+    if (includeUsage) send([], { usage: plan.usage })
+    res.write('data: [DONE]\n\n')
+    ended = true
+    res.end()
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      server.close(() => resolve())
+    })
+  return fake
+}

@@ -4,6 +4,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { startFakeOpenAI } from '../fakes/openai'
+import { decimalText, readSse, units } from '../helpers/sse'
 
 const root = resolve(import.meta.dirname, '../..')
 const dataDir = mkdtempSync(join(tmpdir(), 'mg-playground-'))
@@ -17,11 +19,11 @@ const freePort = () =>
   })
 
 /** Runs `npm start` (with extra args) until it is listening; returns its output so far and a stop function. */
-async function startPlayground(args: string[] = []) {
+async function startPlayground(args: string[] = [], env: Record<string, string> = {}) {
   const port = await freePort()
   const child: ChildProcess = spawn('npm', ['start', '--', ...args], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, GATEWAY_SECRET: '' },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, GATEWAY_SECRET: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   })
@@ -65,6 +67,22 @@ describe('npm start (the playground)', () => {
       expect(await page.text()).toContain('/api/v1/openapi.json')
       expect((await fetch(`${first.url}/api/v1/openapi.json`)).status).toBe(200)
       expect(statSync(join(dataDir, 'secret')).mode & 0o777).toBe(0o600)
+
+      // With no provider keys, chat works offline through demo/echo, whole and streamed, and is billed.
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+      const whole = await fetch(`${first.url}/api/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello playground' }] }) })
+      expect(whole.status).toBe(200)
+      const completion = await whole.json()
+      expect(completion.choices[0].message.content).toBe('Echo: Hello playground')
+      expect(completion.usage.cost).toBeGreaterThan(0)
+      const streamed = await fetch(`${first.url}/api/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'demo/echo', stream: true, messages: [{ role: 'user', content: 'Stream me' }] }) })
+      const { events } = await readSse(streamed)
+      expect(events.at(-1)).toBe('[DONE]')
+      expect(events.slice(0, -1).map((e: any) => e.choices[0]?.delta?.content ?? '').join('')).toBe('Echo: Stream me')
+      const usage = events.at(-2).usage
+      const credits = (await (await fetch(`${first.url}/api/v1/me`, { headers })).json()).credits
+      expect(credits.total_usage).toBe(decimalText(units(String(completion.usage.cost_eur)) + units(String(usage.cost_eur))))
+      expect(first.output()).toContain('Providers: demo (offline, model demo/echo)')
     } finally {
       await first.stop()
     }
@@ -79,16 +97,25 @@ describe('npm start (the playground)', () => {
       await second.stop()
     }
 
-    const third = await startPlayground(['--issue-key'])
+    const upstream = await startFakeOpenAI({ apiKey: 'sk-playground-openai' })
+    const third = await startPlayground(['--issue-key'], { OPENAI_API_KEY: 'sk-playground-openai', OPENAI_BASE_URL: upstream.url })
     try {
       const fresh = keyIn(third.output())
       expect(fresh).toBeDefined()
       expect(fresh).not.toBe(key)
       const me = await (await fetch(`${third.url}/api/v1/me`, { headers: { authorization: `Bearer ${fresh}` } })).json()
       expect(me.email).toBe('demo@example.com')
-      expect(me.credits.balance).toBe('10')
+      // With OPENAI_API_KEY and OPENAI_BASE_URL set, OpenAI's models are served through that upstream.
+      expect(third.output()).toContain(`openai at ${upstream.url}`)
+      const res = await fetch(`${third.url}/api/v1/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${fresh}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'real provider' }] }),
+      })
+      expect((await res.json()).choices[0].message.content).toBe('Hello from gpt-4o-mini: real provider')
+      expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-playground-openai')
     } finally {
       await third.stop()
+      await upstream.close()
     }
   }, 120_000)
 })

@@ -1,0 +1,15 @@
+import { demo, openai, type Provider } from '../src/index'
+
+/** The playground's providers: the offline demo always, and real ones whose keys are in the environment. */
+export function playgroundProviders(env: NodeJS.ProcessEnv): { list: Provider[]; summary: string } {
+  const list: Provider[] = [demo()]
+  const notes = ['demo (offline, model demo/echo)']
+  if (env.OPENAI_API_KEY) {
+    list.push(openai({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL || undefined }))
+    notes.push(`openai${env.OPENAI_BASE_URL ? ` at ${env.OPENAI_BASE_URL}` : ''}`)
+  }
+  for (const name of ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY']) {
+    if (env[name]) notes.push(`${name} is set, but the Anthropic and Gemini providers are not built yet: ignored`)
+  }
+  return { list, summary: notes.join('; ') }
+}

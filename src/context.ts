@@ -7,6 +7,7 @@ import type { AtomicOps } from './stores/atomic'
 import type { CreditsStore } from './stores/credits'
 import type { Kv } from './stores/kv'
 import type { UsageStore } from './stores/usage'
+import type { CodesStore } from './stores/codes'
 
 /** What every route handler receives: options, stores, clock and logger of one gateway. */
 export interface GatewayContext {
@@ -18,6 +19,9 @@ export interface GatewayContext {
   credits: CreditsStore
   usage: UsageStore
   catalogue: Catalogue
+  codes: CodesStore
+  /** Key that signs consent requests of the PKCE browser flow. */
+  consentKey: Uint8Array
   now: () => number
   logger: Logger
   /** When each key's use was last recorded (epoch ms), to throttle `last_used` writes. */

@@ -16,6 +16,8 @@ import { createAtomicOps } from './stores/atomic'
 import { createCreditsStore } from './stores/credits'
 import { createKv } from './stores/kv'
 import { createUsageStore } from './stores/usage'
+import { createCodesStore } from './stores/codes'
+import { deriveKey } from './crypto/tokens'
 import { createCatalogue } from './catalogue/catalogue'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
@@ -68,6 +70,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
       transcription: options.bodyLimits?.transcription ?? 25 * 1024 * 1024,
     },
     lastUsedIntervalSeconds: options.lastUsedIntervalSeconds ?? 60,
+    auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
   }
 }
 
@@ -112,6 +115,8 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     accounts: createAccountsStore({ kv, atomic, now, keyPrefix: resolved.keyPrefix, keyTtlSeconds: resolved.keyTtlSeconds, defaultPlan: resolved.defaultPlan }),
     credits: createCreditsStore({ kv, atomic, now }),
     usage: createUsageStore(kv),
+    codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
+    consentKey: deriveKey(resolved.secret, 'consent-request'),
     catalogue,
     lastKeyUse: new Map(),
   }

@@ -1,4 +1,6 @@
 import type { Storage } from 'unstorage'
+import type { H3Event } from 'h3'
+import type { ConsentInfo } from './auth/consent-page'
 import type { Logger } from './logger'
 import type { Provider, ProviderModel } from './providers/types'
 
@@ -42,6 +44,24 @@ export interface GatewayOptions {
   bodyLimits?: { default?: number; chat?: number; transcription?: number }
   /** How often a key's `last_used` is written at most, in seconds. Default 60. */
   lastUsedIntervalSeconds?: number
+  /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
+  auth?: AuthOptions
+}
+
+/** How the host app takes part in the PKCE browser flow. */
+export interface AuthOptions {
+  /** The id of the user signed in to the host app for this request (from its session cookie…), or null. */
+  resolveUser?: (event: H3Event) => string | null | undefined | Promise<string | null | undefined>
+  /** The host's sign-in page; the gateway sends people there with `returnToParam` set to where they were going. */
+  signInUrl?: string
+  /** Query parameter of the return address. Default `return_to`. */
+  returnToParam?: string
+  /** When set, only callback URLs on these origins are accepted. */
+  allowedCallbackOrigins?: string[]
+  /** The host's own consent page: HTML (or a Response) with a form posting `request` and `decision` to `formAction`. */
+  consentPage?: (info: ConsentInfo) => string | Response | Promise<string | Response>
+  /** Lifetime of authorization codes and consent requests. Default 600 s. */
+  codeTtlSeconds?: number
 }
 
 /** GatewayOptions with every default filled in. */
@@ -62,4 +82,5 @@ export interface ResolvedOptions {
   publicCatalogue: boolean
   bodyLimits: { default: number; chat: number; transcription: number }
   lastUsedIntervalSeconds: number
+  auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>
 }

@@ -1,5 +1,5 @@
 import { speechRoute, transcriptionRoute } from './audio'
-import { authorizeRoute, beginAuthRoute, createCodeRoute, exchangeCodeRoute } from './auth'
+import { answerConsentRoute, authorizeRoute, beginAuthRoute, consentPageRoute, createCodeRoute, exchangeCodeRoute } from './auth'
 import {
   byokUsageRoute, createCredentialRoute, deleteCredentialRoute, getCredentialRoute, listCredentialsRoute,
   testCredentialRoute, testKeyRoute, updateCredentialRoute,
@@ -9,13 +9,15 @@ import { chatCompletionsRoute } from './chat'
 import type { RouteDefinition } from './define'
 import { meRoute } from './me'
 
-/** Every route of api.md part 4, in the order of the specification. */
+/** Every route of api.md part 4, in the order of the specification (plus the consent page of the browser flow). */
 export const apiRoutes = [
   meRoute,
   authorizeRoute,
   createCodeRoute,
   exchangeCodeRoute,
   beginAuthRoute,
+  consentPageRoute,
+  answerConsentRoute,
   listCredentialsRoute,
   createCredentialRoute,
   testKeyRoute,

@@ -46,11 +46,11 @@ describe('GET /api/v1/openapi.json', () => {
     expect((await new Validator().validate({ openapi: '3.1.0', info: { title: 'x' }, paths: { broken: {} } })).valid).toBe(false)
   })
 
-  it('lists every operation of api.md and its own', () => {
+  it('lists every operation of api.md, the consent page and its own', () => {
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     )
-    expect(operations.sort()).toEqual([...specOperations, 'GET /api/v1/openapi.json'].sort())
+    expect(operations.sort()).toEqual([...specOperations, 'GET /api/v1/openapi.json', 'GET /api/v1/auth/consent', 'POST /api/v1/auth/consent'].sort())
   })
 
   it('describes request and response shapes from the validation schemas', () => {

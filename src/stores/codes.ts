@@ -1,0 +1,45 @@
+import { randomToken, sha256Hex } from '../crypto/keys'
+import type { ChallengeMethod } from '../auth/pkce'
+import type { AtomicOps } from './atomic'
+import type { Kv } from './kv'
+
+/** An authorization code as stored: bound to the user, the challenge and its method, and the callback origin. */
+export interface CodeRecord {
+  user_id: string
+  challenge: string
+  method: ChallengeMethod
+  callback_origin: string
+  created_at: string
+  expires_at: number
+}
+
+/** Authorization codes (decisions.md §6): 32 random bytes, stored by hash, valid for a while, usable once. */
+export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () => number; ttlSeconds: number }) {
+  const { kv, atomic, now } = options
+  const key = (code: string) => kv.key('codes', sha256Hex(code))
+  return {
+    /** Creates a code; the code itself is returned once and only its hash is kept. */
+    async create(input: { userId: string; challenge: string; method: ChallengeMethod; callbackOrigin: string }): Promise<{ code: string; created_at: string }> {
+      const code = randomToken(32)
+      const created = now()
+      const record: CodeRecord = {
+        user_id: input.userId,
+        challenge: input.challenge,
+        method: input.method,
+        callback_origin: input.callbackOrigin,
+        created_at: new Date(created).toISOString(),
+        expires_at: created + options.ttlSeconds * 1000,
+      }
+      await kv.storage.setItem(key(code), record as never)
+      return { code, created_at: record.created_at }
+    },
+    /** Takes a code out (of concurrent takers only one gets it); null when unknown, used or expired. */
+    async take(code: string): Promise<CodeRecord | null> {
+      const record = await atomic.take<CodeRecord>(key(code))
+      return record && record.expires_at > now() ? record : null
+    },
+  }
+}
+
+/** The codes store's operations. */
+export type CodesStore = ReturnType<typeof createCodesStore>

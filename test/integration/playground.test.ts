@@ -1,52 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startFakeOpenAI } from '../fakes/openai'
 import { decimalText, readSse, units } from '../helpers/sse'
+import { startPlayground as start } from '../helpers/playground'
 
-const root = resolve(import.meta.dirname, '../..')
 const dataDir = mkdtempSync(join(tmpdir(), 'mg-playground-'))
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => done(port))
-    })
-  })
-
-/** Runs `npm start` (with extra args) until it is listening; returns its output so far and a stop function. */
-async function startPlayground(args: string[] = [], env: Record<string, string> = {}) {
-  const port = await freePort()
-  const child: ChildProcess = spawn('npm', ['start', '--', ...args], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, GATEWAY_SECRET: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  })
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`playground did not start:\n${output}`)), 30_000)
-    const check = setInterval(() => {
-      if (/^(Demo account|New key|Try:)/m.test(output) || /Its key was printed/.test(output)) {
-        clearInterval(check)
-        clearTimeout(timer)
-        done()
-      }
-    }, 50)
-  })
-  const stop = () =>
-    new Promise<void>((done) => {
-      child.once('exit', () => done())
-      process.kill(-child.pid!, 'SIGTERM')
-    })
-  return { url: `http://127.0.0.1:${port}`, output: () => output, stop }
-}
+const startPlayground = (args: string[] = [], env: Record<string, string> = {}) => start(dataDir, args, env)
 
 const keyIn = (text: string) => /sk-service-v1-[0-9a-f]{64}/.exec(text)?.[0]
 

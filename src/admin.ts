@@ -3,6 +3,7 @@ import type { GatewayContext } from './context'
 import { notFound } from './errors'
 import type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'
 import type { Credits, LedgerEntry } from './stores/credits'
+import type { HealthSnapshot } from './routing/health'
 
 /** The host app's programmatic control of accounts, keys and credits (no HTTP route exposes it). */
 export interface GatewayAdmin {
@@ -34,6 +35,8 @@ export interface GatewayAdmin {
   getCredits(orgId: string): Promise<Credits>
   /** An org's credit ledger, oldest first. */
   ledger(orgId: string): Promise<LedgerEntry[]>
+  /** Health of every provider and model this instance has called: breaker state, error rate, latency, throughput. */
+  health(): HealthSnapshot[]
 }
 
 /** Builds the admin API over a gateway's stores. */
@@ -64,5 +67,6 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     },
     getCredits: (orgId) => credits.get(orgId),
     ledger: (orgId) => credits.ledger(orgId),
+    health: () => ctx.health.snapshot(),
   }
 }

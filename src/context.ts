@@ -1,6 +1,7 @@
 import type { Storage } from 'unstorage'
 import type { Catalogue } from './catalogue/catalogue'
 import type { Logger } from './logger'
+import type { HealthTracker } from './routing/health'
 import type { ResolvedOptions } from './options'
 import type { AccountsStore } from './stores/accounts'
 import type { AtomicOps } from './stores/atomic'
@@ -20,6 +21,7 @@ export interface GatewayContext {
   usage: UsageStore
   catalogue: Catalogue
   codes: CodesStore
+  health: HealthTracker
   /** Key that signs consent requests of the PKCE browser flow. */
   consentKey: Uint8Array
   now: () => number

@@ -19,6 +19,7 @@ import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
 import { createCatalogue } from './catalogue/catalogue'
+import { createHealthTracker } from './routing/health'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
 
@@ -70,6 +71,10 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
       transcription: options.bodyLimits?.transcription ?? 25 * 1024 * 1024,
     },
     lastUsedIntervalSeconds: options.lastUsedIntervalSeconds ?? 60,
+    requestTimeoutMs: options.requestTimeoutMs ?? 300_000,
+    health: { failureThreshold: options.health?.failureThreshold ?? 3, cooldownMs: options.health?.cooldownMs ?? 30_000, windowSize: options.health?.windowSize ?? 20 },
+    rateLimits: options.rateLimits ?? {},
+    hooks: options.hooks ?? {},
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
   }
 }
@@ -117,6 +122,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     usage: createUsageStore(kv),
     codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
     consentKey: deriveKey(resolved.secret, 'consent-request'),
+    health: createHealthTracker({ ...resolved.health, now }),
     catalogue,
     lastKeyUse: new Map(),
   }

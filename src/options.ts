@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage'
 import type { H3Event } from 'h3'
 import type { ConsentInfo } from './auth/consent-page'
 import type { Logger } from './logger'
+import type { RoutingHooks } from './routing/attempts'
 import type { Provider, ProviderModel } from './providers/types'
 
 /** Options of createGateway. Every value not given takes the default of decisions.md. */
@@ -46,6 +47,20 @@ export interface GatewayOptions {
   lastUsedIntervalSeconds?: number
   /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
   auth?: AuthOptions
+  /** Overall deadline of a request's attempts (until the first chunk of a stream). Default 300000 ms; past it: 408. */
+  requestTimeoutMs?: number
+  /** The circuit breaker: consecutive failures that open it (3), its cool-down (30000 ms), outcomes kept (20). */
+  health?: { failureThreshold?: number; cooldownMs?: number; windowSize?: number }
+  /** Requests per window, per API key and per org; unset: no limit. Counted in storage, so they hold across instances. */
+  rateLimits?: { key?: RateLimit; org?: RateLimit }
+  /** Events of each attempt, fallback, success and failure, for the host's logs and metrics. */
+  hooks?: RoutingHooks
+}
+
+/** A fixed-window rate limit. */
+export interface RateLimit {
+  requests: number
+  windowSeconds: number
 }
 
 /** How the host app takes part in the PKCE browser flow. */
@@ -82,5 +97,9 @@ export interface ResolvedOptions {
   publicCatalogue: boolean
   bodyLimits: { default: number; chat: number; transcription: number }
   lastUsedIntervalSeconds: number
+  requestTimeoutMs: number
+  health: { failureThreshold: number; cooldownMs: number; windowSize: number }
+  rateLimits: { key?: RateLimit; org?: RateLimit }
+  hooks: RoutingHooks
   auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>
 }

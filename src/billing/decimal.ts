@@ -55,3 +55,9 @@ export const isZero = (value: Decimal): boolean => value.coefficient === 0n
 
 /** Zero. */
 export const ZERO: Decimal = { coefficient: 0n, scale: 0 }
+
+/** Compares two decimals: negative when a < b, 0 when equal, positive when a > b. */
+export function compare(a: Decimal, b: Decimal): number {
+  const difference = add(a, { coefficient: -b.coefficient, scale: b.scale }).coefficient
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0
+}

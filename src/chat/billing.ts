@@ -6,7 +6,7 @@ import type { UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
-import type { Attempt } from './plan'
+import type { Attempt } from '../routing/plan'
 
 /** What is known of a finished (or ended) request when it is billed. */
 export interface SettleInput {

@@ -2,7 +2,7 @@ import type { GatewayContext } from '../context'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import { assertCanSpend } from './guard'
-import { planAttempts } from './plan'
+import { planAttempts } from '../routing/plan'
 import { completeStream } from './stream'
 import { completeWhole } from './whole'
 

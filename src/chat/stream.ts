@@ -5,9 +5,9 @@ import type { UpstreamChunk, UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
-import { firstSuccessful, upstreamRequestFor } from './attempts'
+import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
 import { estimateTokens, settle } from './billing'
-import type { Attempt } from './plan'
+import type { Attempt } from '../routing/plan'
 import { newGenerationId, shapeChunkChoices } from './shape'
 
 const encoder = new TextEncoder()
@@ -44,7 +44,7 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
   const generationId = newGenerationId(startedAt)
   const upstreamAbort = new AbortController()
   const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
-  const opening = firstSuccessful(ctx, input.attempts, signal, async (attempt, options) => {
+  const opening = firstSuccessful(ctx, input.attempts, { signal, requestId: input.requestId }, async (attempt, options) => {
     const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
     try {
       return { iterator, first: await iterator.next() }
@@ -187,6 +187,7 @@ function createSseStream(
         if (closed) return
         const failure = toGatewayError(error, input.requestId)
         ctx.logger.warn(`stream from ${served.attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
+        ctx.health.record(served.attempt.offer.provider.slug, served.attempt.entry.id, { ok: false, latencyMs: ctx.now() - startedAt })
         fail(failure)
         await finish(served, 'error').catch(() => end())
       }

@@ -3,15 +3,15 @@ import { stringifyExact } from '../http/exact-json'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
-import { firstSuccessful, upstreamRequestFor } from './attempts'
+import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
 import { estimateTokens, settle } from './billing'
-import type { Attempt } from './plan'
+import type { Attempt } from '../routing/plan'
 import { newGenerationId, shapeChoice } from './shape'
 
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
 export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; requestId: string }): Promise<Response> {
   const startedAt = ctx.now()
-  const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, input.signal, (a, options) =>
+  const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, input, (a, options) =>
     a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
   )
   const generationId = newGenerationId(startedAt)

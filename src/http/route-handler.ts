@@ -1,5 +1,6 @@
 import { defineHandler, getQuery, getRouterParams, type EventHandler, type H3Event } from 'h3'
 import { authenticate } from '../auth/bearer'
+import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
 import { errorResponse, toGatewayError } from '../errors'
 import type { RouteDefinition } from '../routes/define'
@@ -32,11 +33,14 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     const requestId = requestIdOf(event)
     try {
       const principal: Principal | null = needsKey ? await authenticate(event, ctx) : null
+      const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined
       const body = route.body ? parseInput(route.body, await readJsonBody(event, bodyLimit), 'body') : undefined
       const result = await route.handler({ event, ctx, requestId, principal, body, query, params } as never)
-      return result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
+      const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
+      if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
+      return response
     } catch (error) {
       return answerError(error, event, ctx)
     }

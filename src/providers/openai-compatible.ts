@@ -83,6 +83,10 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
     },
     async chatStream(request, options) {
       const res = await post(request, options, true)
+      if (!(res.headers['content-type'] ?? '').includes('text/event-stream')) {
+        const text = await res.text().catch(() => '')
+        throw upstreamError(provider, 'malformed_response', `expected an event stream, got ${res.headers['content-type'] ?? 'no content type'}: ${text.slice(0, 200)}`)
+      }
       return streamChunks(res, provider)
     },
     async check(options) {
@@ -115,8 +119,10 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
 }
 
 async function* streamChunks(res: UpstreamResponse, provider: string): AsyncIterable<UpstreamChunk> {
+  let chunks = 0
   for await (const event of parseServerSentEvents(res.body)) {
     if (event.data === '[DONE]') return
+    chunks++
     let chunk: UpstreamChunk & { error?: unknown }
     try {
       chunk = JSON.parse(event.data)
@@ -127,6 +133,7 @@ async function* streamChunks(res: UpstreamResponse, provider: string): AsyncIter
     if (!chunk || !Array.isArray(chunk.choices)) throw upstreamError(provider, 'malformed_response', event.data.slice(0, 200))
     yield chunk
   }
+  if (!chunks) throw upstreamError(provider, 'malformed_response', 'the event stream ended without a chunk')
 }
 
 /** The human message of an upstream error body (OpenAI's `{ error: { message } }` and common variants). */

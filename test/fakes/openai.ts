@@ -8,8 +8,9 @@ import type { AddressInfo, Socket } from 'node:net'
  *
  * The model name picks a behaviour:
  * - `fail-400`, `fail-401`, `fail-429`, `fail-500`, `fail-503`: that HTTP error with OpenAI's error body;
- * - `fail-malformed`: 200 with a body that is not a completion; `fail-reset`: the connection is destroyed;
- * - `fail-midstream`: streams two content chunks, then destroys the connection;
+ * - `fail-malformed`: 200 with a body that is not a completion; `fail-badjson`: 200 with broken JSON (or a broken SSE event);
+ * - `fail-reset`: the connection is destroyed; `hang`: no answer at all;
+ * - `fail-midstream`: streams two content chunks (or half a whole body), then destroys the connection;
  * - `slow`: waits `slowMs` before each chunk (and before a whole answer);
  * - `cached` / `reasoning` in the name: usage reports cached prompt tokens / reasoning tokens.
  * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
@@ -22,6 +23,8 @@ export interface FakeOpenAI {
   /** Chat requests whose connection the client closed before the answer ended. */
   aborted: number
   slowMs: number
+  /** Behaviour by upstream model name, set at run time (e.g. `modes.flaky = 'fail-500'`); the model name otherwise. */
+  modes: Record<string, string>
   close(): Promise<void>
 }
 
@@ -110,7 +113,7 @@ const ERRORS: Record<string, [number, any, Record<string, string>?]> = {
 /** Starts the fake on 127.0.0.1 (a free port). */
 export async function startFakeOpenAI(options: { apiKey?: string; slowMs?: number; models?: string[] } = {}): Promise<FakeOpenAI> {
   const sockets = new Set<Socket>()
-  const fake: FakeOpenAI = { url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, close: async () => undefined }
+  const fake: FakeOpenAI = { url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, modes: {}, close: async () => undefined }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
   const server: Server = createServer(async (req, res) => {
@@ -138,13 +141,28 @@ export async function startFakeOpenAI(options: { apiKey?: string; slowMs?: numbe
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
-    const model: string = body?.model ?? ''
+    const named: string = body?.model ?? ''
+    const model: string = fake.modes[named] ?? named
     if (ERRORS[model]) {
       const [status, error, headers] = ERRORS[model]
       return json(status, error, headers)
     }
     if (model === 'fail-reset') return req.socket.destroy()
     if (model === 'fail-malformed') return json(200, { object: 'chat.completion', choices: 'nope' })
+    if (model === 'fail-badjson') {
+      res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream' : 'application/json' })
+      return res.end(body.stream ? 'data: {"id": "chatcmpl-broken", "choices": [\n\n' : '{"id": "chatcmpl-broken", "choices": [')
+    }
+    if (model === 'hang') {
+      res.on('close', () => fake.aborted++)
+      return // never answers
+    }
+    if (model === 'fail-midstream' && !body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' })
+      res.write('{"id": "chatcmpl-cut", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hel')
+      await sleep(30)
+      return res.destroy()
+    }
 
     let ended = false
     res.on('close', () => {

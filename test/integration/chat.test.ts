@@ -186,7 +186,7 @@ describe('POST /api/v1/chat/completions', () => {
     const streamed = await readSse(await ask('shared/limited', 'fall back streamed', { stream: true }))
     expect(streamed.events[0].provider).toBe('Beta')
 
-    const strict = await ask('shared/model', 'no fallback', { provider: { allow_fallbacks: false } })
+    const strict = await ask('shared/model', 'no fallback', { provider: { order: ['alpha'], allow_fallbacks: false } })
     expect(strict.status).toBe(502)
     const ordered = await (await ask('shared/model', 'beta first', { provider: { order: ['beta'] } })).json()
     expect(ordered.provider).toBe('Beta')

@@ -1,6 +1,7 @@
 import { toUnits } from './billing/money'
 import type { GatewayContext } from './context'
 import { notFound } from './errors'
+import { settleByokFees } from './billing/byok-fees'
 import type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'
 import type { Credits, LedgerEntry } from './stores/credits'
 import type { HealthSnapshot } from './routing/health'
@@ -37,6 +38,8 @@ export interface GatewayAdmin {
   ledger(orgId: string): Promise<LedgerEntry[]>
   /** Health of every provider and model this instance has called: breaker state, error rate, latency, throughput. */
   health(): HealthSnapshot[]
+  /** Charges pending BYOK platform fees to credits, exactly once per request (one org, or every org). */
+  settleByokFees(orgId?: string): Promise<{ settled_requests: number; charged_eur: string }>
 }
 
 /** Builds the admin API over a gateway's stores. */
@@ -68,5 +71,6 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     getCredits: (orgId) => credits.get(orgId),
     ledger: (orgId) => credits.ledger(orgId),
     health: () => ctx.health.snapshot(),
+    settleByokFees: (orgId) => settleByokFees(ctx, orgId),
   }
 }

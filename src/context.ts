@@ -9,6 +9,7 @@ import type { CreditsStore } from './stores/credits'
 import type { Kv } from './stores/kv'
 import type { UsageStore } from './stores/usage'
 import type { CodesStore } from './stores/codes'
+import type { ByokStore } from './stores/byok'
 
 /** What every route handler receives: options, stores, clock and logger of one gateway. */
 export interface GatewayContext {
@@ -22,6 +23,7 @@ export interface GatewayContext {
   catalogue: Catalogue
   codes: CodesStore
   health: HealthTracker
+  byok: ByokStore
   /** Key that signs consent requests of the PKCE browser flow. */
   consentKey: Uint8Array
   now: () => number

@@ -20,6 +20,9 @@ import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
 import { createCatalogue } from './catalogue/catalogue'
 import { createHealthTracker } from './routing/health'
+import { createByokStore } from './stores/byok'
+import { createSecretBox } from './crypto/secrets'
+import { settleByokFees } from './billing/byok-fees'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
 
@@ -72,6 +75,12 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     },
     lastUsedIntervalSeconds: options.lastUsedIntervalSeconds ?? 60,
     requestTimeoutMs: options.requestTimeoutMs ?? 300_000,
+    previousSecrets: options.previousSecrets ?? [],
+    byok: {
+      freeRequestAllowance: options.byok?.freeRequestAllowance ?? 1_000_000,
+      platformFeeRate: options.byok?.platformFeeRate ?? '0.05',
+      settlementIntervalSeconds: options.byok?.settlementIntervalSeconds ?? 3600,
+    },
     health: { failureThreshold: options.health?.failureThreshold ?? 3, cooldownMs: options.health?.cooldownMs ?? 30_000, windowSize: options.health?.windowSize ?? 20 },
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
@@ -123,6 +132,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
     consentKey: deriveKey(resolved.secret, 'consent-request'),
     health: createHealthTracker({ ...resolved.health, now }),
+    byok: createByokStore({ kv, atomic, now, box: createSecretBox(resolved.secret, resolved.previousSecrets) }),
     catalogue,
     lastKeyUse: new Map(),
   }
@@ -163,6 +173,15 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
   app.all('/**', (event) => answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx))
 
+  // Pending BYOK fees are settled periodically (and on demand through the admin API).
+  const settleEvery = ctx.options.byok.settlementIntervalSeconds
+  const settlement = settleEvery > 0
+    ? setInterval(() => {
+        settleByokFees(ctx).catch((error) => ctx.logger.error('BYOK settlement failed; it will run again', { error: (error as Error).message }))
+      }, settleEvery * 1000)
+    : undefined
+  settlement?.unref()
+
   return {
     app,
     handlers,
@@ -171,6 +190,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     admin: createAdmin(ctx),
     context: ctx,
     async close() {
+      clearInterval(settlement)
       if (ownsStorage) await storage.dispose()
     },
   }

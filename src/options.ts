@@ -29,6 +29,8 @@ export interface GatewayOptions {
   basePath?: string
   /** Secret for encryption and signing (32+ characters). Default: random per process, with a warning. */
   secret?: string
+  /** Former secrets, still accepted to decrypt stored BYOK keys while they are re-encrypted under `secret`. */
+  previousSecrets?: string[]
   /** Current time in epoch milliseconds; inject one in tests. Default `Date.now`. */
   clock?: () => number
   /** Where logs go; `false` for none. Default: console, `info` and above. */
@@ -55,6 +57,18 @@ export interface GatewayOptions {
   rateLimits?: { key?: RateLimit; org?: RateLimit }
   /** Events of each attempt, fallback, success and failure, for the host's logs and metrics. */
   hooks?: RoutingHooks
+  /** Customers' own provider keys (decisions.md §7). */
+  byok?: ByokOptions
+}
+
+/** BYOK billing: a free allowance per period, then a platform fee on the estimated upstream cost. */
+export interface ByokOptions {
+  /** Free BYOK requests per org and period. Default 1000000. */
+  freeRequestAllowance?: number
+  /** Fee owed per chargeable request, as a fraction of its estimated upstream cost (exact decimal). Default '0.05'. */
+  platformFeeRate?: string
+  /** How often pending fees are settled (charged to credits); 0 turns the timer off. Default 3600 s. */
+  settlementIntervalSeconds?: number
 }
 
 /** A fixed-window rate limit. */
@@ -98,6 +112,8 @@ export interface ResolvedOptions {
   bodyLimits: { default: number; chat: number; transcription: number }
   lastUsedIntervalSeconds: number
   requestTimeoutMs: number
+  previousSecrets: string[]
+  byok: Required<ByokOptions>
   health: { failureThreshold: number; cooldownMs: number; windowSize: number }
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks

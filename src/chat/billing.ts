@@ -1,3 +1,4 @@
+import { assessByokFee, notePending } from '../billing/byok-fees'
 import { priceUsage } from '../billing/cost'
 import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
@@ -37,12 +38,19 @@ export function countImages(request: ChatRequest): number {
 /** Rough token count of text, for billing a stream that ended before the provider reported usage. */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)
 
-/** Prices the request, charges the org (and the key's limit), records the usage, and returns the API's usage object. */
+/**
+ * Prices the request, records its usage, and charges for it: the service's key charges the cost to credits now; a
+ * customer's key (BYOK) owes only the platform fee, pending until settlement. Returns the API's usage object.
+ */
 export async function settle(ctx: GatewayContext, input: SettleInput): Promise<Record<string, unknown>> {
   const { principal, attempt, usage } = input
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
   const cost = priceUsage(pricing, usage, { images: countImages(input.request) }, ctx.options.exchangeRates[currency])
+  const byok = attempt.credential !== undefined
+  const counted = byok && input.status === 'success'
+  const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
+  const charged = fee ? { units: fee.units, eurUnits: fee.eurUnits } : cost
   const now = ctx.now()
   const record: UsageRecord = {
     id: input.generationId,
@@ -62,19 +70,21 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     usage_estimated: input.estimated,
     currency,
-    cost: fromUnits(cost.units),
-    cost_eur: fromUnits(cost.eurUnits),
-    is_byok: false,
+    cost: fromUnits(charged.units),
+    cost_eur: fromUnits(charged.eurUnits),
+    is_byok: byok,
     upstream_inference_cost: fromUnits(cost.units),
     latency_ms: Math.max(0, now - input.startedAt),
     attempts: input.attempts,
     created_at: new Date(now).toISOString(),
+    ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
   }
   try {
     await Promise.all([
-      ctx.credits.chargeUnits(principal.org.id, cost.eurUnits),
-      principal.key.credit_limit ? ctx.atomic.addUnits(ctx.kv.key('credits', 'key', principal.key.hash, 'used'), cost.eurUnits) : undefined,
+      byok ? undefined : ctx.credits.chargeUnits(principal.org.id, cost.eurUnits),
+      !byok && principal.key.credit_limit ? ctx.atomic.addUnits(ctx.kv.key('credits', 'key', principal.key.hash, 'used'), cost.eurUnits) : undefined,
       ctx.usage.append(record),
+      counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
     ])
   } catch (error) {
     // The provider has served the request: never fail the answer for it, but leave everything needed to reconcile.
@@ -86,10 +96,10 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
     prompt_tokens_details: { cached_tokens: record.cached_tokens, cache_write_tokens: record.cache_write_tokens, ...(usage.prompt_tokens_details ?? {}) },
     completion_tokens_details: { reasoning_tokens: record.reasoning_tokens, ...(usage.completion_tokens_details ?? {}) },
-    cost: exact(cost.units),
+    cost: exact(charged.units),
     cost_currency: currency,
-    cost_eur: exact(cost.eurUnits),
-    is_byok: false,
+    cost_eur: exact(charged.eurUnits),
+    is_byok: byok,
     cost_details: {
       upstream_inference_cost: exact(cost.units),
       upstream_inference_prompt_cost: exact(cost.promptUnits),

@@ -8,7 +8,7 @@ import { completeWhole } from './whole'
 
 /** Serves POST /chat/completions: plan the attempts, refuse without credits, then answer whole or streamed. */
 export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; signal: AbortSignal; requestId: string }): Promise<Response> {
-  const attempts = await planAttempts(ctx, input.request)
+  const attempts = await planAttempts(ctx, input.request, input.principal)
   await assertCanSpend(ctx, input.principal)
   const run = input.request.stream ? completeStream : completeWhole
   return run(ctx, { ...input, attempts })

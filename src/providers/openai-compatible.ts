@@ -64,6 +64,7 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
   }
 
   const result: Provider = {
+    serviceKey: apiKey !== undefined || !info.byokSupported,
     ...info,
     models,
     async chat(request, options) {

@@ -125,6 +125,8 @@ export interface Provider {
   description?: string
   /** Customers may bring their own key for it (BYOK). */
   byokSupported?: boolean
+  /** False when the service has no key of its own for it: only customers' keys (BYOK) can use it. Default true. */
+  serviceKey?: boolean
   privacyPolicyUrl?: string
   termsOfServiceUrl?: string
   statusPageUrl?: string

@@ -42,6 +42,14 @@ function emit<K extends keyof RoutingHooks>(ctx: GatewayContext, name: K, event:
   }
 }
 
+// Never let a customer's secret reach a client or a log through a provider's error message.
+function redactSecret(error: GatewayError, secret: string | undefined): GatewayError {
+  if (!secret || !JSON.stringify(error.toJSON()).includes(secret.slice(0, 12))) return error
+  const scrub = (text: string) => text.split(secret).join('[redacted]').split(secret.slice(0, 12)).join('[redacted]')
+  const metadata = error.metadata && JSON.parse(scrub(JSON.stringify(error.metadata)))
+  return new GatewayError(error.status, scrub(error.message), { metadata, headers: error.headers })
+}
+
 const describe = (error: GatewayError) => ({
   status: error.status,
   type: error.type,
@@ -84,15 +92,27 @@ async function tryInOrder<T>(
   let tries = 0
   for (let i = 0; i < attempts.length; i++) {
     const attempt = attempts[i]
-    const provider = attempt.offer.provider.slug
+    // A customer's key has its own health: its rate limits or failures say nothing of the provider for others.
+    const provider = attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug
     const model = attempt.entry.id
     if (!ctx.health.admit(provider, model)) continue // its breaker opened while earlier attempts ran
+    let secret: string | undefined
+    if (attempt.credential) {
+      try {
+        secret = await ctx.byok.secretOf(attempt.credential)
+      } catch (error) {
+        // Sealed under a secret this gateway no longer has: skip it (the next attempt serves), and say so loudly.
+        ctx.logger.error('a BYOK credential cannot be decrypted; skipped', { credential_id: attempt.credential.id, error: (error as Error).message })
+        continue
+      }
+    }
     tries++
     const event: RoutingEvent = { requestId: input.requestId, model, provider, attempt: tries }
     emit(ctx, 'onAttempt', event)
     const started = performance.now()
     try {
-      const result = await call(attempt, { signal, timeoutMs: ctx.options.upstreamTimeoutMs })
+      const result = await call(attempt, { signal, timeoutMs: ctx.options.upstreamTimeoutMs, ...(secret ? { apiKey: secret } : {}) })
+      if (attempt.credential) void ctx.byok.touch(attempt.credential).catch(() => undefined)
       const latencyMs = performance.now() - started
       ctx.health.record(provider, model, { ok: true, latencyMs })
       emit(ctx, 'onSuccess', { ...event, latencyMs })
@@ -101,9 +121,10 @@ async function tryInOrder<T>(
       const latencyMs = performance.now() - started
       const error = deadline.aborted && !input.signal.aborted
         ? new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, { metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' } })
-        : toGatewayError(thrown, input.requestId)
+        : redactSecret(toGatewayError(thrown, input.requestId), secret)
       lastError = error
-      const retryable = isRetryable(error)
+      // A customer's key that the provider refuses is worth falling back from (to the service's key or another).
+      const retryable = isRetryable(error) || (attempt.credential !== undefined && error.metadata?.error_type === 'authentication')
       if (retryable) ctx.health.record(provider, model, { ok: false, latencyMs })
       const next = attempts.slice(i + 1).find((a) => ctx.health.state(a.offer.provider.slug, a.entry.id) !== 'open')
       if (signal.aborted || !retryable || !next) {

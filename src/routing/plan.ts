@@ -3,11 +3,14 @@ import type { CatalogueEntry, ModelOffer } from '../catalogue/catalogue'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
 import type { ChatRequest } from '../schemas/chat'
+import type { Principal } from '../stores/accounts'
+import type { CredentialRecord } from '../stores/byok'
 
-/** One way to serve the request: a model entry and one provider's offer of it. */
+/** One way to serve the request: a model entry, one provider's offer of it, and the customer's key for it (BYOK) or the service's. */
 export interface Attempt {
   entry: CatalogueEntry
   offer: ModelOffer
+  credential?: CredentialRecord
 }
 
 // Request fields that are model parameters, for provider.require_parameters (OpenRouter's names).
@@ -31,7 +34,7 @@ const perMillion = (price: string | undefined): Decimal => multiply(decimal(pric
  * breakers that are open, ordered by `provider.order`, then by `sort` or by default healthy first, then cheapest.
  * Nothing eligible → 503 naming why.
  */
-export async function planAttempts(ctx: GatewayContext, request: ChatRequest): Promise<Attempt[]> {
+export async function planAttempts(ctx: GatewayContext, request: ChatRequest, principal?: Principal): Promise<Attempt[]> {
   const ids = [...new Set([request.model, ...(request.models ?? [])].filter((id): id is string => !!id))]
   if (!ids.length) throw invalidRequest('model: is required', 'model')
   await ctx.catalogue.ready()
@@ -99,11 +102,28 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest): P
     return byPrice || compare(price(a), price(b))
   }
 
+  const credentials = principal ? await ctx.byok.records(principal.org.id) : []
+  const applicable = (entry: CatalogueEntry, offer: ModelOffer) =>
+    credentials.filter((c) =>
+      c.provider === offer.provider.slug && !c.disabled
+      && (!c.allowed_models.length || c.allowed_models.includes(entry.id))
+      && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(principal!.key.hash)))
+
   const attempts: Attempt[] = []
   for (const entry of entries) {
     const offers = entry.offers.filter((offer) => eligible(entry, offer)).sort(byPreference(entry))
     const kept = preferences.allow_fallbacks === false && !order.length ? offers.slice(0, 1) : offers
-    for (const offer of kept) attempts.push({ entry, offer })
+    // decisions.md §7: the customer's own keys first (whatever provider.order says), in sort_order; then each
+    // provider's service key, unless a credential says always_use or the service has none; is_fallback keys after it.
+    for (const offer of kept) for (const credential of applicable(entry, offer)) if (!credential.is_fallback) attempts.push({ entry, offer, credential })
+    for (const offer of kept) {
+      const own = applicable(entry, offer)
+      if (offer.provider.serviceKey !== false && !own.some((c) => c.always_use)) attempts.push({ entry, offer })
+      for (const credential of own) if (credential.is_fallback) attempts.push({ entry, offer, credential })
+    }
+    for (const offer of kept) {
+      if (offer.provider.serviceKey === false && !applicable(entry, offer).length) reasons.push(`${offer.provider.slug} (${entry.id}): needs your own key (BYOK) for this provider`)
+    }
   }
   if (!attempts.length) {
     throw new GatewayError(503, `No provider is available for ${ids.join(', ')}: ${reasons.join('; ')}`, { metadata: { models: ids, reasons } })

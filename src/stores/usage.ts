@@ -27,6 +27,13 @@ export interface UsageRecord {
   latency_ms: number
   attempts: number
   created_at: string
+  /** BYOK: the credential that served it. */
+  credential_id?: string
+  /** BYOK: the estimated upstream cost in EUR (what the customer's provider charges them). */
+  upstream_cost_eur?: string
+  /** BYOK: counted against the period (served successfully), and whether it fell within the free allowance. */
+  byok_counted?: boolean
+  byok_free?: boolean
 }
 
 /** The usage records store: one record per request, under the org, time-ordered. */
@@ -36,9 +43,10 @@ export function createUsageStore(kv: Kv) {
     async append(record: UsageRecord): Promise<void> {
       await kv.set(record, 'usage', record.org_id, `${Date.parse(record.created_at).toString().padStart(15, '0')}-${record.id}`)
     },
-    /** An org's records, oldest first. */
-    async list(orgId: string): Promise<UsageRecord[]> {
-      const keys = (await kv.list('usage', orgId)).sort()
+    /** An org's records, oldest first; with `from`/`to` (epoch ms), only those created in [from, to). */
+    async list(orgId: string, range?: { from: number; to: number }): Promise<UsageRecord[]> {
+      const inRange = (key: string) => !range || (Number(key.slice(0, 15)) >= range.from && Number(key.slice(0, 15)) < range.to)
+      const keys = (await kv.list('usage', orgId)).filter(inRange).sort()
       const records = await Promise.all(keys.map((k) => kv.get<UsageRecord>('usage', orgId, k)))
       return records.filter((r): r is UsageRecord => r !== null)
     },

@@ -25,6 +25,8 @@ export interface FakeOpenAI {
   slowMs: number
   /** Behaviour by upstream model name, set at run time (e.g. `modes.flaky = 'fail-500'`); the model name otherwise. */
   modes: Record<string, string>
+  /** Behaviour by API key (the bearer token), e.g. `keyModes['sk-bad'] = 'fail-429'`; checked before `modes`. */
+  keyModes: Record<string, string>
   close(): Promise<void>
 }
 
@@ -111,9 +113,9 @@ const ERRORS: Record<string, [number, any, Record<string, string>?]> = {
 }
 
 /** Starts the fake on 127.0.0.1 (a free port). */
-export async function startFakeOpenAI(options: { apiKey?: string; slowMs?: number; models?: string[] } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(options: { apiKey?: string | string[]; slowMs?: number; models?: string[] } = {}): Promise<FakeOpenAI> {
   const sockets = new Set<Socket>()
-  const fake: FakeOpenAI = { url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, modes: {}, close: async () => undefined }
+  const fake: FakeOpenAI = { url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, modes: {}, keyModes: {}, close: async () => undefined }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
   const server: Server = createServer(async (req, res) => {
@@ -133,7 +135,9 @@ export async function startFakeOpenAI(options: { apiKey?: string; slowMs?: numbe
       res.end(JSON.stringify(value))
     }
 
-    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '')
+    const accepted = options.apiKey === undefined ? undefined : ([] as string[]).concat(options.apiKey)
+    if (accepted && !accepted.includes(bearer) && !fake.keyModes[bearer]) {
       return json(401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
     }
     if (req.method === 'GET' && path === '/v1/models') {
@@ -142,7 +146,7 @@ export async function startFakeOpenAI(options: { apiKey?: string; slowMs?: numbe
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
     const named: string = body?.model ?? ''
-    const model: string = fake.modes[named] ?? named
+    const model: string = fake.keyModes[bearer] ?? fake.modes[named] ?? named
     if (ERRORS[model]) {
       const [status, error, headers] = ERRORS[model]
       return json(status, error, headers)

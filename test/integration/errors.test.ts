@@ -93,9 +93,10 @@ describe('errors', () => {
   })
 
   it('answers 501 for the routes whose capability comes later, after auth and validation', async () => {
-    const valid = JSON.stringify({ key: 'sk-test-1234567890', provider: 'openai' })
-    await expectEnvelope(await t.request('/api/v1/byok', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 501, 'not_implemented', /BYOK/)
-    expect((await t.request('/api/v1/byok', { method: 'POST', headers: json, body: valid })).status).toBe(401)
+    const valid = JSON.stringify({ model: 'openai/tts-1', input: 'Hello' })
+    await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 501, 'not_implemented', /Audio/)
+    expect((await t.request('/api/v1/audio/speech', { method: 'POST', headers: json, body: valid })).status).toBe(401)
+    await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model: 'x' }) }), 400, 'invalid_request', /^input: is required$/, 'input')
   })
 
   it('echoes a valid X-Request-Id and replaces an invalid one', async () => {

@@ -12,19 +12,6 @@ ${script ? `<script type="module">${script}</script>` : ''}
 </body>
 </html>`
 
-/** The playground's landing page: plain HTML, no external assets. */
-export function landingPage(basePath: string): string {
-  return page('model-gateway playground', `<h1>model-gateway playground</h1>
-<p>An OpenRouter-style API is served under <code>${basePath}</code> on this server. Your demo API key was printed in the terminal on first start.</p>
-<ul>
-<li><a href="/example-app">Example app</a>: get an API key through the PKCE flow (sign-in, consent, code exchange)</li>
-<li><a href="${basePath}/openapi.json">OpenAPI document</a> (every route, request and response)</li>
-<li><a href="${basePath}/models">Models</a> and <a href="${basePath}/providers">providers</a></li>
-</ul>
-<p>Try it:</p>
-<pre>curl -s ${basePath}/me -H "Authorization: Bearer $KEY"</pre>`)
-}
-
 /** The demo sign-in page of the host app: one button signs in as the demo user. */
 export function signInPage(returnTo: string, email: string): string {
   const escaped = returnTo.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

@@ -1,4 +1,4 @@
-import { demo, openai, type Provider } from '../src/index'
+import { demo, hostedProvider, openai, type Provider } from '../src/index'
 
 /** The playground's providers: the offline demo always, and real ones whose keys are in the environment. */
 export function playgroundProviders(env: NodeJS.ProcessEnv): { list: Provider[]; summary: string } {
@@ -11,5 +11,8 @@ export function playgroundProviders(env: NodeJS.ProcessEnv): { list: Provider[];
   for (const name of ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY']) {
     if (env[name]) notes.push(`${name} is set, but the Anthropic and Gemini providers are not built yet: ignored`)
   }
+  // Groq without a service key: listed so that customers can add their own key (BYOK) and use it.
+  list.push(hostedProvider('groq', { apiKey: env.GROQ_API_KEY || undefined }))
+  notes.push(env.GROQ_API_KEY ? 'groq' : 'groq (with your own key only: add one in the page)')
   return { list, summary: notes.join('; ') }
 }

@@ -4,7 +4,8 @@ import { createStorage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import { toNodeHandler } from '../adapters/node'
 import { createGateway } from '../src/index'
-import { exampleAppPage, exampleCallbackPage, landingPage, signInPage } from './page'
+import { exampleAppPage, exampleCallbackPage, signInPage } from './page'
+import { playgroundPage } from './ui'
 import { playgroundProviders } from './providers'
 import { createSessions, safeReturnPath } from './session'
 import { DEMO_EMAIL, ensureDemoAccount, loadSecret } from './setup'
@@ -46,7 +47,7 @@ const handleApi = toNodeHandler(gateway)
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`)
   const page = `${req.method} ${url.pathname}`
-  if (page === 'GET /') return html(res, landingPage(basePath))
+  if (page === 'GET /') return html(res, playgroundPage(basePath))
   if (page === 'GET /example-app') return html(res, exampleAppPage(basePath))
   if (page === 'GET /example-app/callback') return html(res, exampleCallbackPage(basePath))
   if (page === 'GET /sign-in') return html(res, signInPage(safeReturnPath(url.searchParams.get('return_to'), url.origin), DEMO_EMAIL))

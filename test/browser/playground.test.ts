@@ -1,0 +1,69 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startPlayground } from '../helpers/playground'
+
+// Debian's Chromium; .ci/run installs it when missing, so in CI this always runs.
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const artifacts = resolve(import.meta.dirname, '../../test-results')
+
+describe.skipIf(!existsSync(chromiumPath))('the playground page in Chromium', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mg-ui-'))
+  let browser: Browser
+  let playground: Awaited<ReturnType<typeof startPlayground>>
+  beforeAll(async () => {
+    playground = await startPlayground(dataDir)
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    await playground?.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('connects, streams a chat answer from demo/echo with its cost and the new balance, and adds and deletes a BYOK key', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
+    await page.goto(playground.url)
+    await page.waitForSelector('body[data-ready="true"]')
+    expect(await page.locator('#who').textContent()).toBe('Not connected')
+
+    // Get a key through the PKCE flow, with the page itself as the callback.
+    await page.getByRole('button', { name: 'Connect (get a key)' }).click()
+    await page.getByRole('button', { name: /Sign in as demo@example.com/ }).click()
+    await page.getByRole('button', { name: 'Approve' }).click()
+    await page.waitForSelector('body[data-ready="true"]')
+    expect(await page.locator('#who').textContent()).toBe('demo@example.com')
+    expect(await page.locator('#balance').textContent()).toBe('10')
+
+    // Chat, streamed.
+    expect(await page.locator('#model').inputValue()).toBe('demo/echo')
+    await page.getByLabel('Message').fill('Hello from the browser')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await expect.poll(() => page.locator('.msg.assistant span').last().textContent(), { timeout: 10_000 }).toBe('Echo: Hello from the browser')
+    const cost = await page.locator('.cost').last().textContent()
+    expect(cost).toMatch(/^\d+ \+ 5 tokens, cost 0\.\d+ EUR$/)
+    const charged = cost!.match(/cost (\S+) EUR/)![1]
+    await expect.poll(() => page.locator('#balance').textContent()).not.toBe('10')
+    const balance = await page.locator('#balance').textContent()
+    // The balance shown is the credits minus exactly the request's cost.
+    expect(BigInt(Math.round(Number(balance) * 1e12)) + BigInt(Math.round(Number(charged) * 1e12))).toBe(10n * 10n ** 12n)
+
+    // BYOK: add a key for Groq, see it listed (masked), delete it.
+    await page.getByLabel('Provider', { exact: true }).selectOption('groq')
+    await page.getByLabel('Key', { exact: true }).fill('gsk_playground_secret_4321')
+    await page.getByRole('button', { name: 'Add key' }).click()
+    await expect.poll(() => page.locator('#byok-status').textContent()).toBe('Added …4321')
+    await expect.poll(() => page.locator('#byok-list tr').count()).toBe(1)
+    expect(await page.locator('#byok-list').textContent()).not.toContain('secret')
+    mkdirSync(artifacts, { recursive: true })
+    await page.screenshot({ path: join(artifacts, 'playground.png'), fullPage: true })
+    await page.getByRole('button', { name: 'Delete …4321' }).click()
+    await expect.poll(() => page.locator('#byok-list tr').count()).toBe(0)
+    expect(await page.locator('#byok-status').textContent()).toBe('Deleted …4321')
+  }, 90_000)
+})

@@ -4,6 +4,8 @@ export default defineBuildConfig({
   entries: [
     { input: 'src/index', name: 'index' },
     { input: 'adapters/node', name: 'adapters/node' },
+    { input: 'adapters/express', name: 'adapters/express' },
+    { input: 'adapters/bun', name: 'adapters/bun' },
   ],
   declaration: true,
   clean: true,

@@ -8,6 +8,8 @@ export type { CallOptions, ModelPricing, Provider, ProviderCheck, ProviderModel,
 export { openaiCompatible, type OpenAICompatibleConfig } from './providers/openai-compatible'
 export { openai, hostedProvider, localProvider, type HostedProviderOptions } from './providers/openai'
 export { demo, DEMO_MODEL_ID } from './providers/demo'
+export { anthropic, ANTHROPIC_VERSION, type AnthropicOptions } from './providers/anthropic'
+export { anthropicModels } from './catalogue/anthropic-models'
 export { knownModels, knownHosts } from './catalogue/known-models'
 export type { CatalogueModel, CatalogueProvider } from './catalogue/catalogue'
 export type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'

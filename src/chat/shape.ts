@@ -17,7 +17,7 @@ export function normalizeFinishReason(native: string | null | undefined): string
   if (native === null || native === undefined) return null
   if (FINISH_REASONS.has(native)) return native
   if (native === 'function_call' || native === 'tool_use') return 'tool_calls'
-  if (native === 'max_tokens' || native === 'MAX_TOKENS') return 'length'
+  if (native === 'max_tokens' || native === 'MAX_TOKENS' || native === 'model_context_window_exceeded') return 'length'
   if (native === 'SAFETY' || native === 'refusal') return 'content_filter'
   return 'stop'
 }

@@ -1,0 +1,146 @@
+import type { ProviderModel } from '../providers/types'
+
+/*
+ * Anthropic's current Claude models with their published list prices (USD per token, standard tier: no batch, no fast
+ * mode), context windows and output limits.
+ *
+ * Source: Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing) and each model's overview page
+ * (platform.claude.com/docs/en/models/…), as published in November 2026. Written on 2026-11-25 from those pages
+ * without live access to them: check the live pages before charging real money, and override prices with
+ * `createGateway({ models })` or `anthropic({ models })`.
+ *
+ * - Cache writes are priced at the 5-minute rate (1.25× input); the provider never asks for 1-hour writes.
+ * - Claude Sonnet 5.5's cache reads were cut from $0.20 to $0.10 / MTok on 2026-10-07.
+ * - Left out: Claude Haiku 5.5, whose price depends on the prompt's length (from $0.10 / $0.50 up to 100K prompt
+ *   tokens, $0.50 / $2.50 above, on every token of the request), which a flat per-token price cannot bill exactly;
+ *   Claude Mythos 5 / 5.1 (by invitation only); Claude Sonnet 4.5 (retired 2026-11-30); older models.
+ * - Claude Fable 5.x, Opus 5.5 and Sonnet 5.5 reject forced tool use (`tool_choice: 'required'` or a named tool):
+ *   the API answers 400, passed on as invalid_request. `auto` and `none` work on every model.
+ * - API version 2026-10-21 removed `temperature`, `top_p` and `top_k`: none of these models lists them.
+ */
+
+/** USD per million tokens (as written on the pricing page) → USD per token, exactly ('6.25' → '0.00000625'). */
+function perMillionTokens(usd: string): string {
+  const [whole, fraction = ''] = usd.split('.')
+  const digits = `${whole}${fraction}`.replace(/^0+(?=\d)/, '')
+  const scale = fraction.length + 6
+  const padded = digits.padStart(scale + 1, '0')
+  const text = `${padded.slice(0, -scale)}.${padded.slice(-scale)}`.replace(/0+$/, '').replace(/\.$/, '')
+  return text
+}
+
+const price = (input: string, output: string, cacheRead: string, cacheWrite5m: string): ProviderModel['pricing'] => ({
+  prompt: perMillionTokens(input),
+  completion: perMillionTokens(output),
+  input_cache_read: perMillionTokens(cacheRead),
+  input_cache_write: perMillionTokens(cacheWrite5m),
+  currency: 'USD',
+})
+
+const CLAUDE = ['max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'user']
+const EFFORTS = ['minimal', 'low', 'medium', 'high']
+const MODALITIES = ['text', 'image', 'file']
+const docs = (page: string) => `https://platform.claude.com/docs/en/models/${page}/overview`
+const epoch = (date: string) => Date.parse(`${date}T00:00:00Z`) / 1000
+
+/** The current Claude models, served by the `anthropic()` provider. */
+export const anthropicModels: ProviderModel[] = [
+  {
+    id: 'anthropic/claude-fable-5.2',
+    upstreamId: 'claude-fable-5-2',
+    name: 'Anthropic: Claude Fable 5.2',
+    description: 'Anthropic’s model for demanding reasoning and long-horizon agentic work. Adaptive thinking, always on.',
+    contextLength: 1_000_000,
+    maxCompletionTokens: 128_000,
+    pricing: price('8', '40', '0.20', '10'),
+    inputModalities: MODALITIES,
+    supportedParameters: CLAUDE,
+    reasoning: { mandatory: true, efforts: EFFORTS },
+    tags: ['programming', 'science', 'academia'],
+    created: epoch('2026-11-09'),
+    releaseDate: '2026-11-09',
+    knowledgeCutoff: '2026-06',
+    detailsUrl: docs('fable-5-2'),
+  },
+  {
+    id: 'anthropic/claude-fable-5.1',
+    upstreamId: 'claude-fable-5-1',
+    name: 'Anthropic: Claude Fable 5.1',
+    description: 'The previous Fable model. Adaptive thinking, always on.',
+    contextLength: 1_000_000,
+    maxCompletionTokens: 128_000,
+    pricing: price('10', '50', '0.25', '12.50'),
+    inputModalities: MODALITIES,
+    supportedParameters: CLAUDE,
+    reasoning: { mandatory: true, efforts: EFFORTS },
+    tags: ['programming', 'science'],
+    created: epoch('2026-09-01'),
+    releaseDate: '2026-09-01',
+    knowledgeCutoff: '2026-06',
+    detailsUrl: docs('fable-5-1'),
+  },
+  {
+    id: 'anthropic/claude-opus-5.5',
+    upstreamId: 'claude-opus-5-5',
+    name: 'Anthropic: Claude Opus 5.5',
+    description: 'Anthropic’s Opus model for long-running agentic coding and knowledge work. Adaptive thinking, always on.',
+    contextLength: 1_000_000,
+    maxCompletionTokens: 128_000,
+    pricing: price('4', '20', '0.20', '5'),
+    inputModalities: MODALITIES,
+    supportedParameters: CLAUDE,
+    reasoning: { mandatory: true, efforts: EFFORTS },
+    tags: ['programming', 'legal', 'finance'],
+    knowledgeCutoff: '2026-06',
+    detailsUrl: docs('opus-5-5'),
+  },
+  {
+    id: 'anthropic/claude-opus-5',
+    upstreamId: 'claude-opus-5',
+    name: 'Anthropic: Claude Opus 5',
+    description: 'The previous Opus model (legacy). Adaptive thinking.',
+    contextLength: 1_000_000,
+    maxCompletionTokens: 128_000,
+    pricing: price('5', '25', '0.50', '6.25'),
+    inputModalities: MODALITIES,
+    supportedParameters: CLAUDE,
+    reasoning: { efforts: EFFORTS },
+    tags: ['programming'],
+    created: epoch('2026-07-24'),
+    releaseDate: '2026-07-24',
+    knowledgeCutoff: '2026-05',
+    detailsUrl: docs('opus-5'),
+  },
+  {
+    id: 'anthropic/claude-sonnet-5.5',
+    upstreamId: 'claude-sonnet-5-5',
+    name: 'Anthropic: Claude Sonnet 5.5',
+    description: 'Anthropic’s best combination of speed and intelligence. Adaptive thinking.',
+    contextLength: 1_000_000,
+    maxCompletionTokens: 128_000,
+    pricing: price('2', '10', '0.10', '2.50'),
+    inputModalities: MODALITIES,
+    supportedParameters: CLAUDE,
+    reasoning: { efforts: EFFORTS },
+    tags: ['programming', 'marketing', 'translation'],
+    knowledgeCutoff: '2026-06',
+    detailsUrl: docs('sonnet-5-5'),
+  },
+  {
+    id: 'anthropic/claude-haiku-4.5',
+    upstreamId: 'claude-haiku-4-5',
+    name: 'Anthropic: Claude Haiku 4.5',
+    description: 'Anthropic’s fastest model of the 4.5 generation. Extended thinking with a token budget.',
+    contextLength: 200_000,
+    maxCompletionTokens: 64_000,
+    pricing: price('1', '5', '0.10', '1.25'),
+    inputModalities: MODALITIES,
+    supportedParameters: CLAUDE,
+    reasoning: { supportsMaxTokens: true },
+    tags: ['trivia', 'translation'],
+    created: epoch('2025-10-15'),
+    releaseDate: '2025-10-15',
+    knowledgeCutoff: '2025-02',
+    detailsUrl: docs('haiku-4-5'),
+  },
+]

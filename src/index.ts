@@ -10,6 +10,8 @@ export { openai, hostedProvider, localProvider, type HostedProviderOptions } fro
 export { demo, DEMO_MODEL_ID } from './providers/demo'
 export { anthropic, ANTHROPIC_VERSION, type AnthropicOptions } from './providers/anthropic'
 export { anthropicModels } from './catalogue/anthropic-models'
+export { gemini, GEMINI_BASE_URL, type GeminiOptions } from './providers/gemini'
+export { geminiModels } from './catalogue/gemini-models'
 export { knownModels, knownHosts } from './catalogue/known-models'
 export type { CatalogueModel, CatalogueProvider } from './catalogue/catalogue'
 export type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'

@@ -1,5 +1,6 @@
 import type { ProviderModel } from '../providers/types'
 import { anthropicModels } from './anthropic-models'
+import { geminiModels } from './gemini-models'
 
 /*
  * Well-known models per provider, with published list prices (USD per token) and context lengths.
@@ -56,6 +57,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
     { id: 'deepseek/deepseek-r1', upstreamId: 'deepseek-reasoner', name: 'DeepSeek: R1', contextLength: 65_536, maxCompletionTokens: 32_768, pricing: price(0.55, 2.19, 0.14), supportedParameters: ['max_tokens', 'reasoning', 'include_reasoning'], reasoning: { mandatory: true }, tags: ['science', 'academia'], huggingFaceId: 'deepseek-ai/DeepSeek-R1', created: 1737331200 },
   ],
   anthropic: anthropicModels,
+  'google-ai-studio': geminiModels,
   xai: [
     { id: 'x-ai/grok-3-mini', upstreamId: 'grok-3-mini', name: 'xAI: Grok 3 Mini', contextLength: 131_072, pricing: price(0.3, 0.5, 0.075), supportedParameters: [...CHAT, 'reasoning', 'logprobs', 'top_logprobs'], reasoning: { efforts: ['low', 'high'] }, tags: ['science', 'trivia'], created: 1744156800 },
   ],
@@ -64,6 +66,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
 /** Hosted OpenAI-compatible providers the presets know: base URL and `/providers` facts. */
 export const knownHosts: Record<string, { name: string; baseURL: string; headquarters?: string; privacyPolicyUrl?: string; termsOfServiceUrl?: string; statusPageUrl?: string }> = {
   anthropic: { name: 'Anthropic', baseURL: 'https://api.anthropic.com', headquarters: 'US', privacyPolicyUrl: 'https://www.anthropic.com/legal/privacy', termsOfServiceUrl: 'https://www.anthropic.com/legal/commercial-terms', statusPageUrl: 'https://status.claude.com/' },
+  'google-ai-studio': { name: 'Google AI Studio', baseURL: 'https://generativelanguage.googleapis.com', headquarters: 'US', privacyPolicyUrl: 'https://policies.google.com/privacy', termsOfServiceUrl: 'https://ai.google.dev/gemini-api/terms', statusPageUrl: 'https://aistudio.google.com/status' },
   openai: { name: 'OpenAI', baseURL: 'https://api.openai.com/v1', headquarters: 'US', privacyPolicyUrl: 'https://openai.com/policies/privacy-policy/', termsOfServiceUrl: 'https://openai.com/policies/row-terms-of-use/', statusPageUrl: 'https://status.openai.com/' },
   groq: { name: 'Groq', baseURL: 'https://api.groq.com/openai/v1', headquarters: 'US', privacyPolicyUrl: 'https://groq.com/privacy-policy/', termsOfServiceUrl: 'https://groq.com/terms-of-use/', statusPageUrl: 'https://groqstatus.com/' },
   together: { name: 'Together', baseURL: 'https://api.together.xyz/v1', headquarters: 'US', privacyPolicyUrl: 'https://www.together.ai/privacy', termsOfServiceUrl: 'https://www.together.ai/terms-of-service' },

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { UpstreamChoice, UpstreamChunk } from '../providers/types'
 
 const FINISH_REASONS = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'error'])
+const FILTERED = new Set(['SAFETY', 'refusal', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION'])
+const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS'])
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 /** A new generation id: `gen-` plus the time and 20 random characters. */
@@ -17,8 +19,9 @@ export function normalizeFinishReason(native: string | null | undefined): string
   if (native === null || native === undefined) return null
   if (FINISH_REASONS.has(native)) return native
   if (native === 'function_call' || native === 'tool_use') return 'tool_calls'
-  if (native === 'max_tokens' || native === 'MAX_TOKENS' || native === 'model_context_window_exceeded') return 'length'
-  if (native === 'SAFETY' || native === 'refusal') return 'content_filter'
+  if (native === 'max_tokens' || native === 'MAX_TOKENS' || native === 'model_context_window_exceeded' || native === 'CONTINUATION') return 'length'
+  if (FILTERED.has(native)) return 'content_filter'
+  if (FAILED.has(native)) return 'error'
   return 'stop'
 }
 
@@ -38,7 +41,7 @@ export function shapeChoice(choice: UpstreamChoice) {
       ...rest,
     },
     finish_reason: normalizeFinishReason(choice.finish_reason),
-    native_finish_reason: choice.finish_reason ?? null,
+    native_finish_reason: (typeof choice.native_finish_reason === 'string' ? choice.native_finish_reason : choice.finish_reason) ?? null,
     logprobs: choice.logprobs ?? null,
   }
 }
@@ -46,9 +49,9 @@ export function shapeChoice(choice: UpstreamChoice) {
 /** A streamed chunk's choices with finish reasons normalized. */
 export function shapeChunkChoices(choices: UpstreamChunk['choices']) {
   return choices.map((choice) => {
-    const { finish_reason, ...rest } = choice
+    const { finish_reason, native_finish_reason, ...rest } = choice
     const shaped: Record<string, unknown> = { ...rest, finish_reason: normalizeFinishReason(finish_reason) }
-    if (finish_reason) shaped.native_finish_reason = finish_reason
+    if (finish_reason) shaped.native_finish_reason = typeof native_finish_reason === 'string' ? native_finish_reason : finish_reason
     return shaped
   })
 }

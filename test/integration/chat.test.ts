@@ -137,6 +137,15 @@ describe('POST /api/v1/chat/completions', () => {
     expect(events.slice(0, -1).some((chunk: any) => chunk.choices[0]?.finish_reason === 'tool_calls')).toBe(true)
   })
 
+  it('passes images and parallel tool calls through unchanged', async () => {
+    const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }
+    await post({ model: 'fake/gpt-test', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, image] }] })
+    expect(alpha.requests.at(-1)!.body.messages[0].content).toEqual([{ type: 'text', text: 'what is this' }, image])
+    const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { city: { type: 'string' } } } } })
+    const body = await (await ask('fake/gpt-test', 'Oslo', { tools: [tool('weather'), tool('time')] })).json()
+    expect(body.choices[0].message.tool_calls.map((c: any) => [c.index, c.function.name, JSON.parse(c.function.arguments)])).toEqual([[0, 'weather', { city: 'Oslo' }], [1, 'time', { city: 'Oslo' }]])
+  })
+
   it('passes logprobs through', async () => {
     const body = await (await ask('fake/gpt-test', 'two words', { logprobs: true, top_logprobs: 1 })).json()
     expect(body.choices[0].logprobs.content.map((e: any) => e.token)).toEqual(['Hello', 'from', 'gpt-test:', 'two', 'words'])

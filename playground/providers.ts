@@ -1,4 +1,4 @@
-import { demo, hostedProvider, openai, type Provider } from '../src/index'
+import { anthropic, demo, gemini, hostedProvider, openai, type Provider } from '../src/index'
 
 /** The playground's providers: the offline demo always, and real ones whose keys are in the environment. */
 export function playgroundProviders(env: NodeJS.ProcessEnv): { list: Provider[]; summary: string } {
@@ -8,8 +8,13 @@ export function playgroundProviders(env: NodeJS.ProcessEnv): { list: Provider[];
     list.push(openai({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL || undefined }))
     notes.push(`openai${env.OPENAI_BASE_URL ? ` at ${env.OPENAI_BASE_URL}` : ''}`)
   }
-  for (const name of ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY']) {
-    if (env[name]) notes.push(`${name} is set, but the Anthropic and Gemini providers are not built yet: ignored`)
+  if (env.ANTHROPIC_API_KEY) {
+    list.push(anthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined }))
+    notes.push('anthropic')
+  }
+  if (env.GEMINI_API_KEY) {
+    list.push(gemini({ apiKey: env.GEMINI_API_KEY, baseURL: env.GEMINI_BASE_URL || undefined }))
+    notes.push('gemini')
   }
   // Groq without a service key: listed so that customers can add their own key (BYOK) and use it.
   list.push(hostedProvider('groq', { apiKey: env.GROQ_API_KEY || undefined }))

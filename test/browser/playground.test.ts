@@ -1,24 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { artifacts, hasChromium, launchChromium } from '../helpers/browser'
 import { startPlayground } from '../helpers/playground'
 
-// Debian's Chromium; .ci/run installs it when missing, so in CI this always runs.
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const artifacts = resolve(import.meta.dirname, '../../test-results')
 
-describe.skipIf(!existsSync(chromiumPath))('the playground page in Chromium', () => {
+describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'mg-ui-'))
   let browser: Browser
   let playground: Awaited<ReturnType<typeof startPlayground>>
   beforeAll(async () => {
     playground = await startPlayground(dataDir)
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    })
+    browser = await launchChromium()
   }, 60_000)
   afterAll(async () => {
     await browser?.close()

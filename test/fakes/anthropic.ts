@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './listen'
 
 /**
  * A fake Anthropic Messages API on 127.0.0.1, following the wire format of API version 2026-10-21 (the API reference
@@ -296,7 +296,6 @@ interface Answer {
 
 /** Starts the fake on 127.0.0.1 (a free port). */
 export async function startFakeAnthropic(options: { apiKey: string }): Promise<FakeAnthropic> {
-  const sockets = new Set<Socket>()
   const fake: FakeAnthropic = { url: '', requests: [], close: async () => undefined }
   const cache = new Map<string, number>()
   let ids = 0
@@ -482,17 +481,9 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     send('message_stop', {})
     res.end()
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      server.close(() => resolve())
-    })
+  const listening = await listenOnLoopback(server)
+  fake.url = `${listening.origin}`
+  fake.close = listening.close
   return fake
 }
 

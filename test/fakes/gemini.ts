@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './listen'
 
 /**
  * A fake Gemini API (`generativelanguage.googleapis.com`, v1beta) on 127.0.0.1, speaking the wire format of the API
@@ -373,7 +373,6 @@ const ERRORS: Record<string, [number, string, string, any[]?]> = {
 
 /** Starts the fake on a free port of 127.0.0.1; requests must carry `apiKey`. */
 export async function startFakeGemini(options: { apiKey: string }): Promise<FakeGemini> {
-  const sockets = new Set<Socket>()
   const signatures = new Set<string>()
   const seenSystems = new Set<string>()
   const fake: FakeGemini = { url: '', requests: [], signatures, close: async () => undefined }
@@ -481,16 +480,8 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     if (closing.length) send({ candidates: [candidate(closing, { finishReason: plan.finishReason })], usageMetadata: plan.usage })
     res.end()
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      server.close(() => resolve())
-    })
+  const listening = await listenOnLoopback(server)
+  fake.url = `${listening.origin}`
+  fake.close = listening.close
   return fake
 }

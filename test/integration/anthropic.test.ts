@@ -14,6 +14,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { decimalText, readSse, roundUnits, units } from '../helpers/sse'
+import { openaiClient } from '../helpers/clients'
 
 const KEY = 'sk-ant-api03-test-key-0123456789'
 const FAILING = ['claude-rate-limited', 'claude-overloaded', 'claude-invalid', 'claude-too-long', 'claude-unauthorized', 'claude-forbidden', 'claude-api-error', 'claude-midstream-error', 'claude-overloaded-early']
@@ -73,16 +74,7 @@ beforeAll(async () => {
     ],
   })
   customer = await createCustomer(t.gateway, { credits: '50' })
-  client = new OpenAI({
-    apiKey: customer.key,
-    baseURL: `${t.url}/api/v1`,
-    maxRetries: 0,
-    fetch: async (input, init) => {
-      const res = await fetch(input, init)
-      if (res.headers.get('content-type')?.startsWith('application/json')) rawBodies.push(await res.clone().text())
-      return res
-    },
-  })
+  client = openaiClient(t.url, customer.key, rawBodies)
 })
 
 afterAll(async () => {

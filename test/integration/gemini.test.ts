@@ -12,6 +12,7 @@ import type { ModelPricing, ProviderModel } from '../../src/providers/types'
 import { startFakeGemini, type FakeGemini, type FakeGeminiRequest } from '../fakes/gemini'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { decimalText, readSse, roundUnits, units } from '../helpers/sse'
+import { openaiClient } from '../helpers/clients'
 
 const API_KEY = 'AIzaSyFAKE-gemini-test-key-0123456789'
 const FLASH = 'google/gemini-2.5-flash'
@@ -61,16 +62,7 @@ beforeAll(async () => {
   })
   const customer = await createCustomer(t.gateway, { credits: '50' })
   auth = customer.auth
-  client = new OpenAI({
-    apiKey: customer.key,
-    baseURL: `${t.url}/api/v1`,
-    maxRetries: 0,
-    fetch: async (input, init) => {
-      const res = await fetch(input, init)
-      if (res.headers.get('content-type')?.startsWith('application/json')) rawBodies.push(await res.clone().text())
-      return res
-    },
-  })
+  client = openaiClient(t.url, customer.key, rawBodies)
 })
 
 afterAll(async () => {

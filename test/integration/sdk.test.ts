@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+import { openaiClient } from '../helpers/clients'
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exact decimal arithmetic for expected costs, in ledger units of 10^-12 (the gateway's money scale).
@@ -115,16 +116,7 @@ describe('openai SDK', () => {
   beforeAll(async () => {
     const customer = await createCustomer(t.gateway, { credits: '5' })
     orgId = customer.user.org_id
-    client = new OpenAI({
-      apiKey: customer.key,
-      baseURL: `${t.url}/api/v1`,
-      maxRetries: 0,
-      fetch: async (input, init) => {
-        const res = await fetch(input, init)
-        if (res.headers.get('content-type')?.startsWith('application/json')) rawBodies.push(await res.clone().text())
-        return res
-      },
-    })
+    client = openaiClient(t.url, customer.key, rawBodies)
   })
 
   it('answers a whole completion with the exact cost, and charges the org exactly cost_eur', async () => {

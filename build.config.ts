@@ -6,6 +6,7 @@ export default defineBuildConfig({
     { input: 'adapters/node', name: 'adapters/node' },
     { input: 'adapters/express', name: 'adapters/express' },
     { input: 'adapters/bun', name: 'adapters/bun' },
+    { input: 'src/cli/index', name: 'cli' },
   ],
   declaration: true,
   clean: true,

@@ -1,17 +1,11 @@
-import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { loadSecret as loadCliSecret } from '../src/cli/secret'
 import type { Gateway } from '../src/index'
 
 export const DEMO_EMAIL = 'demo@example.com'
 
-/** The playground's secret: GATEWAY_SECRET, else one generated on first start and kept in the data folder. */
+/** The playground's secret: GATEWAY_SECRET, else one generated on first start and kept in the data folder (shared with the CLI). */
 export function loadSecret(dataDir: string): string {
-  if (process.env.GATEWAY_SECRET) return process.env.GATEWAY_SECRET
-  mkdirSync(dataDir, { recursive: true })
-  const file = join(dataDir, 'secret')
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 })
-  return readFileSync(file, 'utf8').trim()
+  return loadCliSecret(dataDir, { create: true }).secret
 }
 
 /** Creates the demo org, user and credits on first start; returns a key only when one was issued now. */

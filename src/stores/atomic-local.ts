@@ -63,7 +63,8 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
         await storage.setItem(key, { units: next.toString() })
         return next
       }),
-    getUnits: async (key) => BigInt((await read(key)).units ?? '0'),
+    // Read under the lock too: the fs driver does not write atomically, so a read racing a write could see an empty file.
+    getUnits: (key) => lock(key, async () => BigInt((await read(key)).units ?? '0')),
     increment: (key, by = 1, ttlSeconds) =>
       lock(key, async () => {
         const now = Date.now()

@@ -19,6 +19,17 @@ const errorStatuses = (route: RouteDefinition): string[] => {
   return statuses.sort()
 }
 
+const requestContent = (route: RouteDefinition): JsonObject => {
+  const content: JsonObject = {}
+  if (route.body) content['application/json'] = { schema: jsonSchema(route.body, 'input') }
+  if (route.form) {
+    const schema = jsonSchema(route.form, 'input') as { properties?: Record<string, JsonObject> }
+    for (const [name, property] of Object.entries(schema.properties ?? {})) if (!Object.keys(property).length) schema.properties![name] = { type: 'string', contentMediaType: 'application/octet-stream' }
+    content['multipart/form-data'] = { schema }
+  }
+  return content
+}
+
 /** The OpenAPI 3.1 document of the routes, generated from their valibot schemas. */
 export function buildOpenApiDocument(routes: RouteDefinition[], info: { basePath: string; version: string; publicCatalogue: boolean }): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {}
@@ -48,7 +59,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: { basePath
       summary: route.summary,
       tags: [route.tag],
       ...(parameters.length ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+      ...(route.body || route.form ? { requestBody: { required: true, content: requestContent(route) } } : {}),
       responses,
       security: requiresKey ? [{ bearer: [] }] : [],
     }

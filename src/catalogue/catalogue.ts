@@ -152,6 +152,8 @@ function toView(id: string, offers: ModelOffer[], basePath: string): CatalogueMo
       internal_reasoning: p.internal_reasoning ?? '0',
       input_cache_read: p.input_cache_read ?? p.prompt,
       input_cache_write: p.input_cache_write ?? p.prompt,
+      ...(p.character !== undefined ? { character: p.character } : {}),
+      ...(p.audio_second !== undefined ? { audio_second: p.audio_second } : {}),
       currency: p.currency ?? 'USD',
       discount: 0,
     },

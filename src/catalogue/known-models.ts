@@ -1,6 +1,7 @@
 import type { ProviderModel } from '../providers/types'
 import { anthropicModels } from './anthropic-models'
 import { geminiModels } from './gemini-models'
+import { openaiAudioModels } from './audio-models'
 
 /*
  * Well-known models per provider, with published list prices (USD per token) and context lengths.
@@ -37,6 +38,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
     { id: 'openai/gpt-4o-mini', name: 'OpenAI: GPT-4o mini', contextLength: 128_000, maxCompletionTokens: 16_384, pricing: price(0.15, 0.6, 0.075), inputModalities: ['text', 'image', 'file'], supportedParameters: OPENAI_CHAT, tags: ['trivia', 'translation', 'marketing'], created: 1721260800, knowledgeCutoff: '2023-10-01', detailsUrl: docs('gpt-4o-mini') },
     { id: 'openai/o4-mini', name: 'OpenAI: o4-mini', contextLength: 200_000, maxCompletionTokens: 100_000, pricing: price(1.1, 4.4, 0.275), inputModalities: ['text', 'image', 'file'], supportedParameters: OPENAI_REASONING, reasoning: { efforts: ['low', 'medium', 'high'] }, tags: ['science', 'academia', 'programming'], created: 1744848000, knowledgeCutoff: '2024-06-01', detailsUrl: docs('o4-mini') },
     { id: 'openai/o3', name: 'OpenAI: o3', contextLength: 200_000, maxCompletionTokens: 100_000, pricing: price(2, 8, 0.5), inputModalities: ['text', 'image', 'file'], supportedParameters: OPENAI_REASONING, reasoning: { efforts: ['low', 'medium', 'high'] }, tags: ['science', 'academia', 'finance'], created: 1744848000, knowledgeCutoff: '2024-06-01', detailsUrl: docs('o3') },
+    ...openaiAudioModels,
   ],
   groq: [
     { id: 'meta-llama/llama-3.3-70b-instruct', upstreamId: 'llama-3.3-70b-versatile', name: 'Meta: Llama 3.3 70B Instruct', contextLength: 131_072, maxCompletionTokens: 32_768, pricing: price(0.59, 0.79), supportedParameters: CHAT, tags: ['programming', 'roleplay'], huggingFaceId: 'meta-llama/Llama-3.3-70B-Instruct', created: 1733443200 },

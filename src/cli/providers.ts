@@ -44,7 +44,7 @@ export interface DefaultProviders {
  * keys only (BYOK).
  */
 export function defaultProviders(env: NodeJS.ProcessEnv = process.env, options: { byokOnly?: string[] } = {}): DefaultProviders {
-  const list: Provider[] = [demo()]
+  const list: Provider[] = [demo({ audio: true })]
   const origins: Record<string, string> = { demo: 'built in, offline' }
   const notes = ['demo (offline, model demo/echo)']
   const warnings: string[] = []

@@ -56,3 +56,125 @@ export async function readJsonBody(event: H3Event, limit: number = DEFAULT_BODY_
     throw invalidRequest('Request body is not valid JSON')
   }
 }
+
+/** A file of a multipart/form-data body. */
+export class FormFile {
+  constructor(
+    /** The part's `filename` (may be empty). */
+    readonly filename: string,
+    /** The part's Content-Type, `application/octet-stream` when it has none. */
+    readonly type: string,
+    readonly data: Uint8Array,
+  ) {}
+
+  get size(): number {
+    return this.data.byteLength
+  }
+}
+
+/** The fields of a multipart/form-data body: text fields as strings, files as FormFile; a repeated name gives an array. */
+export type FormFields = Record<string, string | FormFile | (string | FormFile)[]>
+
+/** True for multipart/form-data. */
+export function isMultipartFormData(contentType: string): boolean {
+  return contentType.split(';')[0].trim().toLowerCase() === 'multipart/form-data'
+}
+
+const MAX_PARTS = 1000
+const MAX_PART_HEADER = 16 * 1024
+const CRLF2 = Buffer.from('\r\n\r\n')
+const malformed = (why: string) => invalidRequest(`body: malformed multipart/form-data (${why})`)
+
+// What the HTML standard escapes in names and filenames of form-data: quote, CR and LF.
+const unescapeName = (text: string) => text.replace(/%22/gi, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n')
+
+function dispositionParams(value: string): Record<string, string> {
+  const params: Record<string, string> = {}
+  const re = /;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g
+  for (let match; (match = re.exec(value));) {
+    const name = match[1].toLowerCase()
+    params[name] = unescapeName(match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[3].trim())
+  }
+  if (params['filename*']) {
+    const extended = /^[^']*'[^']*'(.*)$/.exec(params['filename*'])
+    try {
+      if (extended) params.filename = decodeURIComponent(extended[1])
+    } catch {
+      // keep the plain filename
+    }
+  }
+  return params
+}
+
+/**
+ * Parses a multipart/form-data body (RFC 7578, RFC 2046 §5.1.1): the boundary from the Content-Type, a preamble and
+ * an epilogue ignored, each part's Content-Disposition (`name`, `filename`, `filename*`) and Content-Type. 400 for a
+ * body that does not follow the format.
+ */
+export function parseMultipart(bytes: Uint8Array, contentType: string): FormFields {
+  const boundary = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
+  const marker = boundary?.[1] ?? boundary?.[2]
+  if (!marker || marker.length > 200) throw malformed('no boundary in Content-Type')
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const dashBoundary = Buffer.from(`--${marker}`)
+  const delimiter = Buffer.from(`\r\n--${marker}`)
+  let at: number
+  if (body.subarray(0, dashBoundary.length).equals(dashBoundary)) at = dashBoundary.length
+  else {
+    const first = body.indexOf(delimiter)
+    if (first === -1) throw malformed('the boundary does not occur in the body')
+    at = first + delimiter.length
+  }
+  const fields: FormFields = {}
+  const decoder = new TextDecoder()
+  for (let parts = 0; ; parts++) {
+    if (body[at] === 0x2d && body[at + 1] === 0x2d) return fields // the close delimiter
+    if (parts === MAX_PARTS) throw malformed(`more than ${MAX_PARTS} parts`)
+    while (body[at] === 0x20 || body[at] === 0x09) at++ // transport padding
+    if (body[at] !== 0x0d || body[at + 1] !== 0x0a) throw malformed('a boundary line does not end with CRLF')
+    at += 2
+    const headerEnd = body[at] === 0x0d && body[at + 1] === 0x0a ? at - 2 : body.indexOf(CRLF2, at)
+    if (headerEnd === -1 || headerEnd - at > MAX_PART_HEADER) throw malformed('a part has no end of headers')
+    const headers: Record<string, string> = {}
+    if (headerEnd > at) {
+      for (const line of decoder.decode(body.subarray(at, headerEnd)).split('\r\n')) {
+        const colon = line.indexOf(':')
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+      }
+    }
+    const start = headerEnd + 4
+    const end = body.indexOf(delimiter, start)
+    if (end === -1) throw malformed('the last part is not closed by the boundary')
+    at = end + delimiter.length
+    const disposition = headers['content-disposition'] ?? ''
+    if (!/^form-data\s*(;|$)/i.test(disposition)) throw malformed('a part is not form-data')
+    const params = dispositionParams(disposition)
+    if (params.name === undefined) throw malformed('a part has no name')
+    const data = body.subarray(start, end)
+    const value = params.filename !== undefined
+      ? new FormFile(params.filename, headers['content-type'] || 'application/octet-stream', new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+      : decoder.decode(data)
+    const existing = fields[params.name]
+    fields[params.name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
+  }
+}
+
+/** A request body: parsed JSON, or the fields of a multipart/form-data upload. */
+export type RequestBody = { kind: 'json'; value: unknown } | { kind: 'form'; value: FormFields }
+
+/**
+ * Reads a JSON body, or, when `multipart` is accepted and the Content-Type says so, a multipart/form-data upload:
+ * 415 for another media type, 413 beyond `limit`, 400 for an unreadable body.
+ */
+export async function readRequestBody(event: H3Event, limit: number, accept: { multipart?: boolean } = {}): Promise<RequestBody> {
+  const contentType = event.req.headers.get('content-type')
+  if (accept.multipart && contentType && isMultipartFormData(contentType)) {
+    const bytes = await readBodyBytes(event, limit)
+    if (!bytes) throw malformed('the body is empty')
+    return { kind: 'form', value: parseMultipart(bytes, contentType) }
+  }
+  if (accept.multipart && contentType && !isJsonMediaType(contentType)) {
+    throw new GatewayError(415, 'Content-Type must be application/json or multipart/form-data')
+  }
+  return { kind: 'json', value: await readJsonBody(event, limit) }
+}

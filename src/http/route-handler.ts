@@ -5,7 +5,7 @@ import type { GatewayContext } from '../context'
 import { errorResponse, toGatewayError } from '../errors'
 import type { RouteDefinition } from '../routes/define'
 import type { Principal } from '../stores/accounts'
-import { readJsonBody } from './body'
+import { readJsonBody, readRequestBody } from './body'
 import { requestIdOf } from './request-id'
 import { jsonResponse, withRequestId } from './respond'
 import { parseInput } from './validate'
@@ -36,8 +36,14 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined
-      const body = route.body ? parseInput(route.body, await readJsonBody(event, bodyLimit), 'body') : undefined
-      const result = await route.handler({ event, ctx, requestId, principal, body, query, params } as never)
+      let body: unknown
+      let form: unknown
+      if (route.form) {
+        const read = await readRequestBody(event, bodyLimit, { multipart: true })
+        if (read.kind === 'form') form = parseInput(route.form, read.value, 'body')
+        else if (route.body) body = parseInput(route.body, read.value, 'body')
+      } else if (route.body) body = parseInput(route.body, await readJsonBody(event, bodyLimit), 'body')
+      const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params } as never)
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
       return response

@@ -1,10 +1,15 @@
+import { TRANSCRIPTION_CONTENT_TYPES } from '../audio/formats'
+import { encodeMultipart, type MultipartField } from '../audio/multipart'
 import { upstreamFetch, type UpstreamResponse } from './http'
 import { parseServerSentEvents } from './sse'
-import type { CallOptions, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './types'
+import type {
+  AudioUsage, CallOptions, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech,
+  UpstreamTranscription,
+} from './types'
 import { fromHttpStatus, upstreamError } from './upstream-error'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
-export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check'> {
+export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe'> {
   /** API root including the version, e.g. `https://api.groq.com/openai/v1`. */
   baseURL: string
   /** The service's key for this host; optional for local hosts. */
@@ -90,6 +95,61 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
       }
       return streamChunks(res, provider)
     },
+    // POST {baseURL}/audio/speech (OpenAI's API reference): JSON in, the audio bytes out, piped as they arrive; with
+    // stream_format "sse", events whose base64 audio deltas are decoded here and whose last one reports token usage.
+    async speech(request, options) {
+      const sse = request.stream_format === 'sse'
+      const res = await upstreamFetch(`${root}/audio/speech`, {
+        method: 'POST',
+        headers: { ...headersFor(options), accept: sse ? 'text/event-stream' : 'application/octet-stream' },
+        body: JSON.stringify(request),
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        provider,
+      })
+      if (res.status < 200 || res.status >= 300) throw fromHttpStatus(provider, res.status, errorMessageOf(await res.text().catch(() => '')), res.headers)
+      const type = (res.headers['content-type'] ?? '').toLowerCase()
+      const id = res.headers['x-request-id']
+      if (type.includes('text/event-stream')) return speechFromEvents(res, provider, id)
+      if (type.includes('json') || type.startsWith('text/')) {
+        const text = await res.text().catch(() => '')
+        throw upstreamError(provider, 'malformed_response', `expected audio, got ${type}: ${errorMessageOf(text).slice(0, 200)}`)
+      }
+      return { audio: res.body, ...(id ? { id } : {}) }
+    },
+    // POST {baseURL}/audio/transcriptions: a multipart/form-data upload of the audio file and the fields.
+    async transcribe(request, options) {
+      const fields: MultipartField[] = [
+        { name: 'file', filename: `audio.${request.format}`, contentType: TRANSCRIPTION_CONTENT_TYPES[request.format], data: request.audio },
+        { name: 'model', value: request.model },
+        { name: 'response_format', value: request.response_format },
+      ]
+      if (request.language !== undefined) fields.push({ name: 'language', value: request.language })
+      if (request.prompt !== undefined) fields.push({ name: 'prompt', value: request.prompt })
+      if (request.temperature !== undefined) fields.push({ name: 'temperature', value: String(request.temperature) })
+      for (const granularity of request.timestamp_granularities ?? []) fields.push({ name: 'timestamp_granularities[]', value: granularity })
+      const { body, contentType } = encodeMultipart(fields)
+      const res = await upstreamFetch(`${root}/audio/transcriptions`, {
+        method: 'POST',
+        headers: { ...headersFor(options), 'content-type': contentType, 'content-length': String(body.byteLength) },
+        body,
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        provider,
+      })
+      const text = await res.text()
+      if (res.status < 200 || res.status >= 300) throw fromHttpStatus(provider, res.status, errorMessageOf(text), res.headers)
+      let transcription: UpstreamTranscription
+      try {
+        transcription = JSON.parse(text)
+      } catch {
+        throw upstreamError(provider, 'malformed_response', text.slice(0, 200))
+      }
+      if (!transcription || typeof transcription.text !== 'string') {
+        throw (transcription as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', errorMessageOf(text)) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
+      }
+      return res.headers['x-request-id'] && transcription.id === undefined ? { ...transcription, id: res.headers['x-request-id'] } : transcription
+    },
     async check(options) {
       return [await timedCheck('GET /models', async () => {
         const res = await upstreamFetch(`${root}/models`, { method: 'GET', headers: headersFor(options), signal: options.signal, timeoutMs: options.timeoutMs, provider })
@@ -135,6 +195,32 @@ async function* streamChunks(res: UpstreamResponse, provider: string): AsyncIter
     yield chunk
   }
   if (!chunks) throw upstreamError(provider, 'malformed_response', 'the event stream ended without a chunk')
+}
+
+// OpenAI's speech events: `speech.audio.delta` with base64 `audio`, then `speech.audio.done` with `usage`.
+function speechFromEvents(res: UpstreamResponse, provider: string, id: string | undefined): UpstreamSpeech {
+  const speech: UpstreamSpeech = { audio: audioOf(), ...(id ? { id } : {}) }
+  async function* audioOf(): AsyncIterable<Uint8Array> {
+    for await (const event of parseServerSentEvents(res.body)) {
+      if (event.data === '[DONE]') return
+      let payload: { type?: string; audio?: unknown; usage?: AudioUsage; token_usage?: AudioUsage; error?: unknown }
+      try {
+        payload = JSON.parse(event.data)
+      } catch {
+        throw upstreamError(provider, 'malformed_response', event.data.slice(0, 200))
+      }
+      if (payload?.error) throw upstreamError(provider, 'upstream_error', errorMessageOf(event.data))
+      const type = payload?.type ?? event.event
+      if (type === 'speech.audio.delta' && typeof payload.audio === 'string') {
+        const bytes = Buffer.from(payload.audio, 'base64')
+        yield new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      } else if (type === 'speech.audio.done') {
+        const usage = payload.usage ?? payload.token_usage
+        if (usage && typeof usage === 'object') speech.usage = usage
+      }
+    }
+  }
+  return speech
 }
 
 /** The human message of an upstream error body (OpenAI's `{ error: { message } }` and common variants). */

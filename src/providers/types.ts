@@ -7,14 +7,15 @@ export interface ModelPricing {
   request?: string
   image?: string
   image_output?: string
+  /** Per audio input token (transcription: `input_token_details.audio_tokens`); `prompt` prices text input tokens, `completion` output tokens (speech: audio output tokens). */
   audio?: string
   web_search?: string
   internal_reasoning?: string
   input_cache_read?: string
   input_cache_write?: string
-  /** Per second of input audio (transcription). */
+  /** Per second of input audio (transcription), when the upstream reports no token usage. */
   audio_second?: string
-  /** Per character of input text (speech). */
+  /** Per character of input text (speech), when the upstream reports no token usage. */
   character?: string
   /** ISO currency of these prices. Default `USD`. */
   currency?: string
@@ -48,8 +49,14 @@ export interface ProviderModel {
   /** Documentation page of the model. */
   detailsUrl?: string
   reasoning?: { mandatory?: boolean; efforts?: string[]; supportsMaxTokens?: boolean }
-  /** API routes the model serves. Default `['/chat/completions']`. */
+  /** API routes the model serves. Default `['/chat/completions']`; audio models say `['/audio/speech']` or `['/audio/transcriptions']`. */
   endpoints?: string[]
+  /**
+   * Speech: the upstream can stream the audio as Server-Sent Events that end with token usage (OpenAI's
+   * `stream_format: "sse"`, gpt-4o-mini-tts). The gateway then asks for them to bill the reported tokens; the client
+   * still receives the raw audio bytes.
+   */
+  speechUsageEvents?: boolean
 }
 
 /** The OpenAI-format request a provider receives: the client's request with the provider's own model id. */
@@ -95,6 +102,68 @@ export interface UpstreamChunk {
   usage?: UpstreamUsage | null
   system_fingerprint?: string | null
   service_tier?: string | null
+  [key: string]: unknown
+}
+
+/** Audio formats of speech output (decisions.md §9). */
+export type SpeechFormat = 'mp3' | 'pcm' | 'wav' | 'opus' | 'aac' | 'flac'
+/** Audio formats a transcription accepts (decisions.md §9). */
+export type TranscriptionFormat = 'wav' | 'mp3' | 'flac' | 'm4a' | 'ogg' | 'webm' | 'aac'
+
+/** A speech request as a provider receives it: the provider's model id, the voice already checked. */
+export interface UpstreamSpeechRequest {
+  model: string
+  input: string
+  voice?: string
+  response_format: SpeechFormat
+  speed?: number
+  instructions?: string
+  /** `sse`: stream the audio as events ending with token usage (set by the gateway when the model has `speechUsageEvents`). */
+  stream_format?: 'sse' | 'audio'
+}
+
+/** Usage an audio upstream reports: tokens (gpt-4o-mini-tts, gpt-4o-transcribe) or seconds of input audio (whisper-1). */
+export interface AudioUsage {
+  input_tokens?: number
+  output_tokens?: number
+  total_tokens?: number
+  input_token_details?: { text_tokens?: number; audio_tokens?: number; [key: string]: unknown } | null
+  /** Seconds of input audio (OpenAI's `usage: { type: "duration", seconds }`). */
+  seconds?: number
+  [key: string]: unknown
+}
+
+/** A speech answer: the audio as it arrives. */
+export interface UpstreamSpeech {
+  /** The audio bytes, in the requested format, as they arrive. Iterate it once. */
+  audio: AsyncIterable<Uint8Array>
+  /** Usage the provider reported; complete only once `audio` has ended (it may come last, as in OpenAI's SSE). */
+  usage?: AudioUsage
+  /** The provider's id of the request, when it gives one. */
+  id?: string
+}
+
+/** A transcription request as a provider receives it: the decoded audio, its format already checked. */
+export interface UpstreamTranscriptionRequest {
+  model: string
+  audio: Uint8Array
+  format: TranscriptionFormat
+  language?: string
+  prompt?: string
+  temperature?: number
+  response_format: 'json' | 'verbose_json'
+  timestamp_granularities?: ('word' | 'segment')[]
+}
+
+/** A transcription as OpenAI shapes it (`json` or `verbose_json`). */
+export interface UpstreamTranscription {
+  text: string
+  language?: string
+  /** Seconds of audio (verbose_json). */
+  duration?: number
+  segments?: unknown[]
+  words?: unknown[]
+  usage?: AudioUsage | null
   [key: string]: unknown
 }
 
@@ -144,6 +213,10 @@ export interface Provider {
   chatStream(request: UpstreamChatRequest, options: CallOptions): Promise<AsyncIterable<UpstreamChunk>>
   /** Connectivity checks with the provider's or a given key. */
   check?(options: CallOptions): Promise<ProviderCheck[]>
+  /** Speech synthesis (`/audio/speech`): resolves once the provider accepted the request (errors before that reject), then streams the audio. */
+  speech?(request: UpstreamSpeechRequest, options: CallOptions): Promise<UpstreamSpeech>
+  /** Transcription (`/audio/transcriptions`). Throws GatewayError on failure. */
+  transcribe?(request: UpstreamTranscriptionRequest, options: CallOptions): Promise<UpstreamTranscription>
 }
 
 

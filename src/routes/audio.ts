@@ -1,20 +1,20 @@
-import { notImplemented } from '../errors'
-import { speechRequestSchema, transcriptionRequestSchema, transcriptionSchema } from '../schemas/audio'
+import { serveSpeech } from '../audio/speech'
+import { fromForm, fromJson, serveTranscription } from '../audio/transcription'
+import { speechRequestSchema, transcriptionFormSchema, transcriptionRequestSchema, transcriptionSchema } from '../schemas/audio'
 import { defineRoute } from './define'
 
-const pending = () => {
-  throw notImplemented('Audio')
-}
-
-/** POST /audio/speech (api.md 4.4): answers raw audio bytes. */
+/** POST /audio/speech (api.md 4.4, decisions.md §9): answers the raw audio bytes, streamed as they arrive. */
 export const speechRoute = defineRoute({
   method: 'POST', path: '/audio/speech', operationId: 'createSpeech', summary: 'Synthesize speech; answers the audio bytes', tag: 'Audio',
-  auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg', handler: pending,
+  auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg',
+  handler: ({ ctx, principal, body, event, requestId }) => serveSpeech(ctx, { principal: principal!, request: body, signal: event.req.signal, requestId }),
 })
 
-/** POST /audio/transcriptions (api.md 4.4). */
+/** POST /audio/transcriptions (api.md 4.4, decisions.md §9): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
 export const transcriptionRoute = defineRoute({
-  method: 'POST', path: '/audio/transcriptions', operationId: 'createTranscription', summary: 'Transcribe base64 audio', tag: 'Audio',
-  auth: 'key', status: 200, body: transcriptionRequestSchema, response: transcriptionSchema,
-  bodyLimit: 'transcription', handler: pending,
+  method: 'POST', path: '/audio/transcriptions', operationId: 'createTranscription', summary: 'Transcribe audio (base64 JSON or a multipart file upload)', tag: 'Audio',
+  auth: 'key', status: 200, body: transcriptionRequestSchema, form: transcriptionFormSchema, response: transcriptionSchema,
+  bodyLimit: 'transcription',
+  handler: ({ ctx, principal, body, form, event, requestId }) =>
+    serveTranscription(ctx, { principal: principal!, request: form ? fromForm(form) : fromJson(body!), signal: event.req.signal, requestId }),
 })

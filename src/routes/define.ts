@@ -13,19 +13,27 @@ export type RouteAuth = 'key' | 'none' | 'public-catalogue'
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined
 
 /** What a route's handler receives: validated input and the caller. */
-export interface RouteInput<B, Q, P> {
+export interface RouteInput<B, Q, P, F = undefined> {
   event: H3Event
   ctx: GatewayContext
   requestId: string
   /** The caller; present on every route whose auth is `key`. */
   principal: Principal | null
-  body: Out<B>
+  /** The validated JSON body; undefined when the route also takes `form` and the request was multipart/form-data. */
+  body: F extends AnySchema ? Out<B> | undefined : Out<B>
+  /** The validated multipart/form-data fields, when the route takes `form` and the request sent them. */
+  form: F extends AnySchema ? Out<F> | undefined : undefined
   query: Out<Q>
   params: Out<P>
 }
 
 /** One API route: method, path, schemas, auth and handler; feeds both the h3 app and the OpenAPI document. */
-export interface RouteDefinition<B extends AnySchema | undefined = AnySchema | undefined, Q extends AnySchema | undefined = AnySchema | undefined, P extends AnySchema | undefined = AnySchema | undefined> {
+export interface RouteDefinition<
+  B extends AnySchema | undefined = AnySchema | undefined,
+  Q extends AnySchema | undefined = AnySchema | undefined,
+  P extends AnySchema | undefined = AnySchema | undefined,
+  F extends AnySchema | undefined = AnySchema | undefined,
+> {
   method: Method
   /** Path below the base path, with `:name` parameters (`/byok/:id`). */
   path: string
@@ -36,6 +44,11 @@ export interface RouteDefinition<B extends AnySchema | undefined = AnySchema | u
   body?: B
   query?: Q
   params?: P
+  /**
+   * Also accept multipart/form-data (OpenAI's file uploads): text fields as strings, files as `FormFile`, a repeated
+   * name as an array, validated by this schema and handed to the handler as `form`.
+   */
+  form?: F
   /** Which body size limit applies (decisions.md §10; sizes in the options). Default `default`. */
   bodyLimit?: 'default' | 'chat' | 'transcription'
   /** Success status (decisions.md §2). */
@@ -45,12 +58,12 @@ export interface RouteDefinition<B extends AnySchema | undefined = AnySchema | u
   /** Media type of the success body when it is not JSON. */
   responseType?: string
   /** Returns a JSON-serialisable value or a Response. */
-  handler: (input: RouteInput<B, Q, P>) => unknown | Promise<unknown>
+  handler: (input: RouteInput<B, Q, P, F>) => unknown | Promise<unknown>
 }
 
 /** Declares a route with its input types inferred from its schemas. */
-export function defineRoute<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, P extends AnySchema | undefined = undefined>(
-  route: RouteDefinition<B, Q, P>,
-): RouteDefinition<B, Q, P> {
+export function defineRoute<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, P extends AnySchema | undefined = undefined, F extends AnySchema | undefined = undefined>(
+  route: RouteDefinition<B, Q, P, F>,
+): RouteDefinition<B, Q, P, F> {
   return route
 }

@@ -1,4 +1,6 @@
 import * as v from 'valibot'
+import { FormFile } from '../http/body'
+import { providerPreferencesSchema } from './chat'
 import { int } from './common'
 
 /** Body of POST /audio/speech (api.md 4.4, decisions.md §9). */
@@ -9,7 +11,7 @@ export const speechRequestSchema = v.looseObject({
   response_format: v.optional(v.picklist(['mp3', 'pcm', 'wav', 'opus', 'aac', 'flac']), 'mp3'),
   speed: v.optional(v.pipe(v.number(), v.minValue(0.25), v.maxValue(4))),
   instructions: v.optional(v.string()),
-  provider: v.optional(v.record(v.string(), v.unknown())),
+  provider: v.optional(providerPreferencesSchema),
 })
 
 /** Body of POST /audio/transcriptions (JSON form; decisions.md §9). */
@@ -23,7 +25,21 @@ export const transcriptionRequestSchema = v.looseObject({
   prompt: v.optional(v.string()),
   temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
   response_format: v.optional(v.picklist(['json', 'verbose_json']), 'json'),
-  provider: v.optional(v.record(v.string(), v.unknown())),
+  timestamp_granularities: v.optional(v.array(v.picklist(['word', 'segment']))),
+  provider: v.optional(providerPreferencesSchema),
+})
+
+const granularity = v.picklist(['word', 'segment'])
+
+/** Multipart form of POST /audio/transcriptions: OpenAI's upload (`file`, `model`, …), so its clients work unchanged. */
+export const transcriptionFormSchema = v.looseObject({
+  file: v.instance(FormFile, 'must be an uploaded file'),
+  model: v.pipe(v.string(), v.minLength(1)),
+  language: v.optional(v.string()),
+  prompt: v.optional(v.string()),
+  temperature: v.optional(v.pipe(v.string(), v.regex(/^\s*\d+(?:\.\d+)?\s*$/, 'must be a number'), v.transform(Number), v.minValue(0), v.maxValue(1))),
+  response_format: v.optional(v.picklist(['json', 'verbose_json']), 'json'),
+  'timestamp_granularities[]': v.optional(v.union([granularity, v.array(granularity)])),
 })
 
 /** Answer of POST /audio/transcriptions. */

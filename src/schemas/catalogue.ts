@@ -17,6 +17,8 @@ export const pricingSchema = v.object({
   internal_reasoning: v.optional(v.string()),
   input_cache_read: v.optional(v.string()),
   input_cache_write: v.optional(v.string()),
+  character: v.optional(v.string()),
+  audio_second: v.optional(v.string()),
   currency: v.optional(v.string()),
   discount: v.optional(v.number()),
 })

@@ -17,7 +17,7 @@ export interface UsageRecord {
   cached_tokens: number
   cache_write_tokens: number
   reasoning_tokens: number
-  /** True when the tokens were estimated (the stream ended before the provider reported usage). */
+  /** True when the usage was estimated (a stream ended before the provider reported it; audio: see `billed_by`). */
   usage_estimated: boolean
   currency: string
   cost: string
@@ -31,6 +31,12 @@ export interface UsageRecord {
   credential_id?: string
   /** BYOK: the estimated upstream cost in EUR (what the customer's provider charges them). */
   upstream_cost_eur?: string
+  /** Audio: what the request was billed by (reported tokens, characters of input text, seconds of input audio). */
+  billed_by?: 'tokens' | 'characters' | 'seconds'
+  /** Speech: characters of the input text. */
+  characters?: number
+  /** Transcription: seconds of input audio (reported by the upstream, else measured or estimated by the gateway). */
+  audio_seconds?: number
   /** BYOK: counted against the period (served successfully), and whether it fell within the free allowance. */
   byok_counted?: boolean
   byok_free?: boolean

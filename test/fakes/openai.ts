@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import { handleAudio } from './openai-audio'
+import { listenOnLoopback } from './listen'
 
 /**
  * A fake OpenAI-compatible upstream on 127.0.0.1 that speaks OpenAI's chat completions wire format
@@ -18,8 +19,8 @@ import type { AddressInfo, Socket } from 'node:net'
  */
 export interface FakeOpenAI {
   url: string
-  /** Every request received, in order. */
-  requests: { method: string; path: string; headers: IncomingMessage['headers']; body: any }[]
+  /** Every request received, in order (audio: `sent` holds the audio bytes answered; see ./openai-audio.ts). */
+  requests: { method: string; path: string; headers: IncomingMessage['headers']; body: any; sent?: Buffer }[]
   /** Chat requests whose connection the client closed before the answer ended. */
   aborted: number
   slowMs: number
@@ -27,6 +28,9 @@ export interface FakeOpenAI {
   modes: Record<string, string>
   /** Behaviour by API key (the bearer token), e.g. `keyModes['sk-bad'] = 'fail-429'`; checked before `modes`. */
   keyModes: Record<string, string>
+  /** Audio: a speech in `hold` mode waits on this after its first chunk; `releaseAudio()` lets it go on. */
+  audioGate(): Promise<void>
+  releaseAudio(): void
   close(): Promise<void>
 }
 
@@ -114,14 +118,23 @@ const ERRORS: Record<string, [number, any, Record<string, string>?]> = {
 
 /** Starts the fake on 127.0.0.1 (a free port). */
 export async function startFakeOpenAI(options: { apiKey?: string | string[]; slowMs?: number; models?: string[] } = {}): Promise<FakeOpenAI> {
-  const sockets = new Set<Socket>()
-  const fake: FakeOpenAI = { url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, modes: {}, keyModes: {}, close: async () => undefined }
+  let release = () => {}
+  let gate = new Promise<void>((resolve) => (release = resolve))
+  const fake: FakeOpenAI = {
+    url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, modes: {}, keyModes: {}, close: async () => undefined,
+    audioGate: () => gate,
+    releaseAudio: () => {
+      release()
+      gate = new Promise<void>((resolve) => (release = resolve))
+    },
+  }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const raw = Buffer.concat(chunks).toString('utf8')
+    const bytes = Buffer.concat(chunks)
+    const raw = bytes.toString('utf8')
     let body: any
     try {
       body = raw ? JSON.parse(raw) : undefined
@@ -142,6 +155,9 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     }
     if (req.method === 'GET' && path === '/v1/models') {
       return json(200, { object: 'list', data: (options.models ?? ['fake-model']).map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) })
+    }
+    if (req.method === 'POST' && (path === '/v1/audio/speech' || path === '/v1/audio/transcriptions')) {
+      return handleAudio(fake, { req, res, path, raw: bytes, body, bearer, errors: ERRORS })
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
@@ -225,16 +241,8 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     ended = true
     res.end()
   })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy()
-      server.close(() => resolve())
-    })
+  const listening = await listenOnLoopback(server)
+  fake.url = `${listening.origin}/v1`
+  fake.close = listening.close
   return fake
 }

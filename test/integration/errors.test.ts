@@ -92,9 +92,9 @@ describe('errors', () => {
     await expectEnvelope(await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'model=x' }), 415, 'unsupported_media_type')
   })
 
-  it('answers 501 for the routes whose capability comes later, after auth and validation', async () => {
+  it('answers the audio routes after auth and validation: 401 without a key, 400 naming the field, 404 for a model it lacks', async () => {
     const valid = JSON.stringify({ model: 'openai/tts-1', input: 'Hello' })
-    await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 501, 'not_implemented', /Audio/)
+    await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 404, 'not_found', /Model openai\/tts-1 is not available/, 'model')
     expect((await t.request('/api/v1/audio/speech', { method: 'POST', headers: json, body: valid })).status).toBe(401)
     await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model: 'x' }) }), 400, 'invalid_request', /^input: is required$/, 'input')
   })

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -37,7 +37,7 @@ describe('the built package', () => {
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
   it('has ESM, CommonJS and type declarations for every entry', () => {
-    for (const file of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'adapters/node.mjs', 'adapters/node.cjs', 'adapters/node.d.mts']) {
+    for (const file of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'adapters/node.mjs', 'adapters/node.cjs', 'adapters/node.d.mts', 'adapters/express.mjs', 'adapters/express.cjs', 'adapters/bun.mjs', 'cli.mjs']) {
       expect(existsSync(join(root, 'dist', file)), file).toBe(true)
     }
   })
@@ -50,6 +50,11 @@ describe('the built package', () => {
       expect(out.body).toMatchObject({ user_id: out.userId, email: 'scratch@example.com', org_name: 'Scratch', plan: 'free', credits: { balance: '1.5', total_credits: '1.5', total_usage: '0' } })
     }, 60_000)
   }
+
+  it('runs the CLI from its bin', async () => {
+    const { stdout } = await run(process.execPath, [join(root, 'bin/model-gateway.mjs'), '--version'], { cwd: scratch })
+    expect(stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version)
+  })
 
   it('type-checks a consumer written against the published types', async () => {
     writeFileSync(join(scratch, 'consumer.ts'), `import { createGateway, GatewayError, type Gateway, type Credits } from 'model-gateway'

@@ -1,0 +1,154 @@
+import type * as v from 'valibot'
+import { assertCanSpend } from '../chat/guard'
+import { newGenerationId } from '../chat/shape'
+import type { GatewayContext } from '../context'
+import { invalidRequest, toGatewayError } from '../errors'
+import { upstreamError } from '../providers/upstream-error'
+import type { UpstreamSpeech, UpstreamSpeechRequest } from '../providers/types'
+import { firstSuccessful } from '../routing/attempts'
+import type { Attempt } from '../routing/plan'
+import type { speechRequestSchema } from '../schemas/audio'
+import type { Principal } from '../stores/accounts'
+import type { UsageRecord } from '../stores/usage'
+import { settleAudio } from './billing'
+import { SPEECH_CONTENT_TYPES } from './formats'
+import { audioOffers, planAudioAttempts } from './plan'
+
+/** A validated speech request. */
+export type SpeechRequest = v.InferOutput<typeof speechRequestSchema>
+
+interface Opened {
+  speech: UpstreamSpeech
+  iterator: AsyncIterator<Uint8Array>
+  /** The first non-empty chunk: an attempt counts as served only once audio arrived (until then it may fall back). */
+  first: Uint8Array
+}
+
+/** Characters of the input text, as speech is priced: Unicode code points. */
+export const countCharacters = (text: string): number => {
+  let n = 0
+  for (const _ of text) n++
+  return n
+}
+
+/**
+ * Serves POST /audio/speech (decisions.md §9): checks the model serves speech and the voice is one of its voices,
+ * plans the attempts, refuses without credits, then tries providers until one sends audio, and pipes the audio to
+ * the client chunk by chunk as it arrives (at the client's pace), with the Content-Type of the requested format.
+ * Billed exactly once however the stream ends (reported tokens, else characters).
+ */
+export async function serveSpeech(ctx: GatewayContext, input: { principal: Principal; request: SpeechRequest; signal: AbortSignal; requestId: string }): Promise<Response> {
+  const { request, principal } = input
+  const { offers } = await audioOffers(ctx, request.model, '/audio/speech')
+  const voices = [...new Set(offers.flatMap((offer) => offer.model.supportedVoices ?? []))]
+  const voice = request.voice
+  if (voice !== undefined && voices.length && !voices.includes(voice)) {
+    throw invalidRequest(`voice: ${voice} is not a voice of ${request.model}; use one of ${voices.join(', ')}`, 'voice')
+  }
+  const attempts = await planAudioAttempts(ctx, request, '/audio/speech', principal, (offer) => {
+    const own = offer.model.supportedVoices
+    return voice === undefined || !own?.length || own.includes(voice)
+  })
+  await assertCanSpend(ctx, principal)
+
+  const startedAt = ctx.now()
+  const generationId = newGenerationId(startedAt)
+  const upstreamAbort = new AbortController()
+  const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
+  const { result: opened, attempt, tries } = await firstSuccessful(ctx, attempts, { signal, requestId: input.requestId }, async (a, options) => {
+    const speech = await a.offer.provider.speech!(upstreamRequestFor(request, a), options)
+    const iterator = speech.audio[Symbol.asyncIterator]()
+    try {
+      for (;;) {
+        const next = await iterator.next()
+        if (next.done) throw upstreamError(a.offer.provider.name, 'malformed_response', 'the answer held no audio')
+        if (next.value.byteLength) return { speech, iterator, first: next.value } satisfies Opened
+      }
+    } catch (error) {
+      void iterator.return?.()?.catch(() => undefined)
+      throw error
+    }
+  })
+
+  const characters = countCharacters(request.input)
+  let settled: Promise<unknown> | undefined
+  const bill = (status: UsageRecord['status']) =>
+    (settled ??= settleAudio(ctx, {
+      principal, attempt, endpoint: 'speech', measures: { characters, reported: opened.speech.usage }, estimatedMeasure: false,
+      generationId, upstreamId: opened.speech.id ?? null, stream: true, status, startedAt, attempts: tries,
+    }))
+
+  let closed = false
+  let first: Uint8Array | undefined = opened.first
+  // The client went away: stop the provider, bill what was asked for.
+  const cancel = () => {
+    if (closed) return
+    closed = true
+    input.signal.removeEventListener('abort', cancel)
+    upstreamAbort.abort()
+    void opened.iterator.return?.()?.catch(() => undefined)
+    void bill('cancelled')
+  }
+  input.signal.addEventListener('abort', cancel, { once: true })
+
+  const body = new ReadableStream<Uint8Array>({
+    // One upstream chunk per pull: nothing piles up in the gateway.
+    async pull(controller) {
+      if (first) {
+        controller.enqueue(first)
+        first = undefined
+        return
+      }
+      try {
+        for (;;) {
+          const { done, value } = await opened.iterator.next()
+          if (closed) return
+          if (done) {
+            closed = true
+            input.signal.removeEventListener('abort', cancel)
+            await bill('success')
+            controller.close()
+            return
+          }
+          if (value.byteLength) return controller.enqueue(value)
+        }
+      } catch (error) {
+        if (closed) return
+        closed = true
+        input.signal.removeEventListener('abort', cancel)
+        const failure = toGatewayError(error, input.requestId)
+        // Audio is on its way: the status is sent, so the only way to say it failed is to cut the response short.
+        ctx.logger.warn(`speech from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
+        ctx.health.record(attempt.offer.provider.slug, attempt.entry.id, { ok: false, latencyMs: ctx.now() - startedAt })
+        await bill('error')
+        controller.error(failure)
+      }
+    },
+    cancel,
+  }, { highWaterMark: 0 })
+
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': SPEECH_CONTENT_TYPES[request.response_format],
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-request-id': input.requestId,
+      'x-generation-id': generationId,
+    },
+  })
+}
+
+/** The request as the attempt's provider receives it: its model id, the voice (default: the model's first), SSE when it reports usage so. */
+function upstreamRequestFor(request: SpeechRequest, attempt: Attempt): UpstreamSpeechRequest {
+  const voice = request.voice ?? attempt.offer.model.supportedVoices?.[0]
+  return {
+    model: attempt.offer.upstreamId,
+    input: request.input,
+    response_format: request.response_format,
+    ...(voice !== undefined ? { voice } : {}),
+    ...(request.speed !== undefined ? { speed: request.speed } : {}),
+    ...(request.instructions !== undefined ? { instructions: request.instructions } : {}),
+    ...(attempt.offer.model.speechUsageEvents ? { stream_format: 'sse' as const } : {}),
+  }
+}

@@ -6,10 +6,11 @@ export default defineBuildConfig({
     { input: 'adapters/node', name: 'adapters/node' },
     { input: 'adapters/express', name: 'adapters/express' },
     { input: 'adapters/bun', name: 'adapters/bun' },
+    { input: 'adapters/nuxt', name: 'adapters/nuxt' },
     { input: 'src/cli/index', name: 'cli' },
   ],
   declaration: true,
   clean: true,
   rollup: { emitCJS: true },
-  externals: ['ioredis'],
+  externals: ['ioredis', '@nuxt/kit', '@nuxt/schema'],
 })

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runContract } from '../helpers/contract'
+import { runContract } from './contract'
 
 const root = resolve(import.meta.dirname, '../..')
 const bun = resolve(root, 'node_modules/.bin/bun')

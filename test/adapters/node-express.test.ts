@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { toExpressHandler } from '../../adapters/express'
 import { toNodeHandler } from '../../adapters/node'
 import { createGateway, demo, type Gateway } from '../../src/index'
-import { runContract } from '../helpers/contract'
+import { runContract } from './contract'
+import { slowEcho } from './contract-providers'
 import { createCustomer, TEST_SECRET } from '../helpers/server'
 
 const servers: Server[] = []
@@ -21,7 +22,7 @@ const listen = async (handler: Parameters<typeof createServer>[1]) => {
 }
 
 const setUp = async (): Promise<{ gateway: Gateway; key: string }> => {
-  const gateway = createGateway({ secret: TEST_SECRET, logger: false, providers: [demo()] })
+  const gateway = createGateway({ secret: TEST_SECRET, logger: false, providers: [demo(), slowEcho(demo())] })
   const { key } = await createCustomer(gateway, { credits: '5' })
   return { gateway, key }
 }

@@ -1,4 +1,4 @@
-import { assessByokFee, notePending } from '../billing/byok-fees'
+import { chargeAndRecord } from '../billing/charge'
 import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { ExactNumber } from '../http/exact-json'
@@ -38,58 +38,44 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
   const cost = priceAudio(pricing, input.measures, ctx.options.exchangeRates[currency])
   // An estimate: billed by a measure that was guessed, or by characters/seconds where the model is priced by token.
   const estimated = cost.basis !== 'tokens' && (input.estimatedMeasure || cost.tokenPriced)
-  const byok = attempt.credential !== undefined
-  const counted = byok && input.status === 'success'
-  const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
-  const charged = fee ? { units: fee.units, eurUnits: fee.eurUnits } : cost
   const now = ctx.now()
-  const record: UsageRecord = {
-    id: input.generationId,
-    org_id: principal.org.id,
-    user_id: principal.user.id,
-    key_hash: principal.key.hash,
-    endpoint: input.endpoint,
-    model: attempt.entry.id,
-    provider: attempt.offer.provider.slug,
-    upstream_id: input.upstreamId,
-    stream: input.stream,
-    status: input.status,
-    prompt_tokens: cost.inputTokens,
-    completion_tokens: cost.outputTokens,
-    cached_tokens: 0,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-    usage_estimated: estimated,
-    currency,
-    cost: fromUnits(charged.units),
-    cost_eur: fromUnits(charged.eurUnits),
-    is_byok: byok,
-    upstream_inference_cost: fromUnits(cost.units),
-    latency_ms: Math.max(0, now - input.startedAt),
-    attempts: input.attempts,
-    created_at: new Date(now).toISOString(),
-    billed_by: cost.basis,
-    ...(input.measures.characters !== undefined ? { characters: input.measures.characters } : {}),
-    ...(input.measures.seconds !== undefined ? { audio_seconds: input.measures.seconds } : {}),
-    ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
-  }
-  try {
-    await Promise.all([
-      byok ? undefined : ctx.credits.chargeUnits(principal.org.id, cost.eurUnits),
-      !byok && principal.key.credit_limit ? ctx.atomic.addUnits(ctx.kv.key('credits', 'key', principal.key.hash, 'used'), cost.eurUnits) : undefined,
-      ctx.usage.append(record),
-      counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
-    ])
-  } catch (error) {
-    ctx.logger.error('billing failed: charge this request by hand', { record, error: (error as Error).message })
-  }
+  const charged = await chargeAndRecord(ctx, {
+    principal,
+    attempt,
+    cost,
+    facts: {
+      id: input.generationId,
+      org_id: principal.org.id,
+      user_id: principal.user.id,
+      key_hash: principal.key.hash,
+      endpoint: input.endpoint,
+      model: attempt.entry.id,
+      provider: attempt.offer.provider.slug,
+      upstream_id: input.upstreamId,
+      stream: input.stream,
+      status: input.status,
+      prompt_tokens: cost.inputTokens,
+      completion_tokens: cost.outputTokens,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      usage_estimated: estimated,
+      currency,
+      latency_ms: Math.max(0, now - input.startedAt),
+      attempts: input.attempts,
+      created_at: new Date(now).toISOString(),
+      billed_by: cost.basis,
+      ...(input.measures.characters !== undefined ? { characters: input.measures.characters } : {}),
+      ...(input.measures.seconds !== undefined ? { audio_seconds: input.measures.seconds } : {}),
+    },
+  })
   return {
     cost,
     usage: {
       cost: exact(charged.units),
       cost_currency: currency,
       cost_eur: exact(charged.eurUnits),
-      is_byok: byok,
+      is_byok: charged.byok,
       input_tokens: cost.inputTokens,
       output_tokens: cost.outputTokens,
       total_tokens: cost.inputTokens + cost.outputTokens,

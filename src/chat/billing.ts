@@ -1,4 +1,4 @@
-import { assessByokFee, notePending } from '../billing/byok-fees'
+import { chargeAndRecord } from '../billing/charge'
 import { priceUsage } from '../billing/cost'
 import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
@@ -47,17 +47,13 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
   const cost = priceUsage(pricing, usage, { images: countImages(input.request) }, ctx.options.exchangeRates[currency])
-  const byok = attempt.credential !== undefined
-  const counted = byok && input.status === 'success'
-  const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
-  const charged = fee ? { units: fee.units, eurUnits: fee.eurUnits } : cost
   const now = ctx.now()
-  const record: UsageRecord = {
+  const facts = {
     id: input.generationId,
     org_id: principal.org.id,
     user_id: principal.user.id,
     key_hash: principal.key.hash,
-    endpoint: 'chat',
+    endpoint: 'chat' as const,
     model: attempt.entry.id,
     provider: attempt.offer.provider.slug,
     upstream_id: input.upstreamId,
@@ -70,36 +66,21 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     usage_estimated: input.estimated,
     currency,
-    cost: fromUnits(charged.units),
-    cost_eur: fromUnits(charged.eurUnits),
-    is_byok: byok,
-    upstream_inference_cost: fromUnits(cost.units),
     latency_ms: Math.max(0, now - input.startedAt),
     attempts: input.attempts,
     created_at: new Date(now).toISOString(),
-    ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
   }
-  try {
-    await Promise.all([
-      byok ? undefined : ctx.credits.chargeUnits(principal.org.id, cost.eurUnits),
-      !byok && principal.key.credit_limit ? ctx.atomic.addUnits(ctx.kv.key('credits', 'key', principal.key.hash, 'used'), cost.eurUnits) : undefined,
-      ctx.usage.append(record),
-      counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
-    ])
-  } catch (error) {
-    // The provider has served the request: never fail the answer for it, but leave everything needed to reconcile.
-    ctx.logger.error('billing failed: charge this request by hand', { record, error: (error as Error).message })
-  }
+  const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts })
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
-    prompt_tokens_details: { cached_tokens: record.cached_tokens, cache_write_tokens: record.cache_write_tokens, ...(usage.prompt_tokens_details ?? {}) },
-    completion_tokens_details: { reasoning_tokens: record.reasoning_tokens, ...(usage.completion_tokens_details ?? {}) },
+    prompt_tokens_details: { cached_tokens: facts.cached_tokens, cache_write_tokens: facts.cache_write_tokens, ...(usage.prompt_tokens_details ?? {}) },
+    completion_tokens_details: { reasoning_tokens: facts.reasoning_tokens, ...(usage.completion_tokens_details ?? {}) },
     cost: exact(charged.units),
     cost_currency: currency,
     cost_eur: exact(charged.eurUnits),
-    is_byok: byok,
+    is_byok: charged.byok,
     cost_details: {
       upstream_inference_cost: exact(cost.units),
       upstream_inference_prompt_cost: exact(cost.promptUnits),

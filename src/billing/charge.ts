@@ -1,0 +1,46 @@
+import type { GatewayContext } from '../context'
+import type { Attempt } from '../routing/plan'
+import type { Principal } from '../stores/accounts'
+import type { UsageRecord } from '../stores/usage'
+import { assessByokFee, notePending } from './byok-fees'
+import type { RequestCost } from './cost'
+import { fromUnits } from './money'
+
+/** A usage record before the money fields that charging fills in. */
+export type UsageFacts = Omit<UsageRecord, 'cost' | 'cost_eur' | 'is_byok' | 'upstream_inference_cost' | 'credential_id' | 'upstream_cost_eur' | 'byok_counted' | 'byok_free'>
+
+/**
+ * Charges a priced request and records it (decisions.md §4, §7): with the service's key the cost goes to credits
+ * now (and to the key's credit limit); with a customer's key (BYOK) only the platform fee is owed, pending until
+ * settlement. Never throws for a storage failure (the provider has served the request): it logs what to reconcile.
+ * Returns what the request owes, in the pricing currency and in EUR.
+ */
+export async function chargeAndRecord(
+  ctx: GatewayContext,
+  input: { principal: Principal; attempt: Attempt; cost: RequestCost; facts: UsageFacts },
+): Promise<{ units: bigint; eurUnits: bigint; byok: boolean }> {
+  const { principal, attempt, cost, facts } = input
+  const byok = attempt.credential !== undefined
+  const counted = byok && facts.status === 'success'
+  const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
+  const owed = fee ? { units: fee.units, eurUnits: fee.eurUnits } : { units: cost.units, eurUnits: cost.eurUnits }
+  const record: UsageRecord = {
+    ...facts,
+    cost: fromUnits(owed.units),
+    cost_eur: fromUnits(owed.eurUnits),
+    is_byok: byok,
+    upstream_inference_cost: fromUnits(cost.units),
+    ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
+  }
+  try {
+    await Promise.all([
+      byok ? undefined : ctx.credits.chargeUnits(principal.org.id, cost.eurUnits),
+      !byok && principal.key.credit_limit ? ctx.atomic.addUnits(ctx.kv.key('credits', 'key', principal.key.hash, 'used'), cost.eurUnits) : undefined,
+      ctx.usage.append(record),
+      counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
+    ])
+  } catch (error) {
+    ctx.logger.error('billing failed: charge this request by hand', { record, error: (error as Error).message })
+  }
+  return { ...owed, byok }
+}

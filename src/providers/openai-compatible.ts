@@ -181,8 +181,14 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
 
 async function* streamChunks(res: UpstreamResponse, provider: string): AsyncIterable<UpstreamChunk> {
   let chunks = 0
+  let done = false
   for await (const event of parseServerSentEvents(res.body)) {
-    if (event.data === '[DONE]') return
+    // After [DONE], read on to the end of the body, so that the connection goes back to the keep-alive pool.
+    if (done) continue
+    if (event.data === '[DONE]') {
+      done = true
+      continue
+    }
     chunks++
     let chunk: UpstreamChunk & { error?: unknown }
     try {

@@ -1,0 +1,28 @@
+// The fake OpenAI-compatible upstream of the benchmark, in its own process (started by bench/chat.ts).
+// Prints one JSON line on stdout: { "url": "http://127.0.0.1:<port>/v1" }.
+// IPC: answers { type: 'stats' } with its CPU time and memory, and { type: 'trim' } by emptying the request log.
+import { subscribe } from 'node:diagnostics_channel'
+import { startFakeOpenAI } from '../test/fakes/openai'
+
+// Connections accepted: after the warm-up a keep-alive client opens none; a count near one per request means a
+// client closes its connection after each answer.
+let accepted = 0
+subscribe('net.server.socket', () => accepted++)
+
+const fake = await startFakeOpenAI()
+
+process.on('message', (message: { type?: string; id?: number }) => {
+  if (message?.type === 'stats') {
+    process.send?.({ type: 'stats', id: message.id, cpu: process.cpuUsage(), memory: process.memoryUsage(), requests: fake.requests.length, accepted })
+  } else if (message?.type === 'trim') {
+    // The fake keeps every request (headers and parsed body) in `fake.requests`; a long run would grow it without bound.
+    fake.requests.length = 0
+    process.send?.({ type: 'trimmed', id: message.id })
+  }
+})
+const stop = () => void fake.close().finally(() => process.exit(0))
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
+process.on('disconnect', stop)
+
+process.stdout.write(`${JSON.stringify({ url: fake.url })}\n`)

@@ -63,7 +63,7 @@ async function slowModelOf(t: ContractTarget): Promise<string | undefined> {
 async function expectEnvelope(res: Response, status: number, type: string) {
   expect(res.status).toBe(status)
   expect(res.headers.get('content-type')).toBe(JSON_TYPE)
-  expect(res.headers.get('x-request-id')).toBeTruthy()
+  expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._:-]{1,128}$/)
   const body = await res.json()
   expect(body).toEqual({ error: expect.objectContaining({ code: status, type, message: expect.any(String) }) })
   return body.error as { code: number; type: string; message: string; param?: string }

@@ -1,29 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { artifacts, hasChromium, launchChromium } from '../helpers/browser'
-import { startPlayground } from '../helpers/playground'
-
+import { describe, expect, it } from 'vitest'
+import { artifacts, hasChromium, playgroundInBrowser } from '../helpers/browser'
 
 describe.skipIf(!hasChromium)('the playground’s PKCE example app in Chromium', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mg-browser-'))
-  let browser: Browser
-  let playground: Awaited<ReturnType<typeof startPlayground>>
-  beforeAll(async () => {
-    playground = await startPlayground(dataDir)
-    browser = await launchChromium()
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await playground?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const env = playgroundInBrowser()
 
   it('starts the flow, signs in, approves, exchanges the code, and ends with a key that answers /me', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${playground.url}/example-app`)
+    const page = await env.browser.newPage()
+    await page.goto(`${env.playground.url}/example-app`)
     await page.getByRole('button', { name: 'Connect with model-gateway' }).click()
 
     // Not signed in yet: the gateway sends us to the host's sign-in page, which returns us to the flow.
@@ -31,7 +16,7 @@ describe.skipIf(!hasChromium)('the playground’s PKCE example app in Chromium',
     await page.getByRole('button', { name: /Sign in as demo@example.com/ }).click()
 
     await page.waitForURL(/\/api\/v1\/auth\/consent\?request=/)
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(`Allow ${playground.url} to use your account?`)
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(`Allow ${env.playground.url} to use your account?`)
     await page.getByRole('button', { name: 'Approve' }).click()
 
     await page.waitForURL(/\/example-app\/callback\?code=/)
@@ -44,14 +29,14 @@ describe.skipIf(!hasChromium)('the playground’s PKCE example app in Chromium',
     await page.screenshot({ path: join(artifacts, 'pkce-example-app.png'), fullPage: true })
 
     // The key works outside the browser too.
-    const me = await fetch(`${playground.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })
+    const me = await fetch(`${env.playground.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })
     expect(me.status).toBe(200)
     expect((await me.json()).email).toBe('demo@example.com')
   }, 60_000)
 
   it('returns to the app with access_denied when the user denies', async () => {
-    const page = await browser.newPage()
-    await page.goto(`${playground.url}/example-app`)
+    const page = await env.browser.newPage()
+    await page.goto(`${env.playground.url}/example-app`)
     await page.getByRole('button', { name: 'Connect with model-gateway' }).click()
     // A new page is a new browser context: signed out again.
     await page.waitForURL(/\/sign-in\?return_to=/)

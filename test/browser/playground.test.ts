@@ -1,29 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { artifacts, hasChromium, launchChromium } from '../helpers/browser'
-import { startPlayground } from '../helpers/playground'
-
+import { describe, expect, it } from 'vitest'
+import { artifacts, hasChromium, playgroundInBrowser } from '../helpers/browser'
 
 describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mg-ui-'))
-  let browser: Browser
-  let playground: Awaited<ReturnType<typeof startPlayground>>
-  beforeAll(async () => {
-    playground = await startPlayground(dataDir)
-    browser = await launchChromium()
-  }, 60_000)
-  afterAll(async () => {
-    await browser?.close()
-    await playground?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const env = playgroundInBrowser()
 
   it('connects, streams a chat answer from demo/echo with its cost and the new balance, and adds and deletes a BYOK key', async () => {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
-    await page.goto(playground.url)
+    const page = await env.browser.newPage({ viewport: { width: 1200, height: 800 } })
+    await page.goto(env.playground.url)
     await page.waitForSelector('body[data-ready="true"]')
     expect(await page.locator('#who').textContent()).toBe('Not connected')
 

@@ -1,6 +1,9 @@
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
+import { startPlayground } from './playground'
 
 /** Debian's Chromium; .ci/run installs it when missing, so in CI the browser tests always run. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -17,4 +20,20 @@ export function launchChromium(): Promise<Browser> {
     executablePath: chromiumPath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   })
+}
+
+/** Inside a describe: a playground (npm start on a fresh data folder) and Chromium, started before and stopped after. */
+export function playgroundInBrowser(): { browser: Browser; playground: Awaited<ReturnType<typeof startPlayground>> } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mg-browser-'))
+  const state = {} as ReturnType<typeof playgroundInBrowser>
+  beforeAll(async () => {
+    state.playground = await startPlayground(dataDir)
+    state.browser = await launchChromium()
+  }, 60_000)
+  afterAll(async () => {
+    await state.browser?.close()
+    await state.playground?.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  return state
 }

@@ -52,7 +52,7 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
   const expectError = async (res: Response, status: number, type: string, message: RegExp, param?: string) => {
     expect(res.status).toBe(status)
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
-    expect(res.headers.get('x-request-id')).toBeTruthy()
+    expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._:-]{1,128}$/)
     const body = await res.json()
     expect(body.error).toMatchObject({ code: status, type })
     expect(body.error.message).toMatch(message)

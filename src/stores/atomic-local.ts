@@ -71,6 +71,7 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
         const current = await read(key)
         const live = current.expires === undefined || current.expires > now
         const count = (live ? (current.count ?? 0) : 0) + by
+        if (by === 0) return count // a read: nothing to write
         const expires = live && current.expires !== undefined ? current.expires : ttlSeconds ? now + ttlSeconds * 1000 : undefined
         await storage.setItem(key, { count, expires })
         return count

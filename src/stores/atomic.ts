@@ -13,7 +13,7 @@ export interface AtomicOps {
   addUnits(key: string, delta: bigint): Promise<bigint>
   /** Reads a decimal counter (0 when absent). */
   getUnits(key: string): Promise<bigint>
-  /** Adds to an integer counter and returns the new value; `ttlSeconds` starts a window when the counter is new. */
+  /** Adds to an integer counter and returns the new value (`by` 0 reads it); `ttlSeconds` starts a window when the counter is new. */
   increment(key: string, by?: number, ttlSeconds?: number): Promise<number>
   /** Writes a JSON record only if the key is absent; true when written. */
   setIfAbsent(key: string, value: unknown): Promise<boolean>

@@ -54,6 +54,21 @@ table{width:100%;border-collapse:collapse;font-size:.9rem}td,th{text-align:left;
 </form>
 <p class="status" id="byok-status" role="status"></p>
 </section>
+<section aria-labelledby="audio-title">
+<h2 id="audio-title">Speech and transcription</h2>
+<form id="speak-form">
+<p><label for="speech-model">Speech model</label><select id="speech-model"></select></p>
+<p><label for="speech-text">Text to speak</label><input id="speech-text" value="Hello from the playground"></p>
+<button type="submit" id="speak">Speak</button>
+</form>
+<audio id="speech-audio" controls></audio>
+<form id="transcribe-form">
+<p><label for="transcription-model">Transcription model</label><select id="transcription-model"></select></p>
+<p><label for="audio-file">Audio file (wav, mp3, flac, m4a, ogg, webm, aac)</label><input id="audio-file" type="file" accept="audio/*"></p>
+<div class="row"><button type="submit" id="transcribe">Transcribe the file</button><button type="button" class="secondary" id="transcribe-last">Transcribe the speech above</button></div>
+</form>
+<p class="status" id="audio-status" role="status"></p>
+</section>
 </main>
 <script type="module">
 const api = '${basePath}'
@@ -97,6 +112,9 @@ async function refreshMe() {
 async function loadModels() {
   const { data } = await (await fetch(api + '/models')).json()
   $('model').replaceChildren(...data.filter((m) => m.supported_api_endpoints.some((e) => e.endsWith('/chat/completions'))).map((m) => new Option(m.name + ' (' + m.id + ')', m.id)))
+  const serving = (endpoint) => data.filter((m) => m.supported_api_endpoints.some((e) => e.endsWith(endpoint))).map((m) => new Option(m.name + ' (' + m.id + ')', m.id))
+  $('speech-model').replaceChildren(...serving('/audio/speech'))
+  $('transcription-model').replaceChildren(...serving('/audio/transcriptions'))
   const wanted = new URLSearchParams(location.search).get('model') || 'demo/echo'
   if ([...$('model').options].some((o) => o.value === wanted)) $('model').value = wanted
   const providers = (await (await fetch(api + '/providers')).json()).data.filter((p) => p.byok.supported)
@@ -206,6 +224,37 @@ $('byok-form').addEventListener('submit', async (event) => {
   loadByok()
 })
 $('byok-test-new').addEventListener('click', () => runTest(api + '/byok/test', { provider: $('byok-provider').value, key: $('byok-key').value }))
+
+// Speech: the audio bytes come back as they are made; transcription sends an upload (multipart, like OpenAI's clients).
+let lastSpeech = null
+$('speak-form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  if (!key) return ($('audio-status').textContent = 'Connect first to get a key.')
+  $('audio-status').textContent = 'Speaking…'
+  const res = await fetch(api + '/audio/speech', authed({ method: 'POST', body: JSON.stringify({ model: $('speech-model').value, input: $('speech-text').value, response_format: 'wav' }) }))
+  if (!res.ok) return ($('audio-status').textContent = 'Error: ' + (await res.json()).error.message)
+  lastSpeech = await res.blob()
+  $('speech-audio').src = URL.createObjectURL(lastSpeech)
+  $('audio-status').textContent = 'Spoke ' + lastSpeech.size + ' bytes of ' + res.headers.get('content-type')
+  refreshMe()
+})
+async function transcribe(file) {
+  if (!key) return ($('audio-status').textContent = 'Connect first to get a key.')
+  if (!file) return ($('audio-status').textContent = 'Choose a file (or speak something first).')
+  const form = new FormData()
+  form.append('model', $('transcription-model').value)
+  form.append('file', file)
+  $('audio-status').textContent = 'Transcribing…'
+  const res = await fetch(api + '/audio/transcriptions', { method: 'POST', headers: { authorization: 'Bearer ' + key }, body: form })
+  const body = await res.json()
+  $('audio-status').textContent = res.ok ? 'Transcript: ' + body.text + ' (cost ' + body.usage.cost_eur + ' EUR)' : 'Error: ' + body.error.message
+  refreshMe()
+}
+$('transcribe-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  transcribe($('audio-file').files[0])
+})
+$('transcribe-last').addEventListener('click', () => transcribe(lastSpeech && new File([lastSpeech], 'speech.wav', { type: 'audio/wav' })))
 
 await finishConnect()
 await Promise.all([refreshMe(), loadModels()])

@@ -45,5 +45,12 @@ describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
     await page.getByRole('button', { name: 'Delete …4321' }).click()
     await expect.poll(() => page.locator('#byok-list tr').count()).toBe(0)
     expect(await page.locator('#byok-status').textContent()).toBe('Deleted …4321')
+
+    // Speech, then its transcription (an upload, as OpenAI's clients send it).
+    expect(await page.locator('#speech-model').inputValue()).toBe('demo/speech')
+    await page.getByRole('button', { name: 'Speak' }).click()
+    await expect.poll(() => page.locator('#audio-status').textContent()).toMatch(/^Spoke \d+ bytes of audio\/wav$/)
+    await page.getByRole('button', { name: 'Transcribe the speech above' }).click()
+    await expect.poll(() => page.locator('#audio-status').textContent()).toMatch(/^Transcript: .+ \(cost 0\.\d+ EUR\)$/)
   }, 90_000)
 })

@@ -20,15 +20,8 @@ export type TranscriptionJsonRequest = v.InferOutput<typeof transcriptionRequest
 export type TranscriptionForm = v.InferOutput<typeof transcriptionFormSchema>
 
 /** A transcription request, whichever way it came: the audio decoded and its format checked. */
-export interface TranscriptionInput {
-  model: string
-  audio: Uint8Array
-  format: TranscriptionFormat
-  language?: string
-  prompt?: string
-  temperature?: number
-  response_format: 'json' | 'verbose_json'
-  timestamp_granularities?: ('word' | 'segment')[]
+export interface TranscriptionInput extends UpstreamTranscriptionRequest {
+  /** Routing preferences (as for chat). */
   provider?: ChatRequest['provider']
 }
 

@@ -1,3 +1,4 @@
+import { gatewayResponse } from './http/respond'
 /** The stable machine-readable error slugs of decisions.md §1, keyed by HTTP status. */
 export const errorTypes = {
   400: 'invalid_request',
@@ -107,9 +108,9 @@ export function toGatewayError(value: unknown, requestId: string): GatewayError 
 
 /** Builds the JSON error response for a GatewayError. */
 export function errorResponse(error: GatewayError, requestId: string): Response {
-  const headers = new Headers(error.headers)
-  headers.set('content-type', 'application/json; charset=utf-8')
-  headers.set('x-request-id', requestId)
-  headers.set('cache-control', 'no-store')
-  return new Response(JSON.stringify(error.toJSON()), { status: error.status, headers })
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(error.headers ?? {})) headers[name.toLowerCase()] = value
+  headers['content-type'] = 'application/json; charset=utf-8'
+  headers['cache-control'] = 'no-store'
+  return gatewayResponse(JSON.stringify(error.toJSON()), error.status, headers, requestId)
 }

@@ -3,6 +3,7 @@ import { assertCanSpend } from '../chat/guard'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
 import { invalidRequest, toGatewayError } from '../errors'
+import { gatewayResponse } from '../http/respond'
 import { upstreamError } from '../providers/upstream-error'
 import type { UpstreamSpeech, UpstreamSpeechRequest } from '../providers/types'
 import { firstSuccessful } from '../routing/attempts'
@@ -127,16 +128,12 @@ export async function serveSpeech(ctx: GatewayContext, input: { principal: Princ
     cancel,
   }, { highWaterMark: 0 })
 
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': SPEECH_CONTENT_TYPES[request.response_format],
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      'x-request-id': input.requestId,
-      'x-generation-id': generationId,
-    },
-  })
+  return gatewayResponse(body, 200, {
+    'content-type': SPEECH_CONTENT_TYPES[request.response_format],
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    'x-generation-id': generationId,
+  }, input.requestId)
 }
 
 /** The request as the attempt's provider receives it: its model id, the voice (default: the model's first), SSE when it reports usage so. */

@@ -4,6 +4,7 @@ import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
 import { invalidRequest } from '../errors'
 import { stringifyExact } from '../http/exact-json'
+import { gatewayResponse } from '../http/respond'
 import type { TranscriptionFormat, UpstreamTranscriptionRequest } from '../providers/types'
 import { upstreamError } from '../providers/upstream-error'
 import { firstSuccessful } from '../routing/attempts'
@@ -105,8 +106,5 @@ export async function serveTranscription(ctx: GatewayContext, input: { principal
     ...(Array.isArray(result.logprobs) ? { logprobs: result.logprobs } : {}),
     usage,
   }
-  return new Response(stringifyExact(body), {
-    status: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': input.requestId, 'x-generation-id': generationId },
-  })
+  return gatewayResponse(stringifyExact(body), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, input.requestId)
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { idBytes } from '../crypto/id-bytes'
 import type { UpstreamChoice, UpstreamChunk } from '../providers/types'
 
 const FINISH_REASONS = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'error'])
@@ -8,7 +8,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 
 /** A new generation id: `gen-` plus the time and 20 random characters. */
 export function newGenerationId(now: number): string {
-  const bytes = randomBytes(20)
+  const bytes = idBytes(20)
   let random = ''
   for (const byte of bytes) random += ALPHABET[byte % ALPHABET.length]
   return `gen-${Math.floor(now / 1000)}-${random}`

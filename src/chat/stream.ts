@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../context'
 import { toGatewayError, type GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
+import { gatewayResponse } from '../http/respond'
 import type { UpstreamChunk, UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
@@ -42,8 +43,11 @@ type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attem
 export async function completeStream(ctx: GatewayContext, input: StreamInput): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
+  // Aborted when the client goes away or the stream is cancelled: the upstream call stops either way.
   const upstreamAbort = new AbortController()
-  const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
+  if (input.signal.aborted) upstreamAbort.abort(input.signal.reason)
+  else input.signal.addEventListener('abort', () => upstreamAbort.abort(input.signal.reason), { once: true })
+  const signal = upstreamAbort.signal
   const opening = firstSuccessful(ctx, input.attempts, { signal, requestId: input.requestId }, async (attempt, options) => {
     const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
     try {
@@ -62,16 +66,12 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
   clearTimeout(timer)
   if (early === 'failed') await opening // rethrows: answered as an HTTP error, nothing was sent yet
 
-  return new Response(createSseStream(ctx, input, { opening, generationId, startedAt, upstreamAbort, waiting: early === 'waiting' }), {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      'x-request-id': input.requestId,
-      'x-generation-id': generationId,
-    },
-  })
+  return gatewayResponse(createSseStream(ctx, input, { opening, generationId, startedAt, upstreamAbort, waiting: early === 'waiting' }), 200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    'x-generation-id': generationId,
+  }, input.requestId)
 }
 
 function createSseStream(

@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../context'
 import { stringifyExact } from '../http/exact-json'
+import { gatewayResponse } from '../http/respond'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
@@ -39,8 +40,5 @@ export async function completeWhole(ctx: GatewayContext, input: { principal: Pri
     choices: completion.choices.map(shapeChoice),
     usage: usageView,
   }
-  return new Response(stringifyExact(body), {
-    status: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': input.requestId, 'x-generation-id': generationId },
-  })
+  return gatewayResponse(stringifyExact(body), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, input.requestId)
 }

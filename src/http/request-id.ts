@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { randomBytes } from 'node:crypto'
+import { idBytes } from '../crypto/id-bytes'
 
 const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -8,5 +8,5 @@ export function requestIdOf(event: H3Event): string {
   const context = event.context as { requestId?: string }
   if (context.requestId) return context.requestId
   const incoming = event.req.headers.get('x-request-id')
-  return (context.requestId = incoming && VALID_ID_RE.test(incoming) ? incoming : `req_${randomBytes(12).toString('hex')}`)
+  return (context.requestId = incoming && VALID_ID_RE.test(incoming) ? incoming : `req_${idBytes(12).toString('hex')}`)
 }

@@ -68,13 +68,19 @@ export async function firstSuccessful<T>(
   input: { signal: AbortSignal; requestId: string },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
-  // A timer of our own, cleared at the end (AbortSignal.timeout would linger for the whole deadline per request).
-  const deadlineController = new AbortController()
-  const deadlineTimer = setTimeout(() => deadlineController.abort(), ctx.options.requestTimeoutMs)
-  const deadline = deadlineController.signal
-  const signal = AbortSignal.any([input.signal, deadline])
+  // One controller for the client going away and the deadline (cheaper than AbortSignal.any per request), and a
+  // timer of our own, cleared at the end (AbortSignal.timeout would linger for the whole deadline per request). The
+  // client's abort keeps reaching the signal after this returns: a stream goes on reading through it.
+  const controller = new AbortController()
+  const deadline = { passed: false }
+  if (input.signal.aborted) controller.abort(input.signal.reason)
+  else input.signal.addEventListener('abort', () => controller.abort(input.signal.reason), { once: true })
+  const deadlineTimer = setTimeout(() => {
+    deadline.passed = true
+    controller.abort()
+  }, ctx.options.requestTimeoutMs)
   try {
-    return await tryInOrder(ctx, attempts, input, call, signal, deadline)
+    return await tryInOrder(ctx, attempts, input, call, controller.signal, deadline)
   } finally {
     clearTimeout(deadlineTimer)
   }
@@ -86,7 +92,7 @@ async function tryInOrder<T>(
   input: { signal: AbortSignal; requestId: string },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
   signal: AbortSignal,
-  deadline: AbortSignal,
+  deadline: { passed: boolean },
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
   let lastError: GatewayError | undefined
   let tries = 0
@@ -119,7 +125,7 @@ async function tryInOrder<T>(
       return { result, attempt, tries }
     } catch (thrown) {
       const latencyMs = performance.now() - started
-      const error = deadline.aborted && !input.signal.aborted
+      const error = deadline.passed && !input.signal.aborted
         ? new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, { metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' } })
         : redactSecret(toGatewayError(thrown, input.requestId), secret)
       lastError = error

@@ -1,4 +1,5 @@
 import { FastResponse } from 'srvx'
+import { stringifyExact } from './exact-json'
 
 // Responses built here already carry their request id: the route handler need not copy their headers to add it.
 const carriesRequestId = new WeakSet<Response>()
@@ -16,7 +17,7 @@ export function gatewayResponse(body: string | ReadableStream<Uint8Array> | null
 
 /** A JSON response with the request id. */
 export function jsonResponse(value: unknown, status: number, requestId: string): Response {
-  return gatewayResponse(JSON.stringify(value), status, { 'content-type': 'application/json; charset=utf-8' }, requestId)
+  return gatewayResponse(stringifyExact(value), status, { 'content-type': 'application/json; charset=utf-8' }, requestId)
 }
 
 /** Adds the request id to a handler's own Response (copying it when its headers are immutable). */

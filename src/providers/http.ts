@@ -55,11 +55,7 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
         status: res.statusCode ?? 502,
         headers,
         body: readBody(res, init),
-        async text() {
-          const chunks: Buffer[] = []
-          for await (const chunk of readBody(res, init)) chunks.push(Buffer.from(chunk))
-          return Buffer.concat(chunks).toString('utf8')
-        },
+        text: () => readText(res, init),
       })
     })
     req.end(init.body)
@@ -73,6 +69,38 @@ async function* readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIter
     throw toUpstreamError(error, init)
   }
   if (!res.complete) throw upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete')
+}
+
+// The whole body as text, collected from 'data' events (an async iterator per whole answer costs more than the parse).
+function readText(res: IncomingMessage, init: UpstreamRequest): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const cleanup = () => {
+      res.off('data', onData)
+      res.off('end', onEnd)
+      res.off('error', onError)
+      res.off('close', onClose)
+    }
+    const onData = (chunk: Buffer) => void chunks.push(chunk)
+    const onEnd = () => {
+      cleanup()
+      if (!res.complete) return reject(upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete'))
+      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'))
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      reject(toUpstreamError(error, init))
+    }
+    // Closed without 'end' or 'error': the answer was cut short.
+    const onClose = () => {
+      cleanup()
+      reject(res.errored ? toUpstreamError(res.errored, init) : upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete'))
+    }
+    res.on('data', onData)
+    res.on('end', onEnd)
+    res.on('error', onError)
+    res.on('close', onClose)
+  })
 }
 
 function abortedError(init: UpstreamRequest) {

@@ -99,15 +99,21 @@ function createSseStream(
       usage: reported ?? { prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length), completion_tokens: estimateTokens(generatedChars) },
     }))
 
+  let lastSentAt = 0
   const send = (bytes: Uint8Array) => {
     if (closed) return
     controller.enqueue(bytes)
-    armKeepAlive()
+    lastSentAt = Date.now()
   }
   const sendJson = (value: unknown) => send(encoder.encode(`data: ${stringifyExact(value)}\n\n`))
-  const armKeepAlive = () => {
-    clearTimeout(keepAlive)
-    keepAlive = setTimeout(() => send(KEEP_ALIVE), ctx.options.keepAliveMs)
+  // One timer for the whole stream (not one per chunk): when it fires, a comment goes out if nothing did meanwhile.
+  const armKeepAlive = (delay: number) => {
+    keepAlive = setTimeout(() => {
+      if (closed) return
+      const idle = Date.now() - lastSentAt
+      if (idle >= ctx.options.keepAliveMs) send(KEEP_ALIVE)
+      armKeepAlive(idle >= ctx.options.keepAliveMs ? ctx.options.keepAliveMs : ctx.options.keepAliveMs - idle)
+    }, delay)
   }
   const end = () => {
     if (closed) return
@@ -157,7 +163,8 @@ function createSseStream(
     start(c) {
       controller = c
       if (state.waiting) send(KEEP_ALIVE)
-      else armKeepAlive()
+      else lastSentAt = Date.now()
+      armKeepAlive(ctx.options.keepAliveMs)
     },
     // One upstream chunk per pull: the client's pace holds the provider back, nothing piles up in between.
     async pull() {

@@ -10,32 +10,42 @@ export async function* parseServerSentEvents(body: AsyncIterable<Uint8Array>): A
   let buffer = ''
   let event: string | undefined
   let data: string[] = []
-  const flush = function* () {
-    if (data.length) yield { event, data: data.join('\n') }
-    event = undefined
-    data = []
+  const ready: ServerSentEvent[] = []
+  const takeLine = (line: string) => {
+    if (line === '') {
+      if (data.length) ready.push({ event, data: data.length === 1 ? data[0] : data.join('\n') })
+      event = undefined
+      data = []
+      return
+    }
+    if (line.charCodeAt(0) === 58 /* : */) return // a comment
+    const colon = line.indexOf(':')
+    const field = colon === -1 ? line : line.slice(0, colon)
+    const value = colon === -1 ? '' : line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1)
+    if (field === 'data') data.push(value)
+    else if (field === 'event') event = value
   }
   for await (const chunk of body) {
     buffer += decoder.decode(chunk, { stream: true })
-    let newline: number
-    while ((newline = buffer.search(/\r\n|\r|\n/)) !== -1) {
-      if (newline === buffer.length - 1 && buffer[newline] === '\r') break // a \r\n may be split across chunks
-      const line = buffer.slice(0, newline)
-      buffer = buffer.slice(newline + (buffer[newline] === '\r' && buffer[newline + 1] === '\n' ? 2 : 1))
-      if (line === '') yield* flush()
-      else if (line.startsWith(':')) continue
-      else {
-        const colon = line.indexOf(':')
-        const field = colon === -1 ? line : line.slice(0, colon)
-        const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'data') data.push(value)
-        else if (field === 'event') event = value
-      }
+    // Walk the lines with a cursor (slicing the rest of the buffer once per line would copy it again and again).
+    let start = 0
+    let lf = buffer.indexOf('\n')
+    let cr = buffer.indexOf('\r')
+    for (;;) {
+      if (lf !== -1 && lf < start) lf = buffer.indexOf('\n', start)
+      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start)
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr)
+      if (end === -1) break
+      if (end === cr && end === buffer.length - 1) break // a \r\n may be split across chunks
+      takeLine(buffer.slice(start, end))
+      start = end + (end === cr && lf === end + 1 ? 2 : 1)
     }
+    if (start) buffer = buffer.slice(start)
+    while (ready.length) yield ready.shift()!
   }
   buffer += decoder.decode()
   if (buffer.trim()) {
     for (const line of buffer.split(/\r\n|\r|\n/)) if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
   }
-  yield* flush()
+  if (data.length) yield { event, data: data.join('\n') }
 }

@@ -62,13 +62,83 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
   })
 }
 
-async function* readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIterable<Uint8Array> {
-  try {
-    for await (const chunk of res) yield chunk as Uint8Array
-  } catch (error) {
-    throw toUpstreamError(error, init)
+const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete')
+
+// The body as it arrives, from 'data' events through one plain iterator (cheaper per chunk than Node's async
+// iterator wrapped in a generator). Chunks not yet taken pause the response (backpressure); failures come after
+// the chunks that arrived before them; leaving early (`return`) destroys an unfinished response.
+function readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      const queue: Buffer[] = []
+      let ended = false
+      let failure: Error | undefined
+      let waiting: { resolve: (result: IteratorResult<Uint8Array>) => void; reject: (error: Error) => void } | undefined
+      const wake = () => {
+        const waiter = waiting
+        if (!waiter) return
+        if (queue.length) waiter.resolve({ value: queue.shift()!, done: false })
+        else if (failure) waiter.reject(failure)
+        else if (ended) waiter.resolve({ value: undefined, done: true })
+        else return
+        waiting = undefined
+      }
+      const cleanup = () => {
+        res.off('data', onData)
+        res.off('end', onEnd)
+        res.off('error', onError)
+        res.off('close', onClose)
+      }
+      const onData = (chunk: Buffer) => {
+        queue.push(chunk)
+        if (queue.length >= 16) res.pause()
+        wake()
+      }
+      const onEnd = () => {
+        cleanup()
+        if (res.complete) ended = true
+        else failure = cutShort(init)
+        wake()
+      }
+      const onError = (error: Error) => {
+        cleanup()
+        failure = toUpstreamError(error, init)
+        wake()
+      }
+      const onClose = () => {
+        cleanup()
+        failure = res.errored ? toUpstreamError(res.errored, init) : cutShort(init)
+        wake()
+      }
+      res.on('data', onData)
+      res.on('end', onEnd)
+      res.on('error', onError)
+      res.on('close', onClose)
+      return {
+        next() {
+          if (queue.length) {
+            const value = queue.shift()!
+            if (queue.length < 4 && res.isPaused() && !ended) res.resume()
+            return Promise.resolve({ value, done: false })
+          }
+          if (failure) return Promise.reject(failure)
+          if (ended) return Promise.resolve({ value: undefined, done: true })
+          if (res.isPaused()) res.resume()
+          return new Promise((resolve, reject) => (waiting = { resolve, reject }))
+        },
+        return() {
+          cleanup()
+          queue.length = 0
+          if (!ended && !failure) {
+            failure = cutShort(init)
+            res.destroy()
+          }
+          ended = true
+          return Promise.resolve({ value: undefined, done: true })
+        },
+      }
+    },
   }
-  if (!res.complete) throw upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete')
 }
 
 // The whole body as text, collected from 'data' events (an async iterator per whole answer costs more than the parse).

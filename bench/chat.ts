@@ -33,6 +33,11 @@ const ROUNDS = Math.max(1, Math.min(REQUESTS, intEnv('BENCH_ROUNDS', 3)))
 const RESULTS = resolve(process.env.BENCH_RESULTS || join(here, 'results.json'))
 const KINDS = (process.env.BENCH_KINDS || 'whole,stream').split(',').map((k) => k.trim())
 if (!KINDS.length || KINDS.some((k) => k !== 'whole' && k !== 'stream')) throw new Error(`BENCH_KINDS must list whole and/or stream, got ${process.env.BENCH_KINDS}`)
+const UPSTREAM_LATENCY_MS = intEnv('BENCH_UPSTREAM_LATENCY_MS', 100)
+const PHASES = (process.env.BENCH_PHASES || 'latency,capacity').split(',').map((p) => p.trim())
+if (!PHASES.length || PHASES.some((p) => p !== 'latency' && p !== 'capacity')) throw new Error(`BENCH_PHASES must list latency and/or capacity, got ${process.env.BENCH_PHASES}`)
+const GATEWAY = process.env.BENCH_GATEWAY || 'gateway'
+if (GATEWAY !== 'gateway' && GATEWAY !== 'baseline') throw new Error(`BENCH_GATEWAY must be gateway or baseline, got ${process.env.BENCH_GATEWAY}`)
 const CPU_PROF_DIR = process.env.BENCH_GATEWAY_CPU_PROF ? resolve(process.env.BENCH_GATEWAY_CPU_PROF) : undefined
 const TARGET_ADDED_P50_MS = 2
 const CHILD_START_TIMEOUT_MS = 30_000
@@ -98,7 +103,7 @@ function startChild(name: string, file: string, env: Record<string, string>, exe
 }
 
 let nextMessageId = 0
-function ask<T>(child: Child, type: string): Promise<T> {
+function ask<T>(child: Child, type: string, payload: Record<string, unknown> = {}): Promise<T> {
   const id = ++nextMessageId
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
@@ -112,7 +117,7 @@ function ask<T>(child: Child, type: string): Promise<T> {
       resolvePromise(message)
     }
     child.process.on('message', onMessage)
-    child.process.send({ type, id })
+    child.process.send({ ...payload, type, id })
   })
 }
 const statsOf = (child: Child) => ask<ChildStats>(child, 'stats')
@@ -230,24 +235,31 @@ function fullCheck(target: Target, stream: boolean) {
     const usage = objects.findLast((o) => o.usage)?.usage
     if (!usage?.total_tokens) throw new BadResponse(`${target.name}: no usage in the answer`)
     // Billing on: the gateway's usage carries the cost it charged.
-    if (target.name === 'gateway' && !(Number(usage.cost) > 0)) throw new BadResponse(`gateway: usage without a cost: ${JSON.stringify(usage)}`)
+    if (target.name === 'gateway' && GATEWAY === 'gateway' && !(Number(usage.cost) > 0)) throw new BadResponse(`gateway: usage without a cost: ${JSON.stringify(usage)}`)
   }
 }
 
-/** Sends `count` requests over `CONNECTIONS` concurrent loops; returns the samples and the wall time. */
-async function load(target: Target, stream: boolean, count: number): Promise<{ samples: Sample[]; elapsedMs: number }> {
+/**
+ * Sends `count` requests over `CONNECTIONS` concurrent loops; returns the samples and the wall time. With `spreadMs`,
+ * loop i starts i × spreadMs / CONNECTIONS later: against an upstream that always takes the same time, loops that
+ * start together stay in step for the whole run and hit the gateway in waves of 32 at once, which no set of
+ * independent clients does; spread over one upstream latency, they arrive at a steady rate.
+ */
+async function load(target: Target, stream: boolean, count: number, spreadMs = 0): Promise<{ samples: Sample[]; elapsedMs: number }> {
   const prepared = prepare(target, stream)
   const quick = quickCheck(target, stream)
   const samples: Sample[] = new Array(count)
   let issued = 0
-  const loop = async () => {
+  const loops = Math.min(CONNECTIONS, count)
+  const loop = async (index: number) => {
+    if (spreadMs) await new Promise((resolve) => setTimeout(resolve, (index * spreadMs) / loops))
     while (issued < count) {
       const i = issued++
       samples[i] = await send(target, prepared, stream, quick)
     }
   }
   const started = performance.now()
-  await Promise.all(Array.from({ length: Math.min(CONNECTIONS, count) }, loop))
+  await Promise.all(Array.from({ length: loops }, (_, index) => loop(index)))
   return { samples, elapsedMs: performance.now() - started }
 }
 
@@ -331,51 +343,48 @@ function report(s: Scenario) {
 // ---------------------------------------------------------------------------------------------------------------
 // The run
 
-async function main() {
-  const runStarted = performance.now()
-  const upstream = await startChild('upstream', 'upstream-process.ts', {})
-  if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true })
-  const gateway = await startChild(
-    'gateway',
-    'gateway-process.ts',
-    { BENCH_UPSTREAM_URL: upstream.info.url },
-    CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [],
-  )
-  const direct = targetOf('direct', upstream.info.url, '/chat/completions', 'bench')
-  const through = targetOf('gateway', gateway.info.url, '/api/v1/chat/completions', 'fake/bench', `Bearer ${gateway.info.key}`)
+interface PhaseResult {
+  upstream_latency_ms: number
+  scenarios: Record<string, ReturnType<typeof report>>
+  added: { whole?: ReturnType<typeof addedOf>; stream?: ReturnType<typeof addedOf> }
+}
 
-  console.log(
-    `model-gateway bench: ${CONNECTIONS} connections, ${REQUESTS} requests per scenario in ${ROUNDS} round(s) after ${WARMUP} warm-up, ` +
-      `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()})`,
-  )
-  console.log(`upstream ${upstream.info.url} (pid ${upstream.process.pid}), gateway ${gateway.info.url} (pid ${gateway.process.pid}), memory storage, auth and billing on`)
-
-  const kinds = KINDS.map((k) => k === 'stream') // false: whole, true: stream
-  // One checked request per scenario, then the warm-up (JIT, sockets of both agents opened).
-  for (const stream of kinds) {
-    for (const target of [direct, through]) {
-      await send(target, prepare(target, stream), stream, fullCheck(target, stream))
-      if (WARMUP) await load(target, stream, WARMUP)
-    }
+function addedOf(results: Record<string, ReturnType<typeof report>>, kind: 'whole' | 'stream') {
+  const d = results[`direct-${kind}`]
+  const g = results[`gateway-${kind}`]
+  return {
+    latency_p50_ms: round3(g.latency_ms.p50 - d.latency_ms.p50),
+    latency_p99_ms: round3(g.latency_ms.p99 - d.latency_ms.p99),
+    ...(kind === 'stream' ? { ttfb_p50_ms: round3(g.ttfb_ms!.p50 - d.ttfb_ms!.p50), ttfb_p99_ms: round3(g.ttfb_ms!.p99 - d.ttfb_ms!.p99) } : {}),
+    throughput_ratio: round3(g.throughput_rps / d.throughput_rps),
+    gateway_cpu_ms_per_request: g.cpu_ms_per_request.gateway,
   }
+}
+
+/** One phase: the upstream answers after `latencyMs`; warm-up, then alternating rounds of every scenario. */
+async function runPhase(latencyMs: number, children: { upstream: Child; gateway: Child }, targets: Target[]): Promise<PhaseResult> {
+  const { upstream, gateway } = children
+  await ask(upstream, 'latency', { ms: latencyMs })
+  const kinds = KINDS.map((k) => k === 'stream') // false: whole, true: stream
+  if (WARMUP) for (const stream of kinds) for (const target of targets) await load(target, stream, WARMUP, latencyMs)
   await ask(upstream, 'trim')
 
   const scenarios = new Map<string, Scenario>()
   const keyOf = (target: Target, stream: boolean) => `${target.name}-${stream ? 'stream' : 'whole'}`
-  for (const target of [direct, through]) {
+  for (const target of targets) {
     for (const stream of kinds) scenarios.set(keyOf(target, stream), { target, stream, samples: [], elapsedMs: 0, gatewayCpuMs: 0, gatewaySystemMs: 0, upstreamCpuMs: 0, clientCpuMs: 0, upstreamAccepted: 0, gatewayAccepted: 0 })
   }
   for (let r = 0; r < ROUNDS; r++) {
     const count = Math.floor(REQUESTS / ROUNDS) + (r < REQUESTS % ROUNDS ? 1 : 0)
     // Alternate who goes first so that neither target always runs on a warmer (or busier) machine.
-    const order = r % 2 === 0 ? [direct, through] : [through, direct]
+    const order = r % 2 === 0 ? targets : [...targets].reverse()
     for (const stream of kinds) {
       for (const target of order) {
         const scenario = scenarios.get(keyOf(target, stream))!
         const [g0, u0] = await Promise.all([statsOf(gateway), statsOf(upstream)])
         const m0 = machineBusyMs()
         const c0 = process.cpuUsage()
-        const { samples, elapsedMs } = await load(target, stream, count)
+        const { samples, elapsedMs } = await load(target, stream, count, latencyMs)
         const c1 = process.cpuUsage()
         const m1 = machineBusyMs()
         const [g1, u1] = await Promise.all([statsOf(gateway), statsOf(upstream)])
@@ -392,48 +401,26 @@ async function main() {
       }
     }
   }
-  const [gatewayEnd, upstreamEnd] = await Promise.all([statsOf(gateway), statsOf(upstream)])
-
   const results: Record<string, ReturnType<typeof report>> = {}
   for (const [key, scenario] of scenarios) results[key] = report(scenario)
-  const added = (kind: 'whole' | 'stream') => {
-    const d = results[`direct-${kind}`]
-    const g = results[`gateway-${kind}`]
-    return {
-      latency_p50_ms: round3(g.latency_ms.p50 - d.latency_ms.p50),
-      latency_p99_ms: round3(g.latency_ms.p99 - d.latency_ms.p99),
-      ...(kind === 'stream' ? { ttfb_p50_ms: round3(g.ttfb_ms!.p50 - d.ttfb_ms!.p50), ttfb_p99_ms: round3(g.ttfb_ms!.p99 - d.ttfb_ms!.p99) } : {}),
-      throughput_ratio: round3(g.throughput_rps / d.throughput_rps),
-      gateway_cpu_ms_per_request: g.cpu_ms_per_request.gateway,
-    }
-  }
-  const whole = KINDS.includes('whole') ? added('whole') : undefined
-  const stream = KINDS.includes('stream') ? added('stream') : undefined
-  const targetMet = whole ? whole.latency_p50_ms < TARGET_ADDED_P50_MS : null
-  const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
-
-  const output = {
-    date: new Date().toISOString(),
-    machine: { node: process.version, platform: process.platform, arch: process.arch, cores: cpus().length, cpu: cpus()[0]?.model.trim(), memory_mb: mb(totalmem()), loadavg_at_end: loadavg().map((x) => Math.round(x * 100) / 100) },
-    source: sourceState(),
-    settings: { connections: CONNECTIONS, requests_per_scenario: REQUESTS, warmup_per_scenario: WARMUP, rounds: ROUNDS, kinds: KINDS, storage: 'memory', auth: true, billing: true },
+  return {
+    upstream_latency_ms: latencyMs,
     scenarios: results,
-    added: { ...(whole ? { whole } : {}), ...(stream ? { stream } : {}) },
-    target: { description: `added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections, whole requests`, connections: CONNECTIONS, met: targetMet },
-    memory_mb_at_end: {
-      gateway: { rss: mb(gatewayEnd.memory.rss), heap_used: mb(gatewayEnd.memory.heapUsed) },
-      upstream: { rss: mb(upstreamEnd.memory.rss), heap_used: mb(upstreamEnd.memory.heapUsed) },
+    added: {
+      ...(KINDS.includes('whole') ? { whole: addedOf(results, 'whole') } : {}),
+      ...(KINDS.includes('stream') ? { stream: addedOf(results, 'stream') } : {}),
     },
-    runtime_s: 0,
   }
+}
 
-  // The table.
+function printPhase(title: string, phase: PhaseResult) {
   const row = (cells: (string | number)[], widths: number[]) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[0]) : String(c).padStart(widths[i]))).join('  ')
   const widths = [14, 7, 7, 8, 8, 6, 10, 9, 9]
   console.log()
+  console.log(title)
   console.log(row(['scenario', 'p50 ms', 'p99 ms', 'ttfb p50', 'ttfb p99', 'req/s', 'gw cpu/req', 'new conns', 'other cpu'], widths))
   for (const key of ['direct-whole', 'gateway-whole', 'direct-stream', 'gateway-stream']) {
-    const r = results[key]
+    const r = phase.scenarios[key]
     if (!r) continue
     const conns = r.new_connections.to_upstream + (r.new_connections.to_gateway ?? 0)
     console.log(row([
@@ -441,19 +428,80 @@ async function main() {
       r.throughput_rps.toFixed(0), key.startsWith('gateway') ? `${r.cpu_ms_per_request.gateway.toFixed(3)} ms` : '-', conns, r.foreign_cpu_cores === null ? '?' : r.foreign_cpu_cores.toFixed(2),
     ], widths))
   }
-  console.log()
   const sign = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`
+  const { whole, stream } = phase.added
   if (whole) console.log(`added, whole:  p50 ${sign(whole.latency_p50_ms)}, p99 ${sign(whole.latency_p99_ms)}, throughput ratio ${whole.throughput_ratio.toFixed(2)}, gateway CPU ${whole.gateway_cpu_ms_per_request.toFixed(3)} ms/request`)
   if (stream) console.log(`added, stream: p50 ${sign(stream.latency_p50_ms)}, p99 ${sign(stream.latency_p99_ms)}, TTFB p50 ${sign(stream.ttfb_p50_ms!)}, throughput ratio ${stream.throughput_ratio.toFixed(2)}, gateway CPU ${stream.gateway_cpu_ms_per_request.toFixed(3)} ms/request`)
-  console.log(`memory at end: gateway rss ${output.memory_mb_at_end.gateway.rss} MB (heap ${output.memory_mb_at_end.gateway.heap_used} MB), upstream rss ${output.memory_mb_at_end.upstream.rss} MB`)
-  for (const [key, r] of Object.entries(results)) {
+  for (const [key, r] of Object.entries(phase.scenarios)) {
     if (r.new_connections.to_upstream > r.requests / 10) console.log(`note: ${key} opened ${r.new_connections.to_upstream} new connections to the upstream for ${r.requests} requests (keep-alive not kept)`)
   }
-  const busiest = Math.max(...Object.values(results).map((r) => r.foreign_cpu_cores ?? 0))
+}
+
+async function main() {
+  const runStarted = performance.now()
+  const upstream = await startChild('upstream', 'upstream-process.ts', {})
+  if (CPU_PROF_DIR) mkdirSync(CPU_PROF_DIR, { recursive: true })
+  const gateway = await startChild(
+    'gateway',
+    GATEWAY === 'baseline' ? 'baseline-proxy-process.ts' : 'gateway-process.ts',
+    { BENCH_UPSTREAM_URL: upstream.info.url },
+    CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [],
+  )
+  const direct = targetOf('direct', upstream.info.url, '/chat/completions', 'bench')
+  const through = targetOf('gateway', gateway.info.url, '/api/v1/chat/completions', 'fake/bench', `Bearer ${gateway.info.key}`)
+
+  console.log(
+    `model-gateway bench: ${CONNECTIONS} connections, ${REQUESTS} requests per scenario and phase in ${ROUNDS} round(s) after ${WARMUP} warm-up, ` +
+      `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()})`,
+  )
+  console.log(`upstream ${upstream.info.url} (pid ${upstream.process.pid}), gateway ${gateway.info.url} (pid ${gateway.process.pid}), memory storage, auth and billing on`)
+
+  // One fully checked request per scenario before anything is measured.
+  for (const stream of KINDS.map((k) => k === 'stream')) {
+    for (const target of [direct, through]) await send(target, prepare(target, stream), stream, fullCheck(target, stream))
+  }
+
+  const phases: Record<string, PhaseResult> = {}
+  if (PHASES.includes('latency')) {
+    phases.latency = await runPhase(UPSTREAM_LATENCY_MS, { upstream, gateway }, [direct, through])
+    printPhase(`latency: the upstream answers after ${UPSTREAM_LATENCY_MS} ms (BENCH_UPSTREAM_LATENCY_MS), the gateway is not saturated`, phases.latency)
+  }
+  if (PHASES.includes('capacity')) {
+    phases.capacity = await runPhase(0, { upstream, gateway }, [direct, through])
+    printPhase('capacity: the upstream answers at once, every process runs flat out on the shared cores (closed loop)', phases.capacity)
+  }
+  const [gatewayEnd, upstreamEnd] = await Promise.all([statsOf(gateway), statsOf(upstream)])
+  const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
+
+  const checked = phases.latency ? Object.entries(phases.latency.added).map(([kind, a]) => ({ kind, added_p50_ms: a.latency_p50_ms, met: a.latency_p50_ms < TARGET_ADDED_P50_MS })) : []
+  const targetMet = checked.length ? checked.every((c) => c.met) : null
+  const output = {
+    date: new Date().toISOString(),
+    machine: { node: process.version, platform: process.platform, arch: process.arch, cores: cpus().length, cpu: cpus()[0]?.model.trim(), memory_mb: mb(totalmem()), loadavg_at_end: loadavg().map((x) => Math.round(x * 100) / 100) },
+    source: sourceState(),
+    settings: { connections: CONNECTIONS, requests_per_scenario: REQUESTS, warmup_per_scenario: WARMUP, rounds: ROUNDS, kinds: KINDS, phases: PHASES, upstream_latency_ms: UPSTREAM_LATENCY_MS, storage: 'memory', auth: true, billing: true },
+    phases,
+    target: {
+      description: `added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections (latency phase: upstream answering after ${UPSTREAM_LATENCY_MS} ms), whole and streamed`,
+      connections: CONNECTIONS,
+      checked,
+      met: targetMet,
+    },
+    memory_mb_at_end: {
+      gateway: { rss: mb(gatewayEnd.memory.rss), heap_used: mb(gatewayEnd.memory.heapUsed) },
+      upstream: { rss: mb(upstreamEnd.memory.rss), heap_used: mb(upstreamEnd.memory.heapUsed) },
+    },
+    runtime_s: 0,
+  }
+
+  console.log()
+  console.log(`memory at end: gateway rss ${output.memory_mb_at_end.gateway.rss} MB (heap ${output.memory_mb_at_end.gateway.heap_used} MB), upstream rss ${output.memory_mb_at_end.upstream.rss} MB`)
+  const busiest = Math.max(...Object.values(phases).flatMap((p) => Object.values(p.scenarios).map((r) => r.foreign_cpu_cores ?? 0)))
   if (busiest > 0.1) console.log(`warning: other processes used up to ${busiest.toFixed(2)} of ${cpus().length} cores during the run ('other cpu'): the figures are distorted; run again on a quiet machine`)
   if (targetMet !== null) {
     const note = CONNECTIONS === 32 ? '' : ` (this run used ${CONNECTIONS} connections: the target is defined at 32)`
-    console.log(`target (added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections, whole, memory storage, auth and billing on): ${targetMet ? 'MET' : 'MISSED'}${note}`)
+    const detail = checked.map((c) => `${c.kind} ${c.added_p50_ms >= 0 ? '+' : ''}${c.added_p50_ms.toFixed(2)} ms`).join(', ')
+    console.log(`target (added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections, upstream answering after ${UPSTREAM_LATENCY_MS} ms, memory storage, auth and billing on): ${targetMet ? 'MET' : 'MISSED'} (${detail})${note}`)
   }
 
   direct.agent.destroy()

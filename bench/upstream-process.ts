@@ -1,6 +1,7 @@
 // The fake OpenAI-compatible upstream of the benchmark, in its own process (started by bench/chat.ts).
 // Prints one JSON line on stdout: { "url": "http://127.0.0.1:<port>/v1" }.
-// IPC: answers { type: 'stats' } with its CPU time and memory, and { type: 'trim' } by emptying the request log.
+// IPC: answers { type: 'stats' } with its CPU time and memory, { type: 'trim' } by emptying the request log, and
+// { type: 'latency', ms } by making every chat answer wait that long before its first byte.
 import { subscribe } from 'node:diagnostics_channel'
 import { startFakeOpenAI } from '../test/fakes/openai'
 
@@ -14,6 +15,9 @@ const fake = await startFakeOpenAI()
 process.on('message', (message: { type?: string; id?: number }) => {
   if (message?.type === 'stats') {
     process.send?.({ type: 'stats', id: message.id, cpu: process.cpuUsage(), memory: process.memoryUsage(), requests: fake.requests.length, accepted })
+  } else if (message?.type === 'latency') {
+    fake.latencyMs = (message as { ms?: number }).ms ?? 0
+    process.send?.({ type: 'latency', id: message.id, ms: fake.latencyMs })
   } else if (message?.type === 'trim') {
     // The fake keeps every request (headers and parsed body) in `fake.requests`; a long run would grow it without bound.
     fake.requests.length = 0

@@ -24,6 +24,8 @@ export interface FakeOpenAI {
   /** Chat requests whose connection the client closed before the answer ended. */
   aborted: number
   slowMs: number
+  /** Every chat answer waits this long before its first byte (0: at once), as a model's time to first token. */
+  latencyMs: number
   /** Behaviour by upstream model name, set at run time (e.g. `modes.flaky = 'fail-500'`); the model name otherwise. */
   modes: Record<string, string>
   /** Behaviour by API key (the bearer token), e.g. `keyModes['sk-bad'] = 'fail-429'`; checked before `modes`. */
@@ -121,7 +123,7 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
   let release = () => {}
   let gate = new Promise<void>((resolve) => (release = resolve))
   const fake: FakeOpenAI = {
-    url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, modes: {}, keyModes: {}, close: async () => undefined,
+    url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, latencyMs: 0, modes: {}, keyModes: {}, close: async () => undefined,
     audioGate: () => gate,
     releaseAudio: () => {
       release()
@@ -193,6 +195,7 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     const created = 1_732_000_000
     const fingerprint = 'fp_fake123'
     const wantLogprobs = body.logprobs === true
+    if (fake.latencyMs) await sleep(fake.latencyMs)
     if (model === 'slow') await sleep(fake.slowMs)
     if (res.destroyed) return
 

@@ -45,6 +45,12 @@ const byOrder = (a: Credential, b: Credential) => a.sort_order - b.sort_order ||
 export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: SecretBox; now: () => number }) {
   const { kv, atomic, box, now } = options
   const countKey = (orgId: string) => kv.key('byok-count', orgId)
+  // Bumped by every create, update and delete (in the shared storage, so by any instance): a process keeps the
+  // records it listed for that version and lists again only when it changes. Listing keys is a scan of the whole
+  // store on most drivers (the memory driver's keys, Redis SCAN), with a usage record per request in it.
+  const versionKey = (orgId: string) => kv.key('byok-version', orgId)
+  const listed = new Map<string, { version: number; records: CredentialRecord[] }>()
+  const changed = (orgId: string) => atomic.increment(versionKey(orgId), 1)
 
   const view = async (record: CredentialRecord): Promise<Credential> => {
     const { org_id: _org, sealed_key: _sealed, ...rest } = record
@@ -55,9 +61,18 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
   async function records(orgId: string): Promise<CredentialRecord[]> {
     // Most orgs have none: one counter read answers that without listing keys.
     if ((await atomic.increment(countKey(orgId), 0)) <= 0) return []
+    const version = await atomic.increment(versionKey(orgId), 0)
+    const cached = listed.get(orgId)
+    if (cached && version > 0 && cached.version === version) return cached.records
     const ids = await kv.list('byok', orgId)
     const found = await Promise.all(ids.map((id) => kv.get<CredentialRecord>('byok', orgId, id)))
-    return found.filter((r): r is CredentialRecord => r !== null)
+    const records = found.filter((r): r is CredentialRecord => r !== null)
+    if (version > 0) {
+      listed.delete(orgId)
+      if (listed.size >= 10_000) listed.delete(listed.keys().next().value!) // the oldest listed org
+      listed.set(orgId, { version, records })
+    }
+    return records
   }
 
   async function requireRecord(orgId: string, id: string): Promise<CredentialRecord> {
@@ -75,7 +90,7 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
     },
 
     /** Every stored record of the org, sorted (for routing). */
-    records: async (orgId: string) => (await records(orgId)).sort((a, b) => byOrder({ ...a, last_used: null }, { ...b, last_used: null })),
+    records: async (orgId: string) => [...(await records(orgId))].sort((a, b) => byOrder({ ...a, last_used: null }, { ...b, last_used: null })),
 
     /** Stores a credential with its secret sealed. */
     async create(orgId: string, input: CredentialInput & { key: string; provider: string; providerName: string }): Promise<Credential> {
@@ -96,6 +111,7 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
       }
       await kv.set(record, 'byok', orgId, record.id)
       await atomic.increment(countKey(orgId), 1)
+      await changed(orgId)
       return view(record)
     },
 
@@ -113,6 +129,7 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
         ...(key ? { sealed_key: await box.seal(key), label: fields.label ?? maskSecret(key) } : {}),
       }
       await kv.set(next, 'byok', orgId, record.id)
+      await changed(orgId)
       return view(next)
     },
 
@@ -122,6 +139,7 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
       await kv.remove('byok', orgId, record.id)
       await kv.remove('byok-used', record.id)
       await atomic.increment(countKey(orgId), -1)
+      await changed(orgId)
       return { deleted: true }
     },
 

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader } from 'jose'
 import { createStorage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createGateway, demo, hashApiKey, openaiCompatible, type Gateway } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../helpers/server'
@@ -253,6 +253,31 @@ describe('BYOK', () => {
     const sent = alpha.requests.length
     expect((await chat(stranger.auth, 'byok/model', { provider: { only: ['alpha'] } })).body.usage.is_byok).toBe(false)
     expect(alpha.requests.slice(sent).map((r) => r.headers.authorization)).toEqual([`Bearer ${SERVICE_ALPHA}`])
+  })
+
+  it('routes without listing the storage per request, and sees a change made through another instance', async () => {
+    const c = await fresh()
+    const cred = (await (await call(c.auth, 'POST', '', { key: 'sk-cust-good-1111', provider: 'alpha' })).json()).data
+    expect((await chat(c.auth)).body.usage.is_byok).toBe(true)
+    // Listing keys scans every key of the store (a usage record per request among them): not on each request.
+    const listings = vi.spyOn(storage, 'getKeys')
+    try {
+      for (let i = 0; i < 5; i++) {
+        const { status, body } = await chat(c.auth)
+        expect([status, body.usage.is_byok, lastKeyAt(alpha)]).toEqual([200, true, 'Bearer sk-cust-good-1111'])
+      }
+      expect(listings).not.toHaveBeenCalled()
+      // Another instance over the same storage disables the credential: this one follows at once.
+      const other = createGateway({ storage, secret: TEST_SECRET, logger: false, providers: providers() })
+      const patched = await other.fetch(new Request(`http://x/api/v1/byok/${cred.id}`, { method: 'PATCH', headers: { ...c.auth, ...json }, body: JSON.stringify({ disabled: true }) }))
+      expect(patched.status).toBe(200)
+      const { body } = await chat(c.auth)
+      expect([body.usage.is_byok, lastKeyAt(alpha)]).toEqual([false, `Bearer ${SERVICE_ALPHA}`])
+      expect(listings).toHaveBeenCalledTimes(1)
+      await other.close()
+    } finally {
+      listings.mockRestore()
+    }
   })
 
   it('reconciles usage figures around the free allowance, and settles fees exactly once under concurrency', async () => {

@@ -33,6 +33,7 @@ const server = createServer((req, res) => {
     out.end(payload)
   })
 })
+server.keepAliveTimeout = 120_000
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 
 process.on('message', (message: { type?: string; id?: number }) => {

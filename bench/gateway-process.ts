@@ -35,6 +35,7 @@ const user = await gateway.admin.createUser({ email: 'bench@example.com' })
 await gateway.admin.addCredits(user.org_id, '1000000')
 const { key } = await gateway.admin.issueKey({ userId: user.id })
 const server = await serve(gateway, { port: 0, hostname: '127.0.0.1' })
+server.server.keepAliveTimeout = 120_000 // as the upstream's: idle between rounds is not a reason to reconnect
 
 process.on('message', (message: { type?: string; id?: number }) => {
   if (message?.type === 'stats') {

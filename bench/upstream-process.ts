@@ -10,7 +10,8 @@ import { startFakeOpenAI } from '../test/fakes/openai'
 let accepted = 0
 subscribe('net.server.socket', () => accepted++)
 
-const fake = await startFakeOpenAI()
+// Keep-alive connections stay open while the other target's round runs (Node's default closes them after 5 s idle).
+const fake = await startFakeOpenAI({ keepAliveTimeoutMs: 120_000 })
 
 process.on('message', (message: { type?: string; id?: number }) => {
   if (message?.type === 'stats') {

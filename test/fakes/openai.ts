@@ -119,7 +119,7 @@ const ERRORS: Record<string, [number, any, Record<string, string>?]> = {
 }
 
 /** Starts the fake on 127.0.0.1 (a free port). */
-export async function startFakeOpenAI(options: { apiKey?: string | string[]; slowMs?: number; models?: string[] } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(options: { apiKey?: string | string[]; slowMs?: number; models?: string[]; keepAliveTimeoutMs?: number } = {}): Promise<FakeOpenAI> {
   let release = () => {}
   let gate = new Promise<void>((resolve) => (release = resolve))
   const fake: FakeOpenAI = {
@@ -244,6 +244,7 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     ended = true
     res.end()
   })
+  if (options.keepAliveTimeoutMs) server.keepAliveTimeout = options.keepAliveTimeoutMs
   const listening = await listenOnLoopback(server)
   fake.url = `${listening.origin}/v1`
   fake.close = listening.close

@@ -1,14 +1,11 @@
 // A baseline for the benchmark: the least a Node proxy can do in the gateway's place (BENCH_GATEWAY=baseline).
 // node:http in, one keep-alive Agent out: read the body, JSON.parse it, swap the model, forward it, pipe the answer
 // back. No auth, no billing, no validation, no routing. Same stdout line and IPC as bench/gateway-process.ts.
-import { subscribe } from 'node:diagnostics_channel'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { answerStats } from './child-stats'
 
-let accepted = 0
-let opened = 0
-subscribe('net.server.socket', () => accepted++)
-subscribe('net.client.socket', () => opened++)
+answerStats()
 
 const upstreamUrl = process.env.BENCH_UPSTREAM_URL
 if (!upstreamUrl) {
@@ -36,9 +33,6 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 120_000
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 
-process.on('message', (message: { type?: string; id?: number }) => {
-  if (message?.type === 'stats') process.send?.({ type: 'stats', id: message.id, cpu: process.cpuUsage(), memory: process.memoryUsage(), accepted, opened })
-})
 const stop = () => {
   server.closeAllConnections()
   server.close(() => process.exit(0))

@@ -2,15 +2,12 @@
 // key auth and billing on, one OpenAI-compatible provider pointing at the fake upstream (BENCH_UPSTREAM_URL).
 // Prints one JSON line on stdout: { "url": "http://127.0.0.1:<port>", "key": "sk-…" }.
 // IPC: answers { type: 'stats' } with its CPU time and memory.
-import { subscribe } from 'node:diagnostics_channel'
 import { serve } from '../adapters/node'
 import { createGateway, openaiCompatible } from '../src/index'
+import { answerStats } from './child-stats'
 
-// Connections the gateway accepted (from the load generator) and opened (to the upstream).
-let accepted = 0
-let opened = 0
-subscribe('net.server.socket', () => accepted++)
-subscribe('net.client.socket', () => opened++)
+// Connections the gateway accepted (from the load generator) and opened (to the upstream), CPU and memory.
+answerStats()
 
 const upstreamUrl = process.env.BENCH_UPSTREAM_URL
 if (!upstreamUrl) {
@@ -37,11 +34,6 @@ const { key } = await gateway.admin.issueKey({ userId: user.id })
 const server = await serve(gateway, { port: 0, hostname: '127.0.0.1' })
 server.server.keepAliveTimeout = 120_000 // as the upstream's: idle between rounds is not a reason to reconnect
 
-process.on('message', (message: { type?: string; id?: number }) => {
-  if (message?.type === 'stats') {
-    process.send?.({ type: 'stats', id: message.id, cpu: process.cpuUsage(), memory: process.memoryUsage(), accepted, opened })
-  }
-})
 let stopping = false
 const stop = () => {
   if (stopping) return

@@ -11,7 +11,8 @@
 // Settings (environment): BENCH_CONNECTIONS (32), BENCH_REQUESTS per scenario (3000), BENCH_WARMUP per scenario (300),
 // BENCH_ROUNDS (3: each scenario's requests are split into rounds that alternate direct and gateway, so that drift
 // of the machine hits both alike), BENCH_RESULTS (bench/results.json), BENCH_GATEWAY_CPU_PROF=<dir> (runs the gateway
-// child with --cpu-prof, writing its profile into <dir> when it exits).
+// child with --cpu-prof, writing its profile into <dir> when it exits), BENCH_UPSTREAM_LATENCY_MS (100), BENCH_PHASES
+// (latency,capacity), BENCH_GATEWAY (gateway | baseline), BENCH_DIST=1 (the gateway from dist/: npm run build first).
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { Agent, request, type OutgoingHttpHeaders } from 'node:http'
@@ -454,7 +455,7 @@ async function main() {
     `model-gateway bench: ${CONNECTIONS} connections, ${REQUESTS} requests per scenario and phase in ${ROUNDS} round(s) after ${WARMUP} warm-up, ` +
       `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()})`,
   )
-  console.log(`upstream ${upstream.info.url} (pid ${upstream.process.pid}), gateway ${gateway.info.url} (pid ${gateway.process.pid}), memory storage, auth and billing on`)
+  console.log(`upstream ${upstream.info.url} (pid ${upstream.process.pid}), ${GATEWAY === 'baseline' ? 'baseline proxy' : `gateway (${process.env.BENCH_DIST ? 'dist/' : 'src/ through tsx'})`} ${gateway.info.url} (pid ${gateway.process.pid}), memory storage, auth and billing on`)
 
   // One fully checked request per scenario before anything is measured.
   for (const stream of KINDS.map((k) => k === 'stream')) {
@@ -479,7 +480,7 @@ async function main() {
     date: new Date().toISOString(),
     machine: { node: process.version, platform: process.platform, arch: process.arch, cores: cpus().length, cpu: cpus()[0]?.model.trim(), memory_mb: mb(totalmem()), loadavg_at_end: loadavg().map((x) => Math.round(x * 100) / 100) },
     source: sourceState(),
-    settings: { connections: CONNECTIONS, requests_per_scenario: REQUESTS, warmup_per_scenario: WARMUP, rounds: ROUNDS, kinds: KINDS, phases: PHASES, upstream_latency_ms: UPSTREAM_LATENCY_MS, storage: 'memory', auth: true, billing: true },
+    settings: { gateway: GATEWAY === 'baseline' ? 'baseline' : process.env.BENCH_DIST ? 'dist' : 'src', connections: CONNECTIONS, requests_per_scenario: REQUESTS, warmup_per_scenario: WARMUP, rounds: ROUNDS, kinds: KINDS, phases: PHASES, upstream_latency_ms: UPSTREAM_LATENCY_MS, storage: 'memory', auth: true, billing: true },
     phases,
     target: {
       description: `added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections (latency phase: upstream answering after ${UPSTREAM_LATENCY_MS} ms), whole and streamed`,

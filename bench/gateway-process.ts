@@ -2,9 +2,18 @@
 // key auth and billing on, one OpenAI-compatible provider pointing at the fake upstream (BENCH_UPSTREAM_URL).
 // Prints one JSON line on stdout: { "url": "http://127.0.0.1:<port>", "key": "sk-…" }.
 // IPC: answers { type: 'stats' } with its CPU time and memory.
-import { serve } from '../adapters/node'
-import { createGateway, openaiCompatible } from '../src/index'
+import { existsSync } from 'node:fs'
 import { answerStats } from './child-stats'
+
+// BENCH_DIST=1: the built package (dist/, as users run it) instead of the TypeScript sources through tsx.
+const fromDist = Boolean(process.env.BENCH_DIST)
+const distIndex = new URL('../dist/index.mjs', import.meta.url)
+if (fromDist && !existsSync(distIndex)) {
+  console.error('gateway-process: BENCH_DIST is set but dist/ is missing: run npm run build first')
+  process.exit(2)
+}
+const { createGateway, openaiCompatible } = (await import(fromDist ? distIndex.href : '../src/index')) as typeof import('../src/index')
+const { serve } = (await import(fromDist ? new URL('../dist/adapters/node.mjs', import.meta.url).href : '../adapters/node')) as typeof import('../adapters/node')
 
 // Connections the gateway accepted (from the load generator) and opened (to the upstream), CPU and memory.
 answerStats()

@@ -1,7 +1,7 @@
 import { TRANSCRIPTION_CONTENT_TYPES } from '../audio/formats'
 import { encodeMultipart, type MultipartField } from '../audio/multipart'
 import { upstreamFetch, type UpstreamResponse } from './http'
-import { parseServerSentEvents } from './sse'
+import { createSseParser, parseServerSentEvents } from './sse'
 import type {
   AudioUsage, CallOptions, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech,
   UpstreamTranscription,
@@ -179,26 +179,38 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
   return result
 }
 
+// One generator over the body with the SSE parser inside (not a generator of events under a generator of chunks).
 async function* streamChunks(res: UpstreamResponse, provider: string): AsyncIterable<UpstreamChunk> {
+  const parser = createSseParser()
   let chunks = 0
   let done = false
-  for await (const event of parseServerSentEvents(res.body)) {
-    // After [DONE], read on to the end of the body, so that the connection goes back to the keep-alive pool.
-    if (done) continue
-    if (event.data === '[DONE]') {
-      done = true
-      continue
-    }
-    chunks++
+  const chunkOf = (data: string): UpstreamChunk => {
     let chunk: UpstreamChunk & { error?: unknown }
     try {
-      chunk = JSON.parse(event.data)
+      chunk = JSON.parse(data)
     } catch {
-      throw upstreamError(provider, 'malformed_response', event.data.slice(0, 200))
+      throw upstreamError(provider, 'malformed_response', data.slice(0, 200))
     }
     if (chunk?.error) throw upstreamError(provider, 'upstream_error', errorMessageOf(JSON.stringify(chunk)))
-    if (!chunk || !Array.isArray(chunk.choices)) throw upstreamError(provider, 'malformed_response', event.data.slice(0, 200))
-    yield chunk
+    if (!chunk || !Array.isArray(chunk.choices)) throw upstreamError(provider, 'malformed_response', data.slice(0, 200))
+    return chunk
+  }
+  for await (const bytes of res.body) {
+    for (const event of parser.push(bytes)) {
+      // After [DONE], read on to the end of the body, so that the connection goes back to the keep-alive pool.
+      if (done) continue
+      if (event.data === '[DONE]') {
+        done = true
+        continue
+      }
+      chunks++
+      yield chunkOf(event.data)
+    }
+  }
+  for (const event of parser.end()) {
+    if (done || event.data === '[DONE]') break
+    chunks++
+    yield chunkOf(event.data)
   }
   if (!chunks) throw upstreamError(provider, 'malformed_response', 'the event stream ended without a chunk')
 }

@@ -31,7 +31,7 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
   return length
 }
 
-type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; requestId: string }
+type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string }
 
 /**
  * Serves a streamed chat completion (decisions.md §8). Attempts are tried until one sends its first chunk; when
@@ -43,12 +43,9 @@ type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attem
 export async function completeStream(ctx: GatewayContext, input: StreamInput): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
-  // Aborted when the client goes away or the stream is cancelled: the upstream call stops either way.
-  const upstreamAbort = new AbortController()
-  if (input.signal.aborted) upstreamAbort.abort(input.signal.reason)
-  else input.signal.addEventListener('abort', () => upstreamAbort.abort(input.signal.reason), { once: true })
-  const signal = upstreamAbort.signal
-  const opening = firstSuccessful(ctx, input.attempts, { signal, requestId: input.requestId }, async (attempt, options) => {
+  // The request's own controller: aborted when the client goes away or the stream is cancelled, it stops the upstream call.
+  const upstreamAbort = input.abort
+  const opening = firstSuccessful(ctx, input.attempts, input, async (attempt, options) => {
     const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
     try {
       return { iterator, first: await iterator.next() }

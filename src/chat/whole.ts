@@ -10,7 +10,7 @@ import type { Attempt } from '../routing/plan'
 import { newGenerationId, shapeChoice } from './shape'
 
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
-export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; requestId: string }): Promise<Response> {
+export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string }): Promise<Response> {
   const startedAt = ctx.now()
   const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, input, (a, options) =>
     a.offer.provider.chat(upstreamRequestFor(input.request, a), options),

@@ -65,16 +65,19 @@ const describe = (error: GatewayError) => ({
 export async function firstSuccessful<T>(
   ctx: GatewayContext,
   attempts: Attempt[],
-  input: { signal: AbortSignal; requestId: string },
+  input: { signal: AbortSignal; requestId: string; abort?: AbortController },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
   // One controller for the client going away and the deadline (cheaper than AbortSignal.any per request), and a
   // timer of our own, cleared at the end (AbortSignal.timeout would linger for the whole deadline per request). The
   // client's abort keeps reaching the signal after this returns: a stream goes on reading through it.
-  const controller = new AbortController()
+  // A caller that owns the request's controller (`abort`, whose signal is `signal`) lends it: no second one.
+  const controller = input.abort ?? new AbortController()
   const deadline = { passed: false }
-  if (input.signal.aborted) controller.abort(input.signal.reason)
-  else input.signal.addEventListener('abort', () => controller.abort(input.signal.reason), { once: true })
+  if (!input.abort) {
+    if (input.signal.aborted) controller.abort(input.signal.reason)
+    else input.signal.addEventListener('abort', () => controller.abort(input.signal.reason), { once: true })
+  }
   const deadlineTimer = setTimeout(() => {
     deadline.passed = true
     controller.abort()
@@ -125,7 +128,7 @@ async function tryInOrder<T>(
       return { result, attempt, tries }
     } catch (thrown) {
       const latencyMs = performance.now() - started
-      const error = deadline.passed && !input.signal.aborted
+      const error = deadline.passed
         ? new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, { metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' } })
         : redactSecret(toGatewayError(thrown, input.requestId), secret)
       lastError = error

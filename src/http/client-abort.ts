@@ -1,0 +1,20 @@
+import type { H3Event } from 'h3'
+
+/**
+ * An AbortController of this request alone, aborted when its client goes away: on Node from the response's 'close'
+ * before it finished (without the AbortController srvx builds for `event.req.signal`), elsewhere from that signal.
+ * Its owner may abort it too (a deadline, a cancelled stream): everything the request started stops.
+ */
+export function clientAbortController(event: H3Event): AbortController {
+  const controller = new AbortController()
+  const res = event.runtime?.node?.res
+  if (res) {
+    if (res.destroyed && !res.writableFinished) controller.abort()
+    else res.once('close', () => void (res.writableFinished || controller.abort()))
+    return controller
+  }
+  const signal = event.req.signal
+  if (signal.aborted) controller.abort(signal.reason)
+  else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+  return controller
+}

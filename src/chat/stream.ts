@@ -43,9 +43,11 @@ type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attem
 export async function completeStream(ctx: GatewayContext, input: StreamInput): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
-  // The request's own controller: aborted when the client goes away or the stream is cancelled, it stops the upstream call.
+  // The request's own controller: aborted when the client goes away or the stream is cancelled, it stops the upstream
+  // call. Not lent to routing: its deadline must fail the opening (an error chunk once keep-alives went out), not
+  // look like the client leaving.
   const upstreamAbort = input.abort
-  const opening = firstSuccessful(ctx, input.attempts, input, async (attempt, options) => {
+  const opening = firstSuccessful(ctx, input.attempts, { signal: input.signal, requestId: input.requestId }, async (attempt, options) => {
     const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
     try {
       return { iterator, first: await iterator.next() }

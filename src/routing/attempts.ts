@@ -68,10 +68,10 @@ export async function firstSuccessful<T>(
   input: { signal: AbortSignal; requestId: string; abort?: AbortController },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
-  // One controller for the client going away and the deadline (cheaper than AbortSignal.any per request), and a
-  // timer of our own, cleared at the end (AbortSignal.timeout would linger for the whole deadline per request). The
-  // client's abort keeps reaching the signal after this returns: a stream goes on reading through it.
-  // A caller that owns the request's controller (`abort`, whose signal is `signal`) lends it: no second one.
+  // One controller for the client going away and the deadline (cheaper than AbortSignal.any per request): the
+  // caller's own when it lends it (`abort`, whose signal is `signal`), else one that follows `signal`, whose abort
+  // keeps reaching it after this returns (a stream goes on reading through it). A timer of our own, cleared at the
+  // end (AbortSignal.timeout would linger for the whole deadline per request).
   const controller = input.abort ?? new AbortController()
   const deadline = { passed: false }
   if (!input.abort) {

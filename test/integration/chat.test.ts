@@ -234,6 +234,33 @@ describe('POST /api/v1/chat/completions', () => {
     expect(events.at(-1)).toBe('[DONE]')
   })
 
+  it('ends a stream that is waiting with keep-alives when the request deadline passes: a 408 error chunk, then [DONE]', async () => {
+    const late = await startFakeOpenAI({ apiKey: 'sk-late' })
+    late.latencyMs = 3000 // the first byte would come long after the deadline
+    const g = await startGateway({
+      keepAliveMs: 40, requestTimeoutMs: 300, upstreamTimeoutMs: 10_000,
+      providers: [openaiCompatible({ slug: 'late', name: 'Late', baseURL: late.url, apiKey: 'sk-late', models: [model('late/model', 'gpt-test')] })],
+    })
+    try {
+      const c = await createCustomer(g.gateway, { credits: '1' })
+      const started = performance.now()
+      const res = await g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'late/model', stream: true, messages: [{ role: 'user', content: 'hi' }] }) })
+      expect(res.status).toBe(200)
+      const { comments, events } = await readSse(res)
+      const elapsed = performance.now() - started
+      expect(comments).toContain(': service processing')
+      expect(events.at(-1)).toBe('[DONE]')
+      expect(events[0].error).toMatchObject({ code: 408, metadata: { error_type: 'timeout' } })
+      expect(events[0].choices[0].finish_reason).toBe('error')
+      expect(elapsed).toBeLessThan(2000)
+      await expect.poll(() => late.aborted, { timeout: 2000 }).toBe(1) // the upstream call was stopped
+      expect((await g.gateway.admin.getCredits(c.user.org_id)).total_usage).toBe('0')
+    } finally {
+      await g.close()
+      await late.close()
+    }
+  })
+
   it('aborts the upstream call when the client disconnects, and still bills', async () => {
     const abortedBefore = alpha.aborted
     const controller = new AbortController()

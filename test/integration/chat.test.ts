@@ -234,7 +234,7 @@ describe('POST /api/v1/chat/completions', () => {
     expect(events.at(-1)).toBe('[DONE]')
   })
 
-  it('ends a stream that is waiting with keep-alives when the request deadline passes: a 408 error chunk, then [DONE]', async () => {
+  it('answers 408 at the request deadline: whole as an error, a stream waiting with keep-alives as a 408 error chunk, then [DONE]', async () => {
     const late = await startFakeOpenAI({ apiKey: 'sk-late' })
     late.latencyMs = 3000 // the first byte would come long after the deadline
     const g = await startGateway({
@@ -243,6 +243,13 @@ describe('POST /api/v1/chat/completions', () => {
     })
     try {
       const c = await createCustomer(g.gateway, { credits: '1' })
+      const wholeStarted = performance.now()
+      const whole = await g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'late/model', messages: [{ role: 'user', content: 'hi' }] }) })
+      expect(whole.status).toBe(408)
+      expect((await whole.json()).error).toMatchObject({ code: 408, type: 'timeout', metadata: { provider_name: 'Late', error_type: 'timeout' } })
+      expect(performance.now() - wholeStarted).toBeLessThan(2000)
+      await expect.poll(() => late.aborted, { timeout: 2000 }).toBe(1)
+
       const started = performance.now()
       const res = await g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'late/model', stream: true, messages: [{ role: 'user', content: 'hi' }] }) })
       expect(res.status).toBe(200)
@@ -253,7 +260,7 @@ describe('POST /api/v1/chat/completions', () => {
       expect(events[0].error).toMatchObject({ code: 408, metadata: { error_type: 'timeout' } })
       expect(events[0].choices[0].finish_reason).toBe('error')
       expect(elapsed).toBeLessThan(2000)
-      await expect.poll(() => late.aborted, { timeout: 2000 }).toBe(1) // the upstream call was stopped
+      await expect.poll(() => late.aborted, { timeout: 2000 }).toBe(2) // the upstream call was stopped
       expect((await g.gateway.admin.getCredits(c.user.org_id)).total_usage).toBe('0')
     } finally {
       await g.close()

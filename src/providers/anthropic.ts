@@ -1,10 +1,10 @@
 import { anthropicModels } from '../catalogue/anthropic-models'
-import { upstreamFetch, type UpstreamResponse } from './http'
+import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
 import { timedCheck } from './openai-compatible'
 import { anthropicChunks } from './anthropic-stream'
 import { anthropicError, excludesReasoning, fromAnthropicMessage, parseAnthropicError, toAnthropicRequest, traitsOf, type AnthropicMessage } from './anthropic-translate'
 import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest } from './types'
-import { upstreamError } from './upstream-error'
+import { parseUpstreamJson, upstreamError } from './upstream-error'
 
 /**
  * The Messages API version sent as `anthropic-version`: the one `@anthropic-ai/sdk` 1.x sends (2026-10-21, the first
@@ -65,21 +65,13 @@ export function anthropic(options: AnthropicOptions = {}): Provider {
     async chat(request, call) {
       const res = await post(request, call, false)
       const text = await res.text()
-      let message: AnthropicMessage
-      try {
-        message = JSON.parse(text)
-      } catch {
-        throw upstreamError(name, 'malformed_response', text.slice(0, 200))
-      }
+      const message = parseUpstreamJson<AnthropicMessage>(name, text)
       if (message?.type !== 'message' || !Array.isArray(message.content)) throw upstreamError(name, 'malformed_response', text.slice(0, 200))
       return fromAnthropicMessage(message, { excludeReasoning: excludesReasoning(request) })
     },
     async chatStream(request, call) {
       const res = await post(request, call, true)
-      if (!(res.headers['content-type'] ?? '').includes('text/event-stream')) {
-        const text = await res.text().catch(() => '')
-        throw upstreamError(name, 'malformed_response', `expected an event stream, got ${res.headers['content-type'] ?? 'no content type'}: ${text.slice(0, 200)}`)
-      }
+      await requireEventStream(res, name)
       return anthropicChunks(res, name, { excludeReasoning: excludesReasoning(request) })
     },
     async check(call) {

@@ -1,11 +1,11 @@
 import { geminiModels } from '../catalogue/gemini-models'
-import { upstreamFetch, type UpstreamResponse } from './http'
+import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
 import { timedCheck } from './openai-compatible'
 import { parseServerSentEvents } from './sse'
 import { geminiChunks } from './gemini-stream'
 import { fromGeminiResponse, geminiError, toGeminiRequest, type GeminiResponse } from './gemini-translate'
 import type { CallOptions, Provider, ProviderModel } from './types'
-import { upstreamError } from './upstream-error'
+import { parseUpstreamJson, upstreamError } from './upstream-error'
 
 /** Options of the Gemini provider. */
 export interface GeminiOptions {
@@ -65,22 +65,14 @@ export function gemini(options: GeminiOptions = {}): Provider {
       const body = JSON.stringify(toGeminiRequest(request, byUpstreamId.get(request.model)))
       const res = await post(request.model, body, callOptions, false)
       const text = await res.text()
-      let answer: GeminiResponse
-      try {
-        answer = JSON.parse(text)
-      } catch {
-        throw upstreamError(name, 'malformed_response', text.slice(0, 200))
-      }
+      const answer = parseUpstreamJson<GeminiResponse>(name, text)
       if (answer?.error) throw geminiError(name, answer.error.code ?? 0, text, res.headers, secretsOf(callOptions))
       return fromGeminiResponse(answer, name, Math.floor(Date.now() / 1000))
     },
     async chatStream(request, callOptions) {
       const body = JSON.stringify(toGeminiRequest(request, byUpstreamId.get(request.model)))
       const res = await post(request.model, body, callOptions, true)
-      if (!(res.headers['content-type'] ?? '').includes('text/event-stream')) {
-        const text = await res.text().catch(() => '')
-        throw upstreamError(name, 'malformed_response', `expected an event stream, got ${res.headers['content-type'] ?? 'no content type'}: ${text.slice(0, 200)}`)
-      }
+      await requireEventStream(res, name)
       return geminiChunks(parseServerSentEvents(res.body), name, secretsOf(callOptions), Math.floor(Date.now() / 1000))
     },
     async check(callOptions) {

@@ -1,12 +1,12 @@
 import { TRANSCRIPTION_CONTENT_TYPES } from '../audio/formats'
 import { encodeMultipart, type MultipartField } from '../audio/multipart'
-import { upstreamFetch, type UpstreamResponse } from './http'
+import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
 import { createSseParser, parseServerSentEvents } from './sse'
 import type {
   AudioUsage, CallOptions, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech,
   UpstreamTranscription,
 } from './types'
-import { fromHttpStatus, upstreamError } from './upstream-error'
+import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
 export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe'> {
@@ -75,12 +75,7 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
     async chat(request, options) {
       const res = await post(request, options, false)
       const text = await res.text()
-      let completion: UpstreamCompletion
-      try {
-        completion = JSON.parse(text)
-      } catch {
-        throw upstreamError(provider, 'malformed_response', text.slice(0, 200))
-      }
+      const completion = parseUpstreamJson<UpstreamCompletion>(provider, text)
       if (!completion || !Array.isArray(completion.choices) || completion.choices.length === 0 || typeof completion.choices[0]?.message !== 'object') {
         const raw = errorMessageOf(text)
         throw (completion as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', raw) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
@@ -89,10 +84,7 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
     },
     async chatStream(request, options) {
       const res = await post(request, options, true)
-      if (!(res.headers['content-type'] ?? '').includes('text/event-stream')) {
-        const text = await res.text().catch(() => '')
-        throw upstreamError(provider, 'malformed_response', `expected an event stream, got ${res.headers['content-type'] ?? 'no content type'}: ${text.slice(0, 200)}`)
-      }
+      await requireEventStream(res, provider)
       return streamChunks(res, provider)
     },
     // POST {baseURL}/audio/speech (OpenAI's API reference): JSON in, the audio bytes out, piped as they arrive; with
@@ -139,12 +131,7 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
       })
       const text = await res.text()
       if (res.status < 200 || res.status >= 300) throw fromHttpStatus(provider, res.status, errorMessageOf(text), res.headers)
-      let transcription: UpstreamTranscription
-      try {
-        transcription = JSON.parse(text)
-      } catch {
-        throw upstreamError(provider, 'malformed_response', text.slice(0, 200))
-      }
+      const transcription = parseUpstreamJson<UpstreamTranscription>(provider, text)
       if (!transcription || typeof transcription.text !== 'string') {
         throw (transcription as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', errorMessageOf(text)) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
       }

@@ -29,6 +29,15 @@ export function upstreamError(provider: string, type: UpstreamErrorType, raw: st
   })
 }
 
+/** Parses an upstream's JSON answer; a malformed_response error carrying the start of the text when it is not JSON. */
+export function parseUpstreamJson<T>(provider: string, text: string): T {
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    throw upstreamError(provider, 'malformed_response', text.slice(0, 200))
+  }
+}
+
 /** True when another provider may well succeed where this error came from (decisions.md §8). */
 export function isRetryable(error: unknown): boolean {
   const type = (error as GatewayError)?.metadata?.error_type

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { H3Event } from 'h3'
 import { GatewayError, invalidRequest } from '../errors'
+import { collectBytes } from './collect'
 
 /** Default body limit (decisions.md §10): 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -14,7 +15,7 @@ export async function readBodyBytes(event: H3Event, limit: number): Promise<Uint
   // On Node, read the IncomingMessage itself: the web stream around it costs more than the rest of the read.
   const node = event.runtime?.node?.req as NodeBodySource | undefined
   if (node && !event.req.bodyUsed && !node.readableEnded && !node.destroyed && !node.readableDidRead && !Buffer.isBuffer(node.rawBody)) {
-    return readNodeBody(node, limit)
+    return collectBytes(node, { limit, tooLarge: () => tooLarge(limit), failed: incomplete })
   }
   const stream = event.req.body
   if (!stream) return undefined
@@ -36,46 +37,6 @@ export async function readBodyBytes(event: H3Event, limit: number): Promise<Uint
 
 /** A Node request whose body nobody has read yet (`rawBody`: what some frameworks leave after reading it). */
 type NodeBodySource = IncomingMessage & { rawBody?: unknown }
-
-// Collects a Node request body; beyond `limit` it stops collecting and lets Node discard the rest, as it does for
-// any body a handler leaves unread, so that the 413 can still be answered on a keep-alive connection.
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = []
-    let size = 0
-    const cleanup = () => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onError)
-      req.off('close', onClose)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size > limit) {
-        cleanup()
-        req.resume()
-        return reject(tooLarge(limit))
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => {
-      cleanup()
-      resolve(joinChunks(chunks, size))
-    }
-    const onError = (error: Error) => {
-      cleanup()
-      reject(incomplete(error))
-    }
-    const onClose = () => {
-      cleanup()
-      reject(incomplete(req.errored))
-    }
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('error', onError)
-    req.on('close', onClose)
-  })
-}
 
 const incomplete = (cause: unknown) => new GatewayError(400, 'The request body ended before it was complete', { cause })
 

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { collectBytes } from '../http/collect'
 import { upstreamError } from './upstream-error'
 
 // The one module that talks HTTP to providers. It uses node:http with keep-alive pools (several times cheaper in CPU
@@ -60,6 +61,14 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
     })
     req.end(init.body)
   })
+}
+
+/** A malformed_response error unless a streamed answer is an event stream (its body, read for the message, otherwise). */
+export async function requireEventStream(res: UpstreamResponse, provider: string): Promise<void> {
+  const type = res.headers['content-type'] ?? ''
+  if (type.includes('text/event-stream')) return
+  const text = await res.text().catch(() => '')
+  throw upstreamError(provider, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
 }
 
 const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete')
@@ -141,36 +150,11 @@ function readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIterable<Ui
   }
 }
 
-// The whole body as text, collected from 'data' events (an async iterator per whole answer costs more than the parse).
-function readText(res: IncomingMessage, init: UpstreamRequest): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    const cleanup = () => {
-      res.off('data', onData)
-      res.off('end', onEnd)
-      res.off('error', onError)
-      res.off('close', onClose)
-    }
-    const onData = (chunk: Buffer) => void chunks.push(chunk)
-    const onEnd = () => {
-      cleanup()
-      if (!res.complete) return reject(upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete'))
-      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'))
-    }
-    const onError = (error: Error) => {
-      cleanup()
-      reject(toUpstreamError(error, init))
-    }
-    // Closed without 'end' or 'error': the answer was cut short.
-    const onClose = () => {
-      cleanup()
-      reject(res.errored ? toUpstreamError(res.errored, init) : upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete'))
-    }
-    res.on('data', onData)
-    res.on('end', onEnd)
-    res.on('error', onError)
-    res.on('close', onClose)
-  })
+// The whole body as text (an async iterator per whole answer costs more than the parse).
+async function readText(res: IncomingMessage, init: UpstreamRequest): Promise<string> {
+  const bytes = await collectBytes(res, { failed: (cause) => (cause ? toUpstreamError(cause, init) : cutShort(init)) })
+  if (!res.complete) throw cutShort(init)
+  return bytes ? bytes.toString('utf8') : ''
 }
 
 function abortedError(init: UpstreamRequest) {

@@ -1,29 +1,14 @@
-import { chargeAndRecord } from '../billing/charge'
-import { fromUnits } from '../billing/money'
+import { chargeAndRecord, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
 import type { GatewayContext } from '../context'
-import { ExactNumber } from '../http/exact-json'
-import type { Attempt } from '../routing/plan'
-import type { Principal } from '../stores/accounts'
-import type { UsageRecord } from '../stores/usage'
 import { priceAudio, type AudioCost, type AudioMeasures } from './pricing'
 
 /** What is known of a finished (or ended) audio request when it is billed. */
-export interface AudioSettleInput {
-  principal: Principal
-  attempt: Attempt
+export interface AudioSettleInput extends RequestOutcome {
   endpoint: 'speech' | 'transcription'
   measures: AudioMeasures
   /** The characters or seconds measured are an estimate (a duration guessed from the size of the audio). */
   estimatedMeasure: boolean
-  generationId: string
-  upstreamId: string | null
-  stream: boolean
-  status: UsageRecord['status']
-  startedAt: number
-  attempts: number
 }
-
-const exact = (units: bigint) => new ExactNumber(fromUnits(units))
 
 /**
  * Bills an audio request exactly as chat is billed (decisions.md §4, §7, §9): priced once, the service's key charges
@@ -38,22 +23,13 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
   const cost = priceAudio(pricing, input.measures, ctx.options.exchangeRates[currency])
   // An estimate: billed by a measure that was guessed, or by characters/seconds where the model is priced by token.
   const estimated = cost.basis !== 'tokens' && (input.estimatedMeasure || cost.tokenPriced)
-  const now = ctx.now()
   const charged = await chargeAndRecord(ctx, {
     principal,
     attempt,
     cost,
     facts: {
-      id: input.generationId,
-      org_id: principal.org.id,
-      user_id: principal.user.id,
-      key_hash: principal.key.hash,
+      ...requestFacts(ctx, input),
       endpoint: input.endpoint,
-      model: attempt.entry.id,
-      provider: attempt.offer.provider.slug,
-      upstream_id: input.upstreamId,
-      stream: input.stream,
-      status: input.status,
       prompt_tokens: cost.inputTokens,
       completion_tokens: cost.outputTokens,
       cached_tokens: 0,
@@ -61,9 +37,6 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
       reasoning_tokens: 0,
       usage_estimated: estimated,
       currency,
-      latency_ms: Math.max(0, now - input.startedAt),
-      attempts: input.attempts,
-      created_at: new Date(now).toISOString(),
       billed_by: cost.basis,
       ...(input.measures.characters !== undefined ? { characters: input.measures.characters } : {}),
       ...(input.measures.seconds !== undefined ? { audio_seconds: input.measures.seconds } : {}),
@@ -72,9 +45,9 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
   return {
     cost,
     usage: {
-      cost: exact(charged.units),
+      cost: exactAmount(charged.units),
       cost_currency: currency,
-      cost_eur: exact(charged.eurUnits),
+      cost_eur: exactAmount(charged.eurUnits),
       is_byok: charged.byok,
       input_tokens: cost.inputTokens,
       output_tokens: cost.outputTokens,
@@ -82,7 +55,7 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
       ...(input.measures.seconds !== undefined ? { seconds: input.measures.seconds } : {}),
       ...(input.measures.characters !== undefined ? { characters: input.measures.characters } : {}),
       billed_by: cost.basis,
-      cost_details: { upstream_inference_cost: exact(cost.units) },
+      cost_details: { upstream_inference_cost: exactAmount(cost.units) },
       ...(estimated ? { estimated: true } : {}),
     },
   }

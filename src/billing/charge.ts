@@ -4,10 +4,45 @@ import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
 import { assessByokFee, notePending } from './byok-fees'
 import type { RequestCost } from './cost'
+import { ExactNumber } from '../http/exact-json'
 import { fromUnits } from './money'
 
 /** A usage record before the money fields that charging fills in. */
 export type UsageFacts = Omit<UsageRecord, 'cost' | 'cost_eur' | 'is_byok' | 'upstream_inference_cost' | 'credential_id' | 'upstream_cost_eur' | 'byok_counted' | 'byok_free'>
+
+/** A ledger amount (10^-12 units) as an exact JSON number. */
+export const exactAmount = (units: bigint): ExactNumber => new ExactNumber(fromUnits(units))
+
+/** What is known of a served request whatever its endpoint, when it is billed. */
+export interface RequestOutcome {
+  principal: Principal
+  attempt: Attempt
+  generationId: string
+  upstreamId: string | null
+  stream: boolean
+  status: UsageRecord['status']
+  startedAt: number
+  attempts: number
+}
+
+/** The usage record's fields that describe the request itself (who, what, how it ended, when), for any endpoint. */
+export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
+  const now = ctx.now()
+  return {
+    id: input.generationId,
+    org_id: input.principal.org.id,
+    user_id: input.principal.user.id,
+    key_hash: input.principal.key.hash,
+    model: input.attempt.entry.id,
+    provider: input.attempt.offer.provider.slug,
+    upstream_id: input.upstreamId,
+    stream: input.stream,
+    status: input.status,
+    latency_ms: Math.max(0, now - input.startedAt),
+    attempts: input.attempts,
+    created_at: new Date(now).toISOString(),
+  }
+}
 
 /**
  * Charges a priced request and records it (decisions.md §4, §7): with the service's key the cost goes to credits

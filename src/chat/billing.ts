@@ -1,30 +1,15 @@
-import { chargeAndRecord } from '../billing/charge'
+import { chargeAndRecord, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
 import { priceUsage } from '../billing/cost'
-import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
-import { ExactNumber } from '../http/exact-json'
 import type { UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
-import type { Principal } from '../stores/accounts'
-import type { UsageRecord } from '../stores/usage'
-import type { Attempt } from '../routing/plan'
 
-/** What is known of a finished (or ended) request when it is billed. */
-export interface SettleInput {
-  principal: Principal
-  attempt: Attempt
+/** What is known of a finished (or ended) chat request when it is billed. */
+export interface SettleInput extends RequestOutcome {
   request: ChatRequest
   usage: UpstreamUsage
   estimated: boolean
-  generationId: string
-  upstreamId: string | null
-  stream: boolean
-  status: UsageRecord['status']
-  startedAt: number
-  attempts: number
 }
-
-const exact = (units: bigint) => new ExactNumber(fromUnits(units))
 
 /** Counts the image parts of a request's messages (priced per image where the model has an image price). */
 export function countImages(request: ChatRequest): number {
@@ -47,18 +32,9 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
   const cost = priceUsage(pricing, usage, { images: countImages(input.request) }, ctx.options.exchangeRates[currency])
-  const now = ctx.now()
   const facts = {
-    id: input.generationId,
-    org_id: principal.org.id,
-    user_id: principal.user.id,
-    key_hash: principal.key.hash,
+    ...requestFacts(ctx, input),
     endpoint: 'chat' as const,
-    model: attempt.entry.id,
-    provider: attempt.offer.provider.slug,
-    upstream_id: input.upstreamId,
-    stream: input.stream,
-    status: input.status,
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
@@ -66,9 +42,6 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     usage_estimated: input.estimated,
     currency,
-    latency_ms: Math.max(0, now - input.startedAt),
-    attempts: input.attempts,
-    created_at: new Date(now).toISOString(),
   }
   const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts })
   return {
@@ -77,14 +50,14 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
     prompt_tokens_details: { cached_tokens: facts.cached_tokens, cache_write_tokens: facts.cache_write_tokens, ...(usage.prompt_tokens_details ?? {}) },
     completion_tokens_details: { reasoning_tokens: facts.reasoning_tokens, ...(usage.completion_tokens_details ?? {}) },
-    cost: exact(charged.units),
+    cost: exactAmount(charged.units),
     cost_currency: currency,
-    cost_eur: exact(charged.eurUnits),
+    cost_eur: exactAmount(charged.eurUnits),
     is_byok: charged.byok,
     cost_details: {
-      upstream_inference_cost: exact(cost.units),
-      upstream_inference_prompt_cost: exact(cost.promptUnits),
-      upstream_inference_completions_cost: exact(cost.completionUnits),
+      upstream_inference_cost: exactAmount(cost.units),
+      upstream_inference_prompt_cost: exactAmount(cost.promptUnits),
+      upstream_inference_completions_cost: exactAmount(cost.completionUnits),
     },
     ...(input.estimated ? { estimated: true } : {}),
   }

@@ -1,5 +1,6 @@
 import { serveSpeech } from '../audio/speech'
 import { fromForm, fromJson, serveTranscription } from '../audio/transcription'
+import { clientAbortController } from '../http/client-abort'
 import { speechRequestSchema, transcriptionFormSchema, transcriptionRequestSchema, transcriptionSchema } from '../schemas/audio'
 import { defineRoute } from './define'
 
@@ -7,7 +8,7 @@ import { defineRoute } from './define'
 export const speechRoute = defineRoute({
   method: 'POST', path: '/audio/speech', operationId: 'createSpeech', summary: 'Synthesize speech; answers the audio bytes', tag: 'Audio',
   auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg',
-  handler: ({ ctx, principal, body, event, requestId }) => serveSpeech(ctx, { principal: principal!, request: body, signal: event.req.signal, requestId }),
+  handler: ({ ctx, principal, body, event, requestId }) => serveSpeech(ctx, { principal: principal!, request: body, signal: clientAbortController(event).signal, requestId }),
 })
 
 /** POST /audio/transcriptions (api.md 4.4, decisions.md §9): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
@@ -16,5 +17,5 @@ export const transcriptionRoute = defineRoute({
   auth: 'key', status: 200, body: transcriptionRequestSchema, form: transcriptionFormSchema, response: transcriptionSchema,
   bodyLimit: 'transcription',
   handler: ({ ctx, principal, body, form, event, requestId }) =>
-    serveTranscription(ctx, { principal: principal!, request: form ? fromForm(form) : fromJson(body!), signal: event.req.signal, requestId }),
+    serveTranscription(ctx, { principal: principal!, request: form ? fromForm(form) : fromJson(body!), signal: clientAbortController(event).signal, requestId }),
 })

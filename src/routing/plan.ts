@@ -102,10 +102,12 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
     return byPrice || compare(price(a), price(b))
   }
 
-  const credentials = principal ? await ctx.byok.records(principal.org.id) : []
+  // Customers' keys matter only for providers that accept them: otherwise the org's credentials are not read at all.
+  const byokPossible = principal !== undefined && entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
+  const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
   const applicable = (entry: CatalogueEntry, offer: ModelOffer) =>
     credentials.filter((c) =>
-      c.provider === offer.provider.slug && !c.disabled
+      offer.provider.byokSupported && c.provider === offer.provider.slug && !c.disabled
       && (!c.allowed_models.length || c.allowed_models.includes(entry.id))
       && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(principal!.key.hash)))
 

@@ -280,6 +280,20 @@ describe('BYOK', () => {
     }
   })
 
+  it('does not read the org’s credentials for a model whose providers take no customer keys', async () => {
+    const c = await fresh()
+    await call(c.auth, 'POST', '', { key: 'sk-cust-good-1111', provider: 'alpha' })
+    const reads = vi.spyOn(storage, 'getItem')
+    try {
+      expect((await chat(c.auth, 'demo/echo')).status).toBe(200)
+      expect(reads.mock.calls.map(([key]) => key).filter((key) => key.includes('byok'))).toEqual([])
+      expect((await chat(c.auth)).body.usage.is_byok).toBe(true) // and still does where they matter
+      expect(reads.mock.calls.map(([key]) => key).filter((key) => key.includes('byok')).length).toBeGreaterThan(0)
+    } finally {
+      reads.mockRestore()
+    }
+  })
+
   it('reconciles usage figures around the free allowance, and settles fees exactly once under concurrency', async () => {
     const c = await fresh('1')
     await call(c.auth, 'POST', '', { key: 'sk-cust-good-1111', provider: 'alpha' })

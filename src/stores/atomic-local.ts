@@ -1,7 +1,8 @@
 import type { Storage } from 'unstorage'
 import type { AtomicOps } from './atomic'
 
-type Lock = <T>(key: string, work: () => Promise<T>) => Promise<T>
+/** Runs `work` after every earlier work under the same key has finished. */
+export type Lock = <T>(key: string, work: () => Promise<T>) => Promise<T>
 
 // One lock table per backing store, so that gateways in one process over the same data share it: drivers
 // with the same name and options (two fs storages on one folder) count as one store.
@@ -38,7 +39,8 @@ function identityOf(driver: { name?: string; options?: unknown }): string {
   return identity
 }
 
-function lockFor(storage: Storage, key: string): Lock {
+/** The in-process lock table of the store mounted at `key` (shared by every gateway in this process over the same data). */
+export function lockFor(storage: Storage, key: string): Lock {
   const identity = identityOf(storage.getMount(key).driver)
   let lock = locks.get(identity)
   if (!lock) locks.set(identity, (lock = createLock()))

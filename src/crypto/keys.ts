@@ -40,8 +40,20 @@ export function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
-/** Shows the start and the last four characters of a secret, never more ("sk-…abcd"). */
+// Vendor prefixes worth keeping in a hint, longest first ("sk-ant-", "sk-proj-", then "sk-"): one or two short
+// letter-only segments, each followed by a dash.
+const PREFIX_RE = /^[a-z]{2,4}-(?:[a-z]{2,4}-)?/i
+
+/**
+ * A hint of a secret that reveals at most half of it (the BYOK default label, README "Customers' own provider
+ * keys"): the last four characters only from 16 characters on, and a vendor prefix ("sk-", "sk-ant-") only while
+ * prefix and tail together stay within that half. "sk-proj-…wxyz" for a long key, "sk-…" or "…" for a short one.
+ */
 export function maskSecret(secret: string): string {
-  const head = /^[a-z]{2,4}-/i.exec(secret)?.[0] ?? ''
-  return `${head}…${secret.slice(-4)}`
+  const budget = Math.floor(secret.length / 2)
+  const tail = secret.length >= 16 ? secret.slice(-4) : ''
+  const full = PREFIX_RE.exec(secret)?.[0] ?? ''
+  const first = /^[^-]*-/.exec(full)?.[0] ?? ''
+  const head = [full, first].find((prefix) => prefix.length + tail.length <= budget) ?? ''
+  return `${head}…${tail}`
 }

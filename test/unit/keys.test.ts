@@ -24,7 +24,23 @@ describe('API keys', () => {
   })
 
   it('masks secrets to a hint', () => {
-    expect(maskSecret('sk-proj-abcdefghijklmnop1234')).toBe('sk-…1234')
+    expect(maskSecret('sk-proj-abcdefghijklmnop1234')).toBe('sk-proj-…1234')
+    expect(maskSecret('sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789')).toBe('sk-ant-…6789')
     expect(maskSecret('AIzaSyD-whatever-wxyz')).toBe('…wxyz')
+  })
+
+  it('never shows anything of a short secret, nor more than half of any', () => {
+    expect(maskSecret('sk-abcd')).toBe('sk-…')
+    expect(maskSecret('abcdef')).toBe('…')
+    expect(maskSecret('sk-abcdefghijkl')).toBe('sk-…') // 15 characters: no tail
+    expect(maskSecret('abcdefghijklmnop')).toBe('…mnop') // 16: the last four
+    expect(maskSecret('sk-ant-abcdefghi')).toBe('sk-…fghi') // "sk-ant-" and the tail would be 11 of 16
+    expect(maskSecret('')).toBe('…')
+    for (let length = 0; length <= 40; length++) {
+      const secret = `sk-ant-${'x'.repeat(40)}`.slice(0, length)
+      const shown = maskSecret(secret).replace('…', '').length
+      expect(shown * 2).toBeLessThanOrEqual(length)
+      if (length < 16) expect(maskSecret(secret)).toMatch(/^(?:[a-z]+-){0,2}…$/)
+    }
   })
 })

@@ -20,13 +20,30 @@ export function createSessions(secret: string) {
   }
 }
 
-/** Where to go after sign-in: a path on this origin only, never another site (no open redirect). */
+/**
+ * Where to go after sign-in: a path on this origin only, never another site (no open redirect). A path a browser
+ * could read as another host (`//evil.example`, `/\evil.example`, or those percent-encoded) falls back to `/`.
+ */
 export function safeReturnPath(value: string | null, origin: string): string {
   if (!value) return '/'
   try {
     const url = new URL(value, origin)
-    return url.origin === origin ? url.pathname + url.search : '/'
+    const path = url.pathname + url.search
+    return url.origin === origin && !leadsOffSite(path) ? path : '/'
   } catch {
     return '/'
   }
+}
+
+// True when a path starts with two slashes or backslashes in any mix, as sent or after up to three rounds of
+// percent-decoding (`/%2F%2Fevil.example`, `/%252F%5Cevil.example`), tabs and line breaks dropped as browsers do.
+function leadsOffSite(path: string): boolean {
+  let text = path
+  for (let round = 0; round <= 3; round++) {
+    if (/^[\\/][\\/]/.test(text.replace(/[\t\n\r]/g, ''))) return true
+    const decoded = text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    if (decoded === text) return false
+    text = decoded
+  }
+  return true
 }

@@ -44,6 +44,14 @@ describe('npm start (the playground)', () => {
       const credits = (await (await fetch(`${first.url}/api/v1/me`, { headers })).json()).credits
       expect(credits.total_usage).toBe(decimalText(units(String(completion.usage.cost_eur)) + units(String(usage.cost_eur))))
       expect(first.output()).toContain('Providers: demo (offline, model demo/echo)')
+
+      // The demo sign-in returns only to a path of this site: not to a path a browser reads as another host.
+      const signIn = async (returnTo: string) => (await fetch(`${first.url}/sign-in`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ return_to: returnTo }),
+      })).headers.get('location')
+      expect(await signIn(`${first.url}/example-app?x=1`)).toBe('/example-app?x=1')
+      expect(await signIn(`${first.url}//evil.example/x`)).toBe('/')
+      expect(await signIn('/%2F%2Fevil.example/x')).toBe('/')
     } finally {
       await first.stop()
     }

@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http'
 import type { H3Event } from 'h3'
 import { GatewayError, invalidRequest } from '../errors'
 import { collectBytes } from './collect'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth'
+
+export { MAX_JSON_DEPTH } from './json-depth'
 
 /** Default body limit (decisions.md §10): 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -58,7 +61,10 @@ export function isJsonMediaType(contentType: string): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
 }
 
-/** Reads and parses a JSON body: 415 for another media type, 413 beyond `limit`, 400 for invalid JSON; undefined when empty. */
+/**
+ * Reads and parses a JSON body: 415 for another media type, 413 beyond `limit`, 400 for invalid JSON or for nesting
+ * deeper than MAX_JSON_DEPTH (checked before parsing); undefined when empty.
+ */
 export async function readJsonBody(event: H3Event, limit: number = DEFAULT_BODY_LIMIT): Promise<unknown> {
   const contentType = event.req.headers.get('content-type')
   if (contentType && !isJsonMediaType(contentType)) {
@@ -66,6 +72,7 @@ export async function readJsonBody(event: H3Event, limit: number = DEFAULT_BODY_
   }
   const bytes = await readBodyBytes(event, limit)
   if (!bytes) return undefined
+  if (exceedsJsonDepth(bytes)) throw invalidRequest(`body: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   try {
     return JSON.parse(new TextDecoder().decode(bytes))
   } catch {

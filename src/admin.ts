@@ -1,7 +1,8 @@
-import { toUnits } from './billing/money'
+import { fromUnits, toUnits } from './billing/money'
 import type { GatewayContext } from './context'
-import { notFound } from './errors'
+import { invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
+import { sweepExpired, type SweepCounts } from './maintenance/sweep'
 import type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'
 import type { Credits, LedgerEntry } from './stores/credits'
 import type { HealthSnapshot } from './routing/health'
@@ -20,8 +21,8 @@ export interface GatewayAdmin {
   findUserByEmail(email: string): Promise<User | null>
   /** Changes a user's plan or disables the account (its keys then answer 403). */
   updateUser(id: string, patch: { plan?: string; disabled?: boolean }): Promise<User>
-  /** Issues an API key for a user: `key` is shown this once. */
-  issueKey(input: { userId: string; label?: string; creditLimit?: string | null }): Promise<IssuedKey>
+  /** Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for none. */
+  issueKey(input: { userId: string; label?: string; creditLimit?: string | number | null }): Promise<IssuedKey>
   /** Revokes a key given itself or its hash. */
   revokeKey(keyOrHash: string): Promise<ApiKeyRecord>
   /** Lists a user's keys (records, never secrets). */
@@ -40,6 +41,21 @@ export interface GatewayAdmin {
   health(): HealthSnapshot[]
   /** Charges pending BYOK platform fees to credits, exactly once per request (one org, or every org). */
   settleByokFees(orgId?: string): Promise<{ settled_requests: number; charged_eur: string }>
+  /** Removes expired records now (rate-limit windows, codes, consent answers, old usage…) and counts them by kind (docs/retention.md). */
+  sweep(): Promise<SweepCounts>
+}
+
+/**
+ * A key's credit limit as stored: null for none, else the positive exact decimal written canonically ("10.50" →
+ * "10.5"), as the CLI's `--credit-limit` (README "Accounts, keys and credits"). Anything else is a 400 naming
+ * `creditLimit`, so that a bad limit fails here rather than on every later request of the key.
+ */
+function creditLimitOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string' && typeof value !== 'number') throw invalidRequest('creditLimit: must be a decimal string or number, or null for no limit', 'creditLimit')
+  const units = toUnits(value, 'creditLimit')
+  if (units <= 0n) throw invalidRequest('creditLimit: must be greater than 0 (null for no limit)', 'creditLimit')
+  return fromUnits(units)
 }
 
 /** Builds the admin API over a gateway's stores. */
@@ -55,7 +71,7 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     getUser: (id) => accounts.getUser(id),
     findUserByEmail: (email) => accounts.findUserByEmail(email),
     updateUser: (id, patch) => accounts.updateUser(id, patch),
-    issueKey: (input) => accounts.issueKey(input),
+    issueKey: async (input) => accounts.issueKey({ ...input, creditLimit: creditLimitOf(input.creditLimit) }),
     revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),
     listKeys: (userId) => accounts.listKeys(userId),
     findUserByKey: (key) => accounts.resolveKey(key),
@@ -72,5 +88,6 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     ledger: (orgId) => credits.ledger(orgId),
     health: () => ctx.health.snapshot(),
     settleByokFees: (orgId) => settleByokFees(ctx, orgId),
+    sweep: () => sweepExpired(ctx),
   }
 }

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
 import { fromHttpStatus, upstreamError } from './upstream-error'
 
@@ -155,6 +156,9 @@ function assistantBlocks(message: Json, provider: string, param: string): Block[
   for (const [j, call] of ((message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? []).entries()) {
     let input: unknown = {}
     if (call.function.arguments.trim()) {
+      if (exceedsJsonDepth(call.function.arguments)) {
+        throw untranslatable(provider, `tool call arguments must not nest deeper than ${MAX_JSON_DEPTH} levels`, `${param}.tool_calls[${j}].function.arguments`)
+      }
       try {
         input = JSON.parse(call.function.arguments)
       } catch {

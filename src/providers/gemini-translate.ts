@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { GatewayError, invalidRequest } from '../errors'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import { toGeminiJsonSchema, toGeminiParameters } from './gemini-schema'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
 import { upstreamError } from './upstream-error'
@@ -340,6 +341,7 @@ function modelParts(message: Message, where: string, callNames: Map<string, stri
     const at = `${where}.tool_calls[${j}].function.arguments`
     let args: unknown = {}
     if (call.function.arguments.trim()) {
+      if (exceedsJsonDepth(call.function.arguments)) throw invalidRequest(`${at}: nested deeper than ${MAX_JSON_DEPTH} levels`, at)
       try {
         args = JSON.parse(call.function.arguments)
       } catch {
@@ -357,9 +359,13 @@ function modelParts(message: Message, where: string, callNames: Map<string, stri
   return parts
 }
 
-/** A tool message's content as `functionResponse.response`, which must be an object: JSON objects as they are, else `{ output }`. */
+/**
+ * A tool message's content as `functionResponse.response`, which must be an object: JSON objects as they are, else
+ * `{ output }` (also JSON nested too deep to send on, which stays text).
+ */
 function toolResponse(content: unknown): Json {
   const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : ''
+  if (exceedsJsonDepth(text)) return { output: text }
   try {
     const parsed = JSON.parse(text)
     return isObject(parsed) ? parsed : { output: parsed }

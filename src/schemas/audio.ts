@@ -1,11 +1,13 @@
 import * as v from 'valibot'
 import { FormFile } from '../http/body'
-import { providerPreferencesSchema } from './chat'
+import { CHAT_LIMITS, providerPreferencesSchema } from './chat'
 import { int } from './common'
+
+const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.modelId))
 
 /** Body of POST /audio/speech (api.md 4.4, decisions.md §9). */
 export const speechRequestSchema = v.looseObject({
-  model: v.pipe(v.string(), v.minLength(1)),
+  model: modelId,
   input: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)),
   voice: v.optional(v.string()),
   response_format: v.optional(v.picklist(['mp3', 'pcm', 'wav', 'opus', 'aac', 'flac']), 'mp3'),
@@ -16,7 +18,7 @@ export const speechRequestSchema = v.looseObject({
 
 /** Body of POST /audio/transcriptions (JSON form; decisions.md §9). */
 export const transcriptionRequestSchema = v.looseObject({
-  model: v.pipe(v.string(), v.minLength(1)),
+  model: modelId,
   input_audio: v.object({
     data: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
     format: v.picklist(['wav', 'mp3', 'flac', 'm4a', 'ogg', 'webm', 'aac']),
@@ -25,7 +27,7 @@ export const transcriptionRequestSchema = v.looseObject({
   prompt: v.optional(v.string()),
   temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
   response_format: v.optional(v.picklist(['json', 'verbose_json']), 'json'),
-  timestamp_granularities: v.optional(v.array(v.picklist(['word', 'segment']))),
+  timestamp_granularities: v.optional(v.pipe(v.array(v.picklist(['word', 'segment'])), v.maxLength(2))),
   provider: v.optional(providerPreferencesSchema),
 })
 
@@ -34,12 +36,12 @@ const granularity = v.picklist(['word', 'segment'])
 /** Multipart form of POST /audio/transcriptions: OpenAI's upload (`file`, `model`, …), so its clients work unchanged. */
 export const transcriptionFormSchema = v.looseObject({
   file: v.instance(FormFile, 'must be an uploaded file'),
-  model: v.pipe(v.string(), v.minLength(1)),
+  model: modelId,
   language: v.optional(v.string()),
   prompt: v.optional(v.string()),
   temperature: v.optional(v.pipe(v.string(), v.regex(/^\s*\d+(?:\.\d+)?\s*$/, 'must be a number'), v.transform(Number), v.minValue(0), v.maxValue(1))),
   response_format: v.optional(v.picklist(['json', 'verbose_json']), 'json'),
-  'timestamp_granularities[]': v.optional(v.union([granularity, v.array(granularity)])),
+  'timestamp_granularities[]': v.optional(v.union([granularity, v.pipe(v.array(granularity), v.maxLength(2))])),
 })
 
 /** Answer of POST /audio/transcriptions. */

@@ -3,8 +3,12 @@ import { int, queryInteger, uuidSchema } from './common'
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 const slug = v.pipe(v.string(), v.minLength(1), v.maxLength(64))
-const secret = v.pipe(v.string(), v.minLength(1), v.maxLength(4096))
-const hashes = v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, 'must be a SHA-256 hex digest')))
+/** Bytes a credential's secret may have at most (docs/byok.md). */
+export const MAX_SECRET_BYTES = 16 * 1024
+const secret = v.pipe(v.string(), v.minLength(1), v.maxBytes(MAX_SECRET_BYTES, `must be at most ${MAX_SECRET_BYTES} bytes`))
+/** Entries of `allowed_api_key_hashes` and of `allowed_models` (docs/limits.md). */
+export const MAX_ALLOWED_ENTRIES = 1000
+const hashes = v.pipe(v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, 'must be a SHA-256 hex digest'))), v.maxLength(MAX_ALLOWED_ENTRIES))
 
 /** api.md 2.4: a BYOK credential as returned (never with its secret). */
 export const credentialSchema = v.object({
@@ -26,7 +30,7 @@ const editable = {
   name: v.optional(v.pipe(v.string(), v.maxLength(200))),
   label: v.optional(v.pipe(v.string(), v.maxLength(200))),
   allowed_api_key_hashes: v.optional(hashes),
-  allowed_models: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  allowed_models: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(256))), v.maxLength(MAX_ALLOWED_ENTRIES))),
   always_use: v.optional(v.boolean()),
   is_fallback: v.optional(v.boolean()),
   disabled: v.optional(v.boolean()),

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { int, stringOrStrings } from './common'
+import { int, nonNegativeDecimal, safeInt } from './common'
 
 const text = v.object({ type: v.literal('text'), text: v.string() })
 const imageUrl = v.object({
@@ -66,29 +66,52 @@ const responseFormat = v.variant('type', [
 ])
 
 const unit = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max))
-const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1))
+const positiveInt = safeInt(1)
+
+/** Size bounds of a chat request (docs/limits.md): far above any real use, well inside the body limit. */
+export const CHAT_LIMITS = {
+  /** Characters of a model id (`model`, each of `models`). */
+  modelId: 256,
+  /** Entries of `models`, the fallback list. */
+  models: 32,
+  /** Entries of `provider.order`, `provider.only`, `provider.ignore`; characters of each. */
+  providers: 64,
+  providerSlug: 128,
+  /** Entries of `stop`; characters of each. */
+  stops: 16,
+  stopLength: 4096,
+  /** Entries of `tools` (OpenAI's own limit). */
+  tools: 128,
+  /** Entries of `logit_bias`. */
+  logitBias: 1024,
+} as const
+
+const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.modelId))
+const slugs = v.pipe(v.array(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.providerSlug))), v.maxLength(CHAT_LIMITS.providers))
+const stopText = v.pipe(v.string(), v.maxLength(CHAT_LIMITS.stopLength))
 
 /** OpenRouter's routing preferences (decisions.md §8). */
 export const providerPreferencesSchema = v.object({
-  order: v.optional(v.array(v.string())),
-  only: v.optional(v.array(v.string())),
-  ignore: v.optional(v.array(v.string())),
+  order: v.optional(slugs),
+  only: v.optional(slugs),
+  ignore: v.optional(slugs),
   allow_fallbacks: v.optional(v.boolean()),
   sort: v.optional(v.picklist(['price', 'throughput', 'latency'])),
   require_parameters: v.optional(v.boolean()),
   data_collection: v.optional(v.picklist(['allow', 'deny'])),
+  // USD per million tokens (prompt, completion) or per request / image; plan.ts compares them exactly as decimals.
   max_price: v.optional(v.object({
-    prompt: v.optional(v.union([v.number(), v.string()])),
-    completion: v.optional(v.union([v.number(), v.string()])),
-    request: v.optional(v.union([v.number(), v.string()])),
-    image: v.optional(v.union([v.number(), v.string()])),
+    prompt: v.optional(nonNegativeDecimal),
+    completion: v.optional(nonNegativeDecimal),
+    request: v.optional(nonNegativeDecimal),
+    image: v.optional(nonNegativeDecimal),
   })),
 })
 
 /** Body of POST /chat/completions: OpenAI's request plus OpenRouter's `models` and `provider`. */
 export const chatRequestSchema = v.looseObject({
-  model: v.optional(v.pipe(v.string(), v.minLength(1))),
-  models: v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1))),
+  model: v.optional(modelId),
+  models: v.optional(v.pipe(v.array(modelId), v.minLength(1), v.maxLength(CHAT_LIMITS.models))),
   messages: v.pipe(v.array(messageSchema), v.minLength(1, 'must not be empty')),
   stream: v.optional(v.boolean()),
   stream_options: v.optional(v.nullable(v.object({ include_usage: v.optional(v.boolean()) }))),
@@ -96,18 +119,18 @@ export const chatRequestSchema = v.looseObject({
   max_completion_tokens: v.optional(v.nullable(positiveInt)),
   temperature: v.optional(v.nullable(unit(0, 2))),
   top_p: v.optional(v.nullable(unit(0, 1))),
-  top_k: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+  top_k: v.optional(v.nullable(safeInt(0))),
   frequency_penalty: v.optional(v.nullable(unit(-2, 2))),
   presence_penalty: v.optional(v.nullable(unit(-2, 2))),
   repetition_penalty: v.optional(v.nullable(unit(0, 2))),
   min_p: v.optional(v.nullable(unit(0, 1))),
-  seed: v.optional(v.nullable(v.pipe(v.number(), v.integer()))),
-  stop: v.optional(v.nullable(stringOrStrings)),
+  seed: v.optional(v.nullable(safeInt())),
+  stop: v.optional(v.nullable(v.union([stopText, v.pipe(v.array(stopText), v.maxLength(CHAT_LIMITS.stops))]))),
   n: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1, 'only 1 is supported')))),
   logprobs: v.optional(v.nullable(v.boolean())),
   top_logprobs: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)))),
-  logit_bias: v.optional(v.nullable(v.record(v.string(), v.number()))),
-  tools: v.optional(v.array(tool)),
+  logit_bias: v.optional(v.nullable(v.pipe(v.record(v.string(), unit(-100, 100)), v.maxEntries(CHAT_LIMITS.logitBias)))),
+  tools: v.optional(v.pipe(v.array(tool), v.maxLength(CHAT_LIMITS.tools))),
   tool_choice: v.optional(toolChoice),
   parallel_tool_calls: v.optional(v.nullable(v.boolean())),
   response_format: v.optional(responseFormat),

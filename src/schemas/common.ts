@@ -33,8 +33,20 @@ export const errorEnvelopeSchema = v.object({
   }),
 })
 
-/** A string, or a JSON string array (OpenAI's `stop`, …). */
-export const stringOrStrings = v.union([v.string(), v.array(v.string())])
-
 /** An integer JSON number. */
 export const int = () => v.pipe(v.number(), v.integer())
+
+/** An integer JSON number within ±(2^53 − 1): larger ones cannot be told apart once parsed. */
+export const safeInt = (min = -Number.MAX_SAFE_INTEGER) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(Number.MAX_SAFE_INTEGER))
+
+const PLAIN_DECIMAL_RE = /^\d{1,20}(?:\.\d{1,20})?$/
+
+/** True for a finite non-negative number, or a plain non-negative decimal string of at most 20 + 20 digits. */
+export const isNonNegativeDecimal = (value: number | string): boolean =>
+  typeof value === 'number' ? Number.isFinite(value) && value >= 0 : PLAIN_DECIMAL_RE.test(value)
+
+/** A non-negative amount (a price limit, …): a finite JSON number or a plain decimal string ("0.5"), never "1e3". */
+export const nonNegativeDecimal = v.pipe(
+  v.union([v.number(), v.string()], 'expected a number or a decimal string'),
+  v.check(isNonNegativeDecimal, 'must be a finite non-negative number or a plain decimal string such as "0.5"'),
+)

@@ -10,6 +10,7 @@ import type { Kv } from './stores/kv'
 import type { UsageStore } from './stores/usage'
 import type { CodesStore } from './stores/codes'
 import type { ByokStore } from './stores/byok'
+import type { HoldOps } from './stores/holds'
 
 /** What every route handler receives: options, stores, clock and logger of one gateway. */
 export interface GatewayContext {
@@ -17,6 +18,8 @@ export interface GatewayContext {
   storage: Storage
   kv: Kv
   atomic: AtomicOps
+  /** Holds on credits while requests run (docs/money.md). */
+  holds: HoldOps
   accounts: AccountsStore
   credits: CreditsStore
   usage: UsageStore

@@ -5,6 +5,7 @@ import { createAdmin, type GatewayAdmin } from './admin'
 import type { GatewayContext } from './context'
 import { GatewayError, notFound } from './errors'
 import { DEFAULT_BODY_LIMIT } from './http/body'
+import { resolvePublicUrl } from './http/public-url'
 import { answerError, toRouteHandler } from './http/route-handler'
 import { createConsoleLogger, silentLogger } from './logger'
 import type { GatewayOptions, ResolvedOptions } from './options'
@@ -13,6 +14,7 @@ import { apiRoutes } from './routes'
 import { createOpenApiRoute } from './routes/openapi'
 import { createAccountsStore } from './stores/accounts'
 import { createAtomicOps } from './stores/atomic'
+import { createHoldOps } from './stores/holds'
 import { createCreditsStore } from './stores/credits'
 import { createKv } from './stores/kv'
 import { createUsageStore } from './stores/usage'
@@ -23,6 +25,8 @@ import { createHealthTracker } from './routing/health'
 import { createByokStore } from './stores/byok'
 import { createSecretBox } from './crypto/secrets'
 import { settleByokFees } from './billing/byok-fees'
+import { resolveRetention } from './maintenance/retention-options'
+import { scheduleSweeps } from './maintenance/schedule'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
 
@@ -44,6 +48,19 @@ export interface Gateway {
   close: () => Promise<void>
 }
 
+// A number option that must be positive and finite when given.
+function positiveOption(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && !(Number.isFinite(value) && value > 0)) throw new TypeError(`model-gateway: \`${name}\` must be a positive number`)
+  return value
+}
+
+// byok.maxCredentials: a whole number of at least 1 (docs/byok.md).
+function maxCredentialsOption(value: number | undefined): number {
+  if (value === undefined) return 50
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError('model-gateway: `byok.maxCredentials` must be a whole number of at least 1')
+  return value
+}
+
 function resolveOptions(options: GatewayOptions, warn: (message: string) => void): ResolvedOptions {
   const basePath = `/${(options.basePath ?? '/api/v1').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '')
   let secret = options.secret
@@ -63,6 +80,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     modelRefreshSeconds: options.modelRefreshSeconds ?? 600,
     chatLinkTemplate: options.chatLinkTemplate ?? '/?model={id}',
     basePath,
+    publicUrl: resolvePublicUrl(options.publicUrl),
     secret,
     keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
     keyTtlSeconds: options.keyTtlSeconds,
@@ -80,7 +98,11 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
       freeRequestAllowance: options.byok?.freeRequestAllowance ?? 1_000_000,
       platformFeeRate: options.byok?.platformFeeRate ?? '0.05',
       settlementIntervalSeconds: options.byok?.settlementIntervalSeconds ?? 3600,
+      maxCredentials: maxCredentialsOption(options.byok?.maxCredentials),
     },
+    retention: resolveRetention(options.retention),
+    holdTtlSeconds: positiveOption(options.holdTtlSeconds, 'holdTtlSeconds') ?? 900,
+    abortedStreamUsageWaitMs: options.abortedStreamUsageWaitMs ?? 30_000,
     health: { failureThreshold: options.health?.failureThreshold ?? 3, cooldownMs: options.health?.cooldownMs ?? 30_000, windowSize: options.health?.windowSize ?? 20 },
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
@@ -124,6 +146,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     storage,
     kv,
     atomic,
+    holds: createHoldOps(storage),
     now,
     logger,
     accounts: createAccountsStore({ kv, atomic, now, keyPrefix: resolved.keyPrefix, keyTtlSeconds: resolved.keyTtlSeconds, defaultPlan: resolved.defaultPlan }),
@@ -132,7 +155,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
     consentKey: deriveKey(resolved.secret, 'consent-request'),
     health: createHealthTracker({ ...resolved.health, now }),
-    byok: createByokStore({ kv, atomic, now, box: createSecretBox(resolved.secret, resolved.previousSecrets) }),
+    byok: createByokStore({ kv, atomic, now, box: createSecretBox(resolved.secret, resolved.previousSecrets), maxCredentials: resolved.byok.maxCredentials }),
     catalogue,
     lastKeyUse: new Map(),
   }
@@ -181,6 +204,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       }, settleEvery * 1000)
     : undefined
   settlement?.unref()
+  // Expired records are swept where the storage does not expire them itself (docs/retention.md).
+  const sweeps = scheduleSweeps(ctx)
 
   return {
     app,
@@ -191,6 +216,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     context: ctx,
     async close() {
       clearInterval(settlement)
+      await sweeps.stop()
       if (ownsStorage) await storage.dispose()
     },
   }

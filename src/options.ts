@@ -27,6 +27,12 @@ export interface GatewayOptions {
   chatLinkTemplate?: string
   /** Path the API lives under. Default `/api/v1`. */
   basePath?: string
+  /**
+   * The site's public address (`https://gateway.example`, no path), used for every absolute link the gateway builds
+   * (RSS links, the sign-in return address) instead of the request's Host header. Set it in production, above all
+   * behind a proxy. Default: the request's own origin.
+   */
+  publicUrl?: string
   /** Secret for encryption and signing (32+ characters). Default: random per process, with a warning. */
   secret?: string
   /** Former secrets, still accepted to decrypt stored BYOK keys while they are re-encrypted under `secret`. */
@@ -59,6 +65,12 @@ export interface GatewayOptions {
   hooks?: RoutingHooks
   /** Customers' own provider keys (decisions.md §7). */
   byok?: ByokOptions
+  /** How long usage records are kept, and how often expired records are swept (docs/retention.md). */
+  retention?: RetentionOptions
+  /** A request's hold on credits left by a process that died expires after this long (docs/money.md). Default 900 s. */
+  holdTtlSeconds?: number
+  /** How long a stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
+  abortedStreamUsageWaitMs?: number
 }
 
 /** BYOK billing: a free allowance per period, then a platform fee on the estimated upstream cost. */
@@ -69,6 +81,16 @@ export interface ByokOptions {
   platformFeeRate?: string
   /** How often pending fees are settled (charged to credits); 0 turns the timer off. Default 3600 s. */
   settlementIntervalSeconds?: number
+  /** Credentials an org may store; creating one more is a 400 (docs/byok.md). Default 50. */
+  maxCredentials?: number
+}
+
+/** What is kept, for how long (docs/retention.md). */
+export interface RetentionOptions {
+  /** Usage records older than this many days are deleted. Default 90. */
+  usageDays?: number
+  /** How often expired records (rate-limit windows, codes, old usage…) are swept; 0 turns the sweep off. Default 600 s. */
+  sweepIntervalSeconds?: number
 }
 
 /** A fixed-window rate limit. */
@@ -104,6 +126,8 @@ export interface ResolvedOptions {
   modelRefreshSeconds: number
   chatLinkTemplate: string
   basePath: string
+  /** The origin of `publicUrl` (`https://gateway.example`), when set. */
+  publicUrl?: string
   secret: string
   keyPrefix: string
   keyTtlSeconds?: number
@@ -114,6 +138,9 @@ export interface ResolvedOptions {
   requestTimeoutMs: number
   previousSecrets: string[]
   byok: Required<ByokOptions>
+  retention: Required<RetentionOptions>
+  holdTtlSeconds: number
+  abortedStreamUsageWaitMs: number
   health: { failureThreshold: number; cooldownMs: number; windowSize: number }
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks

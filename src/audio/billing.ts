@@ -27,6 +27,7 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
     principal,
     attempt,
     cost,
+    hold: input.hold,
     facts: {
       ...requestFacts(ctx, input),
       endpoint: input.endpoint,

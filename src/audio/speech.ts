@@ -1,5 +1,7 @@
 import type * as v from 'valibot'
-import { assertCanSpend } from '../chat/guard'
+import { placeHold, releaseOrLog, type Hold } from '../billing/holds'
+import { newId } from '../crypto/keys'
+import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
 import { invalidRequest, toGatewayError } from '../errors'
@@ -50,7 +52,19 @@ export async function serveSpeech(ctx: GatewayContext, input: { principal: Princ
     const own = offer.model.supportedVoices
     return voice === undefined || !own?.length || own.includes(voice)
   })
-  await assertCanSpend(ctx, principal)
+  const characters = countCharacters(request.input)
+  const hold = await placeHold(ctx, principal, newId(), maxAudioCost(ctx, attempts, { characters }))
+  try {
+    return await speak(ctx, input, attempts, hold, characters)
+  } catch (error) {
+    await releaseOrLog(ctx, hold, input.requestId)
+    throw error
+  }
+}
+
+// Tries providers until one sends audio, then pipes it; the hold is replaced by the charge however the audio ends.
+async function speak(ctx: GatewayContext, input: { principal: Principal; request: SpeechRequest; signal: AbortSignal; requestId: string }, attempts: Attempt[], hold: Hold, characters: number): Promise<Response> {
+  const { request, principal } = input
 
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
@@ -71,12 +85,11 @@ export async function serveSpeech(ctx: GatewayContext, input: { principal: Princ
     }
   })
 
-  const characters = countCharacters(request.input)
   let settled: Promise<unknown> | undefined
   const bill = (status: UsageRecord['status']) =>
     (settled ??= settleAudio(ctx, {
       principal, attempt, endpoint: 'speech', measures: { characters, reported: opened.speech.usage }, estimatedMeasure: false,
-      generationId, upstreamId: opened.speech.id ?? null, stream: true, status, startedAt, attempts: tries,
+      generationId, upstreamId: opened.speech.id ?? null, stream: true, status, startedAt, attempts: tries, hold,
     }))
 
   let closed = false

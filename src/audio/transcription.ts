@@ -1,5 +1,8 @@
 import type * as v from 'valibot'
-import { assertCanSpend } from '../chat/guard'
+import { placeHold, releaseOrLog, type Hold } from '../billing/holds'
+import { newId } from '../crypto/keys'
+import type { Attempt } from '../routing/plan'
+import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
 import { invalidRequest } from '../errors'
@@ -65,7 +68,22 @@ const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFi
 export async function serveTranscription(ctx: GatewayContext, input: { principal: Principal; request: TranscriptionInput; signal: AbortSignal; requestId: string }): Promise<Response> {
   const { request, principal } = input
   const attempts = await planAudioAttempts(ctx, request, '/audio/transcriptions', principal)
-  await assertCanSpend(ctx, principal)
+  const measured = measureDuration(request.audio, request.format)
+  const hold = await placeHold(ctx, principal, newId(), maxAudioCost(ctx, attempts, { seconds: measured.seconds }))
+  try {
+    return await transcribe(ctx, input, attempts, hold, measured)
+  } catch (error) {
+    await releaseOrLog(ctx, hold, input.requestId)
+    throw error
+  }
+}
+
+// Transcribes with the first provider that succeeds and bills it; the hold is replaced by the charge.
+async function transcribe(
+  ctx: GatewayContext, input: { principal: Principal; request: TranscriptionInput; signal: AbortSignal; requestId: string },
+  attempts: Attempt[], hold: Hold, measuredAudio: { seconds: number; estimated: boolean },
+): Promise<Response> {
+  const { request, principal } = input
 
   const startedAt = ctx.now()
   const upstreamRequest = (upstreamId: string): UpstreamTranscriptionRequest => ({
@@ -86,11 +104,11 @@ export async function serveTranscription(ctx: GatewayContext, input: { principal
 
   const generationId = newGenerationId(startedAt)
   const reported = result.usage ?? undefined
-  const measured = finite(reported?.seconds) || finite(result.duration) ? undefined : measureDuration(request.audio, request.format)
+  const measured = finite(reported?.seconds) || finite(result.duration) ? undefined : measuredAudio
   const seconds = finite(reported?.seconds) ? reported.seconds : finite(result.duration) ? result.duration : measured!.seconds
   const { usage } = await settleAudio(ctx, {
     principal, attempt, endpoint: 'transcription', measures: { reported, seconds }, estimatedMeasure: measured?.estimated ?? false,
-    generationId, upstreamId: typeof result.id === 'string' ? result.id : null, stream: false, status: 'success', startedAt, attempts: tries,
+    generationId, upstreamId: typeof result.id === 'string' ? result.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold,
   })
   const verbose = request.response_format === 'verbose_json'
   const body = {

@@ -6,6 +6,7 @@ import { assessByokFee, notePending } from './byok-fees'
 import type { RequestCost } from './cost'
 import { ExactNumber } from '../http/exact-json'
 import { fromUnits } from './money'
+import type { Hold } from './holds'
 
 /** A usage record before the money fields that charging fills in. */
 export type UsageFacts = Omit<UsageRecord, 'cost' | 'cost_eur' | 'is_byok' | 'upstream_inference_cost' | 'credential_id' | 'upstream_cost_eur' | 'byok_counted' | 'byok_free'>
@@ -23,6 +24,8 @@ export interface RequestOutcome {
   status: UsageRecord['status']
   startedAt: number
   attempts: number
+  /** The request's hold on credits, replaced by its charge. */
+  hold: Hold
 }
 
 /** The usage record's fields that describe the request itself (who, what, how it ended, when), for any endpoint. */
@@ -45,16 +48,16 @@ export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
 }
 
 /**
- * Charges a priced request and records it (decisions.md §4, §7): with the service's key the cost goes to credits
- * now (and to the key's credit limit); with a customer's key (BYOK) only the platform fee is owed, pending until
- * settlement. Never throws for a storage failure (the provider has served the request): it logs what to reconcile.
- * Returns what the request owes, in the pricing currency and in EUR.
+ * Charges a priced request and records it (docs/money.md): with the service's key the cost replaces the request's
+ * hold on credits (and on the key's credit limits) in one step; with a customer's key (BYOK) the hold is released and
+ * only the platform fee is owed, pending until settlement. Never throws for a storage failure (the provider has served
+ * the request): it logs what to reconcile. Returns what the request owes, in the pricing currency and in EUR.
  */
 export async function chargeAndRecord(
   ctx: GatewayContext,
-  input: { principal: Principal; attempt: Attempt; cost: RequestCost; facts: UsageFacts },
+  input: { principal: Principal; attempt: Attempt; cost: RequestCost; facts: UsageFacts; hold: Hold },
 ): Promise<{ units: bigint; eurUnits: bigint; byok: boolean }> {
-  const { principal, attempt, cost, facts } = input
+  const { principal, attempt, cost, facts, hold } = input
   const byok = attempt.credential !== undefined
   const counted = byok && facts.status === 'success'
   const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
@@ -69,8 +72,7 @@ export async function chargeAndRecord(
   }
   try {
     await Promise.all([
-      byok ? undefined : ctx.credits.chargeUnits(principal.org.id, cost.eurUnits),
-      !byok && principal.key.credit_limit ? ctx.atomic.addUnits(ctx.kv.key('credits', 'key', principal.key.hash, 'used'), cost.eurUnits) : undefined,
+      hold.settle(byok ? 0n : cost.eurUnits),
       ctx.usage.append(record),
       counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
     ])

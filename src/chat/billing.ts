@@ -3,6 +3,9 @@ import { priceUsage } from '../billing/cost'
 import type { GatewayContext } from '../context'
 import type { UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
+import type { Attempt } from '../routing/plan'
+import type { UsageRecord } from '../stores/usage'
+import { maxCompletionTokens } from './max-cost'
 
 /** What is known of a finished (or ended) chat request when it is billed. */
 export interface SettleInput extends RequestOutcome {
@@ -22,6 +25,27 @@ export function countImages(request: ChatRequest): number {
 
 /** Rough token count of text, for billing a stream that ended before the provider reported usage. */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)
+
+/** Completion tokens a reasoning model is assumed to produce per second of a stream that ended without a usage report. */
+export const REASONING_TOKENS_PER_SECOND = 100
+
+/**
+ * The usage billed for a stream that ended before its provider reported any (docs/money.md): tokens estimated from
+ * the text (4 characters a token); when a reasoning model's stream was cancelled or failed, at least the tokens it
+ * could have reasoned in the time it ran (REASONING_TOKENS_PER_SECOND), never more than its maximum completion tokens.
+ */
+export function estimatedUsage(ctx: GatewayContext, request: ChatRequest, attempt: Attempt, facts: { generatedChars: number; status: UsageRecord['status']; elapsedMs: number }): UpstreamUsage {
+  const prompt = estimateTokens(JSON.stringify(request.messages).length)
+  let completion = estimateTokens(facts.generatedChars)
+  const model = attempt.offer.model
+  const reasons = model.reasoning !== undefined || !!model.supportedParameters?.includes('reasoning') || request.reasoning !== undefined
+  if (facts.status !== 'success' && reasons) {
+    const ceiling = maxCompletionTokens(request, attempt, prompt)
+    const byTime = Math.ceil((Math.max(0, facts.elapsedMs) / 1000) * REASONING_TOKENS_PER_SECOND)
+    completion = Math.min(ceiling, Math.max(completion, byTime))
+  }
+  return { prompt_tokens: prompt, completion_tokens: completion }
+}
 
 /**
  * Prices the request, records its usage, and charges for it: the service's key charges the cost to credits now; a
@@ -43,7 +67,7 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     usage_estimated: input.estimated,
     currency,
   }
-  const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts })
+  const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts, hold: input.hold })
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,

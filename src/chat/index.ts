@@ -1,15 +1,25 @@
 import type { GatewayContext } from '../context'
+import { newId } from '../crypto/keys'
+import { placeHold, releaseOrLog } from '../billing/holds'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
-import { assertCanSpend } from './guard'
 import { planAttempts } from '../routing/plan'
+import { maxChatCost } from './max-cost'
 import { completeStream } from './stream'
 import { completeWhole } from './whole'
 
-/** Serves POST /chat/completions: plan the attempts, refuse without credits, then answer whole or streamed. */
+/**
+ * Serves POST /chat/completions: plan the attempts, hold the request's maximum cost (402 when it cannot be covered),
+ * then answer whole or streamed; the hold is replaced by the exact charge, or released, however the request ends.
+ */
 export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string }): Promise<Response> {
   const attempts = await planAttempts(ctx, input.request, input.principal)
-  await assertCanSpend(ctx, input.principal)
+  const hold = await placeHold(ctx, input.principal, newId(), maxChatCost(ctx, input.request, attempts))
   const run = input.request.stream ? completeStream : completeWhole
-  return run(ctx, { ...input, signal: input.abort.signal, attempts })
+  try {
+    return await run(ctx, { ...input, signal: input.abort.signal, attempts, hold })
+  } catch (error) {
+    await releaseOrLog(ctx, hold, input.requestId)
+    throw error
+  }
 }

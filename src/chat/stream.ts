@@ -7,7 +7,8 @@ import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
 import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
-import { estimateTokens, settle } from './billing'
+import { estimatedUsage, settle } from './billing'
+import { releaseOrLog, type Hold } from '../billing/holds'
 import type { Attempt } from '../routing/plan'
 import { newGenerationId, shapeChunkChoices } from './shape'
 
@@ -31,7 +32,7 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
   return length
 }
 
-type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string }
+type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold }
 
 /**
  * Serves a streamed chat completion (decisions.md §8). Attempts are tried until one sends its first chunk; when
@@ -43,11 +44,11 @@ type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attem
 export async function completeStream(ctx: GatewayContext, input: StreamInput): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
-  // The request's own controller: aborted when the client goes away or the stream is cancelled, it stops the upstream
-  // call. Not lent to routing: its deadline must fail the opening (an error chunk once keep-alives went out), not
-  // look like the client leaving.
-  const upstreamAbort = input.abort
-  const opening = firstSuccessful(ctx, input.attempts, { signal: input.signal, requestId: input.requestId }, async (attempt, options) => {
+  // The upstream call's own controller: aborted when the client goes away before content flowed, or after the wait
+  // for the provider's usage report once it did (docs/money.md). Not lent to routing: its deadline must fail the
+  // opening (an error chunk once keep-alives went out), not look like the client leaving.
+  const upstreamAbort = new AbortController()
+  const opening = firstSuccessful(ctx, input.attempts, { signal: upstreamAbort.signal, requestId: input.requestId }, async (attempt, options) => {
     const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
     try {
       return { iterator, first: await iterator.next() }
@@ -85,18 +86,51 @@ function createSseStream(
   let upstreamId: string | null = null
   let generatedChars = 0
   let closed = false
+  let upstreamDone = false
+  let reading: Promise<IteratorResult<UpstreamChunk>> | undefined
   let settled: Promise<Record<string, unknown>> | undefined
   let keepAlive: ReturnType<typeof setTimeout> | undefined
   let controller!: ReadableStreamDefaultController<Uint8Array>
 
-  // Bills exactly once, whatever ends the stream (only once a provider has served it).
+  // Bills exactly once, whatever ends the stream (only once a provider has served it); replaces the request's hold.
   const bill = (served: Opened, status: UsageRecord['status']) =>
     (settled ??= settle(ctx, {
       principal: input.principal, attempt: served.attempt, request: input.request, generationId, upstreamId, stream: true, status, startedAt,
-      attempts: served.tries,
+      attempts: served.tries, hold: input.hold,
       estimated: !reported,
-      usage: reported ?? { prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length), completion_tokens: estimateTokens(generatedChars) },
+      usage: reported ?? estimatedUsage(ctx, input.request, served.attempt, { generatedChars, status, elapsedMs: ctx.now() - startedAt }),
     }))
+  // Takes the next upstream chunk (one read at a time, shared by whoever asks), noting its usage, id and text.
+  const readNext = (served: Opened) =>
+    (reading ??= served.iterator.next().then((next) => {
+      reading = undefined
+      if (next.done) upstreamDone = true
+      else account(next.value)
+      return next
+    }, (error: unknown) => {
+      reading = undefined
+      throw error
+    }))
+  const account = (chunk: UpstreamChunk) => {
+    if (chunk.usage) reported = chunk.usage
+    if (typeof chunk.id === 'string') upstreamId = chunk.id
+    for (const choice of chunk.choices) generatedChars += generatedTextLength(choice.delta)
+  }
+  // After the client left: read on, silently, until the provider reports usage or the wait ends; then bill.
+  const drainThenBill = async (served: Opened) => {
+    const wait = ctx.options.abortedStreamUsageWaitMs
+    const timer = setTimeout(() => state.upstreamAbort.abort(), wait)
+    try {
+      while (wait > 0 && !upstreamDone && !reported) await readNext(served)
+    } catch {
+      // the provider failed or the wait ended: bill what is known
+    } finally {
+      clearTimeout(timer)
+      state.upstreamAbort.abort()
+      void served.iterator.return?.()?.catch(() => undefined)
+    }
+    await bill(served, 'cancelled')
+  }
 
   let lastSentAt = 0
   const send = (bytes: Uint8Array) => {
@@ -133,26 +167,28 @@ function createSseStream(
       error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) },
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
     })
-  // The client went away: stop the provider, bill what was generated.
+  // The client went away: before content flowed, stop the provider (a call that still opens is billed for what it
+  // sent, else the hold is released); after, read on for the provider's usage report, then bill (docs/money.md).
   const cancel = () => {
     if (closed) return
     closed = true
     clearTimeout(keepAlive)
     input.signal.removeEventListener('abort', cancel)
-    state.upstreamAbort.abort()
     if (opened) {
-      void opened.iterator.return?.()?.catch(() => undefined)
-      void bill(opened, 'cancelled')
+      void drainThenBill(opened).catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+      return
     }
+    state.upstreamAbort.abort()
+    state.opening.then((late) => {
+      void late.iterator.return?.()?.catch(() => undefined)
+      return bill(late, 'cancelled')
+    }, () => releaseOrLog(ctx, input.hold, input.requestId)).catch((error) => ctx.logger.error('releasing the hold of an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
   }
   input.signal.addEventListener('abort', cancel, { once: true })
 
-  // Sends one upstream chunk; false for the provider's own usage chunk (ours comes at the end).
+  // Sends one upstream chunk (already accounted); false for the provider's own usage chunk (ours comes at the end).
   const forward = (chunk: UpstreamChunk): boolean => {
-    if (chunk.usage) reported = chunk.usage
-    if (typeof chunk.id === 'string') upstreamId = chunk.id
     if (!chunk.choices.length) return false
-    for (const choice of chunk.choices) generatedChars += generatedTextLength(choice.delta)
     const { usage: _usage, id: _id, model: _model, object: _object, created: _created, choices, ...rest } = chunk
     sendJson({ ...base, ...rest, choices: shapeChunkChoices(choices) })
     return true
@@ -172,19 +208,22 @@ function createSseStream(
           opened = await state.opening
         } catch (error) {
           if (closed) return
+          await releaseOrLog(ctx, input.hold, input.requestId)
           fail(toGatewayError(error, input.requestId))
           send(DONE)
           return end()
         }
-        if (closed) return cancel()
+        if (closed) return
         base = { id: generationId, provider: opened.attempt.offer.provider.name, model: opened.attempt.entry.id, ...base }
+        if (opened.first.done) upstreamDone = true
+        else account(opened.first.value)
         if (opened.first.done) return finish(opened, 'success')
         if (forward(opened.first.value)) return
       }
       const served = opened
       try {
         for (;;) {
-          const { done, value } = await served.iterator.next()
+          const { done, value } = await readNext(served)
           if (closed) return
           if (done) return await finish(served, 'success')
           if (forward(value)) return

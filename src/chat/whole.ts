@@ -7,10 +7,11 @@ import type { Principal } from '../stores/accounts'
 import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
 import { estimateTokens, settle } from './billing'
 import type { Attempt } from '../routing/plan'
+import type { Hold } from '../billing/holds'
 import { newGenerationId, shapeChoice } from './shape'
 
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
-export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string }): Promise<Response> {
+export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold }): Promise<Response> {
   const startedAt = ctx.now()
   const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, input, (a, options) =>
     a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
@@ -27,7 +28,7 @@ export async function completeWhole(ctx: GatewayContext, input: { principal: Pri
   }
   const usageView = await settle(ctx, {
     principal: input.principal, attempt, request: input.request, usage, estimated, generationId,
-    upstreamId: typeof completion.id === 'string' ? completion.id : null, stream: false, status: 'success', startedAt, attempts: tries,
+    upstreamId: typeof completion.id === 'string' ? completion.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold: input.hold,
   })
   const body = {
     id: generationId,

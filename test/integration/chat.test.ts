@@ -30,6 +30,7 @@ describe('POST /api/v1/chat/completions', () => {
     beta = await startFakeOpenAI({ apiKey: 'sk-beta' })
     t = await startGateway({
       keepAliveMs: 40,
+      abortedStreamUsageWaitMs: 100, // a client that leaves: read on for usage 100 ms at most, then stop the provider
       providers: [
         openaiCompatible({
           slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha',
@@ -303,12 +304,23 @@ describe('POST /api/v1/chat/completions', () => {
 
   it('enforces a key’s credit limit', async () => {
     const limited = await createCustomer(t.gateway, { credits: '5' })
-    const { key } = await t.gateway.admin.issueKey({ userId: limited.user.id, creditLimit: '0.000000000001' })
-    const headers = { authorization: `Bearer ${key}` }
-    expect((await post({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'one' }] }, headers)).status).toBe(200)
-    const refused = await post({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'two' }] }, headers)
+    const sent = alpha.requests.length
+    // The hold of a request is its maximum cost: 1 prompt token and 10 completion tokens at most here.
+    const ask = (headers: Record<string, string>) => post({ model: 'fake/gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'one' }] }, headers)
+    const tiny = await t.gateway.admin.issueKey({ userId: limited.user.id, creditLimit: '0.000000000001' })
+    const refused = await ask({ authorization: `Bearer ${tiny.key}` })
     expect(refused.status).toBe(402)
-    expect((await refused.json()).error.message).toMatch(/credit limit/)
+    const error = (await refused.json()).error
+    expect(error.message).toMatch(/credit limit/)
+    expect(error.metadata).toMatchObject({ credit_limit: '0.000000000001', requested_tokens: 10, affordable_tokens: 0 })
+    expect(alpha.requests.length).toBe(sent)
+    // A limit that covers one request's hold but not two: the first is served and charged, the second refused.
+    const one = await t.gateway.admin.issueKey({ userId: limited.user.id, creditLimit: '0.00003' })
+    const headers = { authorization: `Bearer ${one.key}` }
+    expect((await ask(headers)).status).toBe(200)
+    const second = await ask(headers)
+    expect(second.status).toBe(402)
+    expect((await second.json()).error.message).toMatch(/credit limit/)
   })
 
   it('keeps the balance exact over 50 concurrent requests', async () => {

@@ -1,0 +1,67 @@
+import type { MaxCost } from '../billing/holds'
+import { priceUsage } from '../billing/cost'
+import { decimal, multiply, toLedgerUnits } from '../billing/decimal'
+import type { GatewayContext } from '../context'
+import type { ModelPricing } from '../providers/types'
+import type { Attempt } from '../routing/plan'
+import type { ChatRequest } from '../schemas/chat'
+import { countImages } from './billing'
+
+/** Completion tokens a hold assumes when neither the request nor the catalogue bounds them. */
+export const DEFAULT_MAX_COMPLETION_TOKENS = 16_384
+
+/** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3). */
+export function maxPromptTokens(request: ChatRequest): number {
+  let bytes = Buffer.byteLength(JSON.stringify(request.messages))
+  if (request.tools) bytes += Buffer.byteLength(JSON.stringify(request.tools))
+  if (request.response_format) bytes += Buffer.byteLength(JSON.stringify(request.response_format))
+  return Math.ceil(bytes / 3)
+}
+
+/** The completion tokens an attempt may produce: the request's max_tokens, else the model's maximum, else what its context leaves. */
+export function maxCompletionTokens(request: ChatRequest, attempt: Attempt, promptTokens: number): number {
+  const asked = request.max_completion_tokens ?? request.max_tokens
+  const model = attempt.offer.model
+  const room = model.contextLength ? Math.max(1, model.contextLength - promptTokens) : undefined
+  const ceiling = model.maxCompletionTokens ?? room ?? DEFAULT_MAX_COMPLETION_TOKENS
+  return asked ? Math.min(asked, Math.max(ceiling, 1)) : ceiling
+}
+
+// The dearer of visible and reasoning completion tokens, per token.
+function completionPrice(pricing: ModelPricing): string {
+  const { completion, internal_reasoning: reasoning } = pricing
+  return reasoning !== undefined && Number(reasoning) > Number(completion) ? reasoning : completion
+}
+
+/**
+ * The most a chat request can cost, in EUR, over every attempt it may be served by (docs/money.md): its prompt tokens
+ * (estimated from its size), its completion tokens at most, its images and per-request prices; a customer's key (BYOK)
+ * owes only the platform fee on that.
+ */
+export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts: Attempt[]): MaxCost {
+  const prompt = maxPromptTokens(request)
+  const images = countImages(request)
+  const feeRate = decimal(ctx.options.byok.platformFeeRate)
+  let worst: { eurUnits: bigint; attempt: Attempt; tokens: number } | undefined
+  for (const attempt of attempts) {
+    const pricing = attempt.offer.model.pricing
+    const tokens = maxCompletionTokens(request, attempt, prompt)
+    const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
+    const cost = priceUsage({ ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined }, { prompt_tokens: prompt, completion_tokens: tokens }, { images }, rate)
+    const eurUnits = attempt.credential ? toLedgerUnits(multiply({ coefficient: cost.eurUnits, scale: 12 }, feeRate)) : cost.eurUnits
+    if (!worst || eurUnits > worst.eurUnits) worst = { eurUnits, attempt, tokens }
+  }
+  if (!worst) return { eurUnits: 0n }
+  const { attempt, tokens } = worst
+  const pricing = attempt.offer.model.pricing
+  const rate = decimal(ctx.options.exchangeRates[pricing.currency ?? 'USD'])
+  const fee = attempt.credential ? feeRate : decimal(1)
+  // EUR units of one completion token, and of the request without completion tokens.
+  const perToken = toLedgerUnits(multiply(multiply(decimal(completionPrice(pricing)), rate), fee))
+  const fixed = worst.eurUnits - perToken * BigInt(tokens)
+  return {
+    eurUnits: worst.eurUnits,
+    maxTokens: tokens,
+    affordableTokens: (available) => (perToken > 0n ? Number((available - fixed) / perToken) : tokens),
+  }
+}

@@ -1,0 +1,64 @@
+import type { Storage } from 'unstorage'
+import type { AtomicOps } from './atomic'
+import { lockFor } from './atomic-local'
+import type { Budget, HoldOps } from './holds'
+
+/** The holds of one budget as stored: hold id → units (decimal string) and expiry (epoch ms). */
+type HoldsRecord = Record<string, { units: string; expires: number }>
+
+/**
+ * Holds for drivers without atomic operations of their own (memory, fs, …): every place and settle of a request runs
+ * under the lock of its first budget (the org's, so every request of an org is serialised there), reading and adding
+ * the counters through the local atomic operations. Exact within one process.
+ */
+export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
+  const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as HoldsRecord
+  const write = async (key: string, record: HoldsRecord) => {
+    if (Object.keys(record).length) await storage.setItem(key, record as never)
+    else await storage.removeItem(key)
+  }
+  // Live holds of a record in units; expired ones are dropped from `record` (the caller writes it back).
+  const liveUnits = (record: HoldsRecord, now: number): { units: bigint; pruned: boolean } => {
+    let units = 0n
+    let pruned = false
+    for (const [id, hold] of Object.entries(record)) {
+      if (hold.expires <= now) {
+        delete record[id]
+        pruned = true
+      } else units += BigInt(hold.units)
+    }
+    return { units, pruned }
+  }
+  const ceiling = (budget: Budget) => ('units' in budget.limit ? Promise.resolve(budget.limit.units) : atomic.getUnits(budget.limit.key))
+
+  return {
+    kind: 'local',
+    place: ({ id, units, expiresAt, now, budgets }) =>
+      lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+        const records = await Promise.all(budgets.map((b) => read(b.holdsKey)))
+        for (let i = 0; i < budgets.length; i++) {
+          const [limit, used] = await Promise.all([ceiling(budgets[i]), atomic.getUnits(budgets[i].usedKey)])
+          const { units: held, pruned } = liveUnits(records[i], now)
+          const available = limit - used - held
+          if (available < units) {
+            if (pruned) await write(budgets[i].holdsKey, records[i])
+            return { ok: false as const, index: i, available }
+          }
+        }
+        await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: units.toString(), expires: expiresAt } })))
+        return { ok: true as const }
+      }),
+    settle: ({ id, budgets, charges }) =>
+      lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+        await Promise.all(budgets.map(async (b, i) => {
+          const record = await read(b.holdsKey)
+          if (id in record) {
+            delete record[id]
+            await write(b.holdsKey, record)
+          }
+          if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
+        }))
+      }),
+    held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,
+  }
+}

@@ -1,0 +1,59 @@
+import type { Storage } from 'unstorage'
+import { createAtomicOps } from './atomic'
+import { createLocalHolds } from './holds-local'
+import { createRedisHolds } from './holds-redis'
+import { isRedisDriver } from './atomic-redis'
+
+/**
+ * One budget a hold counts against (docs/money.md): its ceiling (a granted-credits counter, or a fixed amount such
+ * as a key's credit limit) minus what was spent (a decimal counter) minus the holds still live on it.
+ */
+export interface Budget {
+  /** Full storage key of the decimal counter of what was spent. */
+  usedKey: string
+  /** Full storage key of the holds placed on this budget. */
+  holdsKey: string
+  /** The ceiling: the key of a decimal counter (credits granted), or a fixed amount in ledger units. */
+  limit: { key: string } | { units: bigint }
+}
+
+/** The outcome of placing a hold: placed, or the first budget that could not cover it and what it has available. */
+export type PlaceResult = { ok: true } | { ok: false; index: number; available: bigint }
+
+/** Atomic holds on budgets: placed only if every budget can cover them, replaced by the exact charge in one step. */
+export interface HoldOps {
+  /** Which engine makes them atomic: `redis` (shared by instances) or `local` (one process). */
+  readonly kind: 'redis' | 'local'
+  /**
+   * Places hold `id` of `units` on every budget if each one's ceiling − spent − live holds covers it; else places
+   * none. Holds whose `expiresAt` (epoch ms) is past `now` no longer count, and are removed.
+   */
+  place(input: { id: string; units: bigint; expiresAt: number; now: number; budgets: Budget[] }): Promise<PlaceResult>
+  /** Removes hold `id` from every budget and adds `charges[i]` ledger units to budget i's spent counter, in one step. */
+  settle(input: { id: string; budgets: Budget[]; charges: bigint[] }): Promise<void>
+  /** The units of live holds on a budget (for tests and the admin view). */
+  held(budget: Budget, now: number): Promise<bigint>
+}
+
+/** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, else an in-process lock. */
+export function createHoldOps(storage: Storage): HoldOps {
+  const atomic = createAtomicOps(storage)
+  const engines = new Map<string, HoldOps>()
+  const engineFor = (key: string): HoldOps => {
+    const mount = storage.getMount(key)
+    let engine = engines.get(mount.base)
+    if (!engine) {
+      engine = isRedisDriver(mount.driver) ? createRedisHolds(storage, mount.driver as never) : createLocalHolds(storage, atomic)
+      engines.set(mount.base, engine)
+    }
+    return engine
+  }
+  return {
+    get kind() {
+      return engineFor('').kind
+    },
+    place: (input) => engineFor(input.budgets[0].holdsKey).place(input),
+    settle: (input) => engineFor(input.budgets[0].holdsKey).settle(input),
+    held: (budget, now) => engineFor(budget.holdsKey).held(budget, now),
+  }
+}

@@ -30,7 +30,8 @@ export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () =
         created_at: new Date(created).toISOString(),
         expires_at: created + options.ttlSeconds * 1000,
       }
-      await kv.storage.setItem(key(code), record as never)
+      // Storage with expiry (Redis) drops the code by itself; elsewhere the sweep removes it (docs/retention.md).
+      await kv.storage.setItem(key(code), record as never, { ttl: Math.ceil(options.ttlSeconds) })
       return { code, created_at: record.created_at }
     },
     /** Takes a code out (of concurrent takers only one gets it); null when unknown, used or expired. */

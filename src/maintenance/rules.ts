@@ -1,0 +1,108 @@
+import type { GatewayContext } from '../context'
+
+/** The kinds of records the sweep removes once expired (docs/retention.md). */
+export type SweepKind = 'rate_limit_windows' | 'codes' | 'consent_answers' | 'byok_request_counters' | 'usage_records'
+
+/** How the sweep finds one kind of record and tells when it has expired. */
+export interface ExpiryRule {
+  kind: SweepKind
+  /** Key prefix of the records, below the gateway's storage prefix. */
+  prefix: string
+  /** True when a storage with its own expiry (Redis) removes these records by itself: the sweep skips them there. */
+  expiresOnItsOwn?: boolean
+  /** When the record under `key` (relative to the prefix) expires, in epoch ms; undefined when its key does not tell. */
+  fromKey?(key: string): number | undefined
+  /** Whether a record read from storage has expired at `now`; asked only when its key does not tell. */
+  expiredRecord?(record: unknown, now: number): boolean
+}
+
+const DAY_MS = 86_400_000
+/** A BYOK period's counter is kept this long past the period's end, for instances whose clocks lag. */
+const PERIOD_GRACE_MS = DAY_MS
+
+const lastPart = (key: string) => key.slice(key.lastIndexOf(':') + 1)
+const digits = (text: string) => (/^\d+$/.test(text) ? Number(text) : Number.NaN)
+const field = (record: unknown, name: string): unknown => (record && typeof record === 'object' ? (record as Record<string, unknown>)[name] : undefined)
+
+/** Rate-limit windows `ratelimit:<scope>:<id>:<windowStart>`: over one second after their window ends (as their Redis TTL). */
+function rateLimitRule(ctx: GatewayContext): ExpiryRule {
+  return {
+    kind: 'rate_limit_windows',
+    prefix: 'ratelimit',
+    expiresOnItsOwn: true,
+    fromKey(key) {
+      const scope = key.slice(0, key.indexOf(':')) as 'key' | 'org'
+      const windowSeconds = ctx.options.rateLimits[scope]?.windowSeconds
+      const start = digits(lastPart(key))
+      return windowSeconds !== undefined && Number.isFinite(start) ? start + (windowSeconds + 1) * 1000 : undefined
+    },
+    // A window of a scope this instance does not limit: the local engine stamps `expires` on the process clock.
+    expiredRecord: (record) => {
+      const expires = field(record, 'expires')
+      return typeof expires === 'number' && expires <= Date.now()
+    },
+  }
+}
+
+/** Authorization codes `codes:<hash>`: past their `expires_at`. */
+function codesRule(): ExpiryRule {
+  return {
+    kind: 'codes',
+    prefix: 'codes',
+    expiredRecord: (record, now) => {
+      const expires = field(record, 'expires_at')
+      return typeof expires === 'number' && expires <= now
+    },
+  }
+}
+
+/** Consent answers `consent-used:<jti>`: once the consent request they answered has expired, it cannot be replayed. */
+function consentRule(ctx: GatewayContext): ExpiryRule {
+  return {
+    kind: 'consent_answers',
+    prefix: 'consent-used',
+    expiredRecord: (record, now) => {
+      const expires = field(record, 'expires_at')
+      if (typeof expires === 'number') return expires <= now
+      // Answers written before they carried `expires_at`: the request was signed before it was answered.
+      const at = Date.parse(String(field(record, 'at')))
+      return Number.isFinite(at) && at + ctx.options.auth.codeTtlSeconds * 1000 <= now
+    },
+  }
+}
+
+/** BYOK request counters `byok-requests:<org>:<YYYY-MM>`: a day after their period (a UTC month) ended. */
+function byokCountersRule(): ExpiryRule {
+  return {
+    kind: 'byok_request_counters',
+    prefix: 'byok-requests',
+    fromKey(key) {
+      const match = /^(\d{4})-(\d{2})$/.exec(lastPart(key))
+      return match ? Date.UTC(Number(match[1]), Number(match[2]), 1) + PERIOD_GRACE_MS : undefined
+    },
+  }
+}
+
+/** Usage records `usage:<org>:<15-digit ms>-<id>`: older than the retention. */
+function usageRule(ctx: GatewayContext): ExpiryRule {
+  const retentionMs = ctx.options.retention.usageDays * DAY_MS
+  return {
+    kind: 'usage_records',
+    prefix: 'usage',
+    fromKey(key) {
+      const created = digits(lastPart(key).slice(0, 15))
+      return Number.isFinite(created) ? created + retentionMs : undefined
+    },
+  }
+}
+
+/** Every rule the sweep applies, in the order it applies them. */
+export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
+  return [rateLimitRule(ctx), codesRule(), consentRule(ctx), byokCountersRule(), usageRule(ctx)]
+}
+
+/** The id and org of a usage record from its key relative to `usage` (`<org>:<15-digit ms>-<id>`). */
+export function usageKeyParts(key: string): { org: string; id: string } {
+  const cut = key.lastIndexOf(':')
+  return { org: key.slice(0, cut), id: key.slice(cut + 1).slice(16) }
+}

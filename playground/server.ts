@@ -23,12 +23,14 @@ const gateway = createGateway({
   storage: createStorage({ driver: fsDriver({ base: resolve(dataDir, 'storage') }) }),
   secret,
   providers: providers.list,
+  // Behind a proxy, PUBLIC_URL (https://playground.example) is the origin of links and sign-in return addresses.
+  ...(process.env.PUBLIC_URL ? { publicUrl: process.env.PUBLIC_URL } : {}),
   auth: {
     resolveUser: (event) => sessions.userOf(event.req.headers.get('cookie')),
     signInUrl: '/sign-in',
   },
 })
-const { basePath } = gateway.context.options
+const { basePath, publicUrl } = gateway.context.options
 const demo = await ensureDemoAccount(gateway, { issueKey: process.argv.includes('--issue-key') })
 
 const html = (res: ServerResponse, body: string, status = 200) =>
@@ -45,7 +47,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 
 const handleApi = toNodeHandler(gateway)
 const server = createServer(async (req, res) => {
-  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`)
+  const url = new URL(req.url ?? '/', publicUrl ?? `http://${req.headers.host ?? 'localhost'}`)
   const page = `${req.method} ${url.pathname}`
   if (page === 'GET /') return html(res, playgroundPage(basePath))
   if (page === 'GET /example-app') return html(res, exampleAppPage(basePath))

@@ -189,6 +189,7 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
       storage,
       secret: secret.secret,
       providers: config.providers ?? defaults.list,
+      ...(options.command === 'serve' && config.publicUrl === undefined && env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}),
       ...(logger === undefined ? {} : { logger }),
     })
   } catch (error) {

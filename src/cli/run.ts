@@ -43,6 +43,7 @@ const notes: Record<string, string[]> = {
     '             MISTRAL_API_KEY, DEEPSEEK_API_KEY, XAI_API_KEY (and <NAME>_BASE_URL for another address)',
     '  storage    files in <data>/storage',
     '  secret     GATEWAY_SECRET, else <data>/secret (created on first start, mode 0600)',
+    '  publicUrl  PUBLIC_URL (the address clients use, e.g. https://gateway.example; set it behind a proxy)',
   ],
   'model-gateway keys create': ['The key is printed once, alone on stdout (messages go to stderr); only its hash is stored.'],
 }

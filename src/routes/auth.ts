@@ -9,6 +9,7 @@ import { newId } from '../crypto/keys'
 import { signToken, verifyToken } from '../crypto/tokens'
 import { GatewayError, invalidRequest } from '../errors'
 import { readBodyBytes } from '../http/body'
+import { publicHref, publicOrigin } from '../http/public-url'
 import { authorizationCodeSchema, authorizeQuerySchema, codeExchangeSchema, codeRequestSchema, issuedKeySchema } from '../schemas/auth'
 import { defineRoute } from './define'
 
@@ -47,8 +48,8 @@ export const beginAuthRoute = defineRoute({
     if (!user) {
       const { signInUrl, returnToParam } = ctx.options.auth
       if (!signInUrl) throw new GatewayError(403, 'Nobody is signed in, and this gateway has no sign-in page configured (auth.signInUrl)')
-      const target = new URL(signInUrl, event.url.origin)
-      target.searchParams.set(returnToParam, event.url.href)
+      const target = new URL(signInUrl, publicOrigin(ctx, event))
+      target.searchParams.set(returnToParam, publicHref(ctx, event))
       return redirect(/^https?:\/\//.test(signInUrl) ? target.href : target.pathname + target.search)
     }
     const claims: ConsentClaims = { sub: user.id, jti: newId(), cb: callback.href, ch: query.code_challenge, m: query.code_challenge_method, ...(query.state !== undefined ? { st: query.state } : {}) }
@@ -106,11 +107,8 @@ export const answerConsentRoute = defineRoute({
     const decision = form.get('decision')
     if (decision !== 'approve' && decision !== 'deny') throw invalidRequest('decision: must be approve or deny', 'decision')
     const { claims } = await readConsent(ctx, event, form.get('request') ?? undefined)
-    // A consent request is answered once: a replayed form is refused. The answer is kept until the request expires,
-    // then swept (docs/retention.md).
-    const expiresAt = claims.exp !== undefined ? claims.exp * 1000 : ctx.now() + ctx.options.auth.codeTtlSeconds * 1000
-    const answer = { at: new Date(ctx.now()).toISOString(), expires_at: expiresAt }
-    if (!(await ctx.atomic.setIfAbsent(ctx.kv.key('consent-used', claims.jti), answer))) {
+    // A consent request is answered once: a replayed form is refused.
+    if (!(await ctx.atomic.setIfAbsent(ctx.kv.key('consent-used', claims.jti), { at: new Date(ctx.now()).toISOString() }))) {
       throw new GatewayError(409, 'This consent request was already answered: start again from the app')
     }
     const callback = new URL(claims.cb)

@@ -1,5 +1,6 @@
 import { filterModels } from '../catalogue/filter'
 import { modelsRss } from '../catalogue/rss'
+import { publicHref, publicOrigin } from '../http/public-url'
 import { listModelsQuerySchema, modelCountSchema, modelListSchema, providerListSchema } from '../schemas/catalogue'
 import { defineRoute } from './define'
 
@@ -13,11 +14,10 @@ export const listModelsRoute = defineRoute({
     await ctx.catalogue.ready()
     const models = filterModels(ctx.catalogue.entries(), query).map((entry) => entry.view)
     if (!yes(query.use_rss)) return { object: 'list', data: models }
-    const origin = event.url.origin
     const template = ctx.options.chatLinkTemplate
     const xml = modelsRss(models, {
-      origin,
-      selfUrl: event.url.href,
+      origin: publicOrigin(ctx, event),
+      selfUrl: publicHref(ctx, event),
       chatLink: yes(query.use_rss_chat_links) ? (id) => template.replace('{id}', encodeURIComponent(id)) : undefined,
     })
     return new Response(xml, { status: 200, headers: { 'content-type': 'application/rss+xml; charset=utf-8', 'x-request-id': requestId } })

@@ -56,12 +56,22 @@ describe('npm start (the playground)', () => {
       await first.stop()
     }
 
-    const second = await startPlayground()
+    const second = await startPlayground([], { PUBLIC_URL: 'https://playground.example' })
     try {
       expect(keyIn(second.output())).toBeUndefined()
       expect(second.output()).toContain('--issue-key')
       const me = await fetch(`${second.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })
       expect(me.status).toBe(200)
+      // PUBLIC_URL: links and sign-in return addresses are on the public address, not the one the request came to.
+      const feed = await (await fetch(`${second.url}/api/v1/models?use_rss=true`)).text()
+      expect(feed).toContain('<link>https://playground.example/api/v1/models?use_rss=true</link>')
+      expect(feed).not.toContain('127.0.0.1')
+      const begin = await fetch(`${second.url}/api/v1/auth?callback_url=${encodeURIComponent('http://localhost:9/cb')}&code_challenge=${'a'.repeat(43)}`, { redirect: 'manual' })
+      expect(new URL(begin.headers.get('location')!, second.url).searchParams.get('return_to')).toMatch(/^https:\/\/playground\.example\/api\/v1\/auth\?/)
+      const signedIn = await fetch(`${second.url}/sign-in`, {
+        method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ return_to: 'https://playground.example/example-app' }),
+      })
+      expect(signedIn.headers.get('location')).toBe('/example-app')
     } finally {
       await second.stop()
     }

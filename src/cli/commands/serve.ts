@@ -54,10 +54,11 @@ const secretNotes = {
 }
 
 function banner(cli: CliGateway, url: string, describeProvider: typeof import('../providers').describeProvider) {
-  const { basePath, providers } = cli.gateway.context.options
+  const { basePath, providers, publicUrl } = cli.gateway.context.options
   const api = `${url}${basePath}`
   out(`model-gateway ${version} listening on ${url}`)
   out(`  API      ${api}  (OpenAPI: ${api}/openapi.json)`)
+  if (publicUrl) out(`  Public   ${publicUrl}${basePath}  (links and sign-in return addresses)`)
   out(`  Config   ${cli.configFile ? displayPath(cli.configFile) : 'none (defaults)'}`)
   out(`  Storage  ${cli.storageNote}`)
   out(`  Secret   ${secretNotes[cli.secretSource](cli)}`)

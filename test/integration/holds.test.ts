@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openaiCompatible, type ProviderModel } from '../../src/index'
+import { budgetsOf } from '../../src/billing/holds'
+import { fromUnits, toUnits } from '../../src/billing/money'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+import { readSse } from '../helpers/sse'
+import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+
+// 0.000001 USD a prompt token, 0.000002 a completion token; 0.86 EUR a USD: 0.00000086 and 0.00000172 EUR.
+const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+const MODELS = ['gpt-test', 'slow', 'hang', 'fail-400', 'fail-500', 'fail-reset']
+const json = { 'content-type': 'application/json' }
+
+type Customer = Awaited<ReturnType<typeof createCustomer>>
+
+/** Two gateway instances over one storage of `makeKind`, in front of one slow fake OpenAI upstream. */
+function describeHolds(name: string, makeKind: () => StorageKind) {
+  let kind: StorageKind
+  let upstream: FakeOpenAI
+  let a: TestGateway
+  let b: TestGateway
+
+  beforeAll(async () => {
+    kind = makeKind()
+    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 500 })
+    const models: ProviderModel[] = MODELS.map((id) => ({ id: `fake/${id}`, upstreamId: id, pricing, maxCompletionTokens: 1000 }))
+    const options = () => ({
+      storage: kind.open(), keepAliveMs: 100, requestTimeoutMs: 700, abortedStreamUsageWaitMs: 100,
+      providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models })],
+    })
+    a = await startGateway(options())
+    b = await startGateway(options())
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await upstream?.close()
+    await kind?.cleanup()
+  })
+
+  const post = (g: TestGateway, body: Record<string, unknown>, customer: Customer, signal?: AbortSignal) =>
+    g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify(body), signal })
+  const held = async (customer: Customer) => {
+    const ctx = a.gateway.context
+    const principal = (await a.gateway.admin.findUserByKey(customer.key))!
+    return ctx.holds.held(budgetsOf(ctx, principal).budgets[0], Date.now())
+  }
+  const spent = async (customer: Customer) => toUnits((await a.gateway.admin.getCredits(customer.user.org_id)).total_usage)
+  const recorded = async (customer: Customer) =>
+    (await a.gateway.context.usage.list(customer.user.org_id)).reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)
+  // Reads a whole answer or a stream to its end (a stream's usage is in its last chunk before [DONE]).
+  const finish = async (res: Response) => (res.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(res)).events : await res.json())
+
+  it(`${name}: a balance smaller than one request's hold serves nothing, whatever the concurrency`, async () => {
+    expect(a.gateway.context.holds.kind).toBe(name === 'redis' ? 'redis' : 'local')
+    const broke = await createCustomer(a.gateway, { credits: '0.000000000001' })
+    const sent = upstream.requests.length
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) =>
+      post(i % 2 ? a : b, { model: 'fake/slow', stream: i % 3 === 0, messages: [{ role: 'user', content: `hi ${i}` }] }, broke)))
+    for (const res of answers) {
+      expect(res.status).toBe(402)
+      expect((await res.json()).error.type).toBe('insufficient_credits')
+    }
+    expect(upstream.requests.length).toBe(sent)
+    expect((await a.gateway.admin.getCredits(broke.user.org_id)).balance).toBe('0.000000000001')
+  })
+
+  it(`${name}: 40 concurrent requests on two instances against a balance of four holds: four served, never below zero`, async () => {
+    // Each hold: 12 prompt tokens (35 bytes / 3) × 0.00000086 + 100 completion tokens × 0.00000172 = 0.00018232 EUR.
+    const customer = await createCustomer(a.gateway, { credits: '0.0008' })
+    const body = (i: number) => ({ model: 'fake/slow', max_tokens: 100, stream: i % 2 === 0, messages: [{ role: 'user', content: 'hello' }] })
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post(i % 2 ? a : b, body(i), customer)))
+    const served = answers.filter((res) => res.status === 200)
+    const refused = answers.filter((res) => res.status === 402)
+    expect(served.length).toBe(4)
+    expect(refused.length).toBe(36)
+    await Promise.all(served.map(finish))
+    for (const res of refused) expect((await res.json()).error.metadata).toMatchObject({ required: '0.00018232', requested_tokens: 100 })
+    await expect.poll(() => held(customer)).toBe(0n)
+    const credits = await a.gateway.admin.getCredits(customer.user.org_id)
+    expect(toUnits(credits.balance)).toBeGreaterThanOrEqual(0n)
+    expect(toUnits(credits.total_usage)).toBe(await recorded(customer))
+    expect((await a.gateway.context.usage.list(customer.user.org_id)).length).toBe(4)
+  })
+
+  it(`${name}: the 402 names the completion tokens the balance can afford`, async () => {
+    // 0.0001 EUR; the prompt [{"role":"user","content":"hi"}] is 32 bytes: 11 tokens, 0.00000946 EUR; then
+    // (0.0001 − 0.00000946) / 0.00000172 = 52.6: 52 completion tokens.
+    const customer = await createCustomer(a.gateway, { credits: '0.0001' })
+    const ask = (maxTokens: number) => post(b, { model: 'fake/gpt-test', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }, customer)
+    const refused = await ask(53)
+    expect(refused.status).toBe(402)
+    const error = (await refused.json()).error
+    expect(error.metadata).toMatchObject({ available: '0.0001', requested_tokens: 53, affordable_tokens: 52 })
+    expect(error.message).toContain('can afford 52')
+    const served = await ask(52)
+    expect(served.status).toBe(200)
+    await served.json()
+  })
+
+  // How each ending of a request is caused, and what it answers.
+  const endings: { name: string; model: string; stream: boolean; status: number; abortAfterMs?: number; abortAfterContent?: boolean; billed: boolean }[] = [
+    { name: 'success, whole', model: 'fake/gpt-test', stream: false, status: 200, billed: true },
+    { name: 'success, streamed', model: 'fake/gpt-test', stream: true, status: 200, billed: true },
+    { name: 'upstream 4xx, whole', model: 'fake/fail-400', stream: false, status: 400, billed: false },
+    { name: 'upstream 4xx, streamed', model: 'fake/fail-400', stream: true, status: 400, billed: false },
+    { name: 'upstream 5xx, whole', model: 'fake/fail-500', stream: false, status: 502, billed: false },
+    { name: 'upstream 5xx, streamed', model: 'fake/fail-500', stream: true, status: 502, billed: false },
+    { name: 'connection reset, whole', model: 'fake/fail-reset', stream: false, status: 502, billed: false },
+    { name: 'connection reset, streamed', model: 'fake/fail-reset', stream: true, status: 502, billed: false },
+    { name: 'client abort while waiting, whole', model: 'fake/hang', stream: false, status: 0, abortAfterMs: 150, billed: false },
+    { name: 'client abort after content, streamed', model: 'fake/slow', stream: true, status: 200, abortAfterContent: true, billed: true },
+    { name: 'deadline, whole', model: 'fake/hang', stream: false, status: 408, billed: false },
+    { name: 'deadline, streamed (an error chunk after keep-alives)', model: 'fake/hang', stream: true, status: 200, billed: false },
+  ]
+  for (const [i, ending] of endings.entries()) {
+    it(`${name}: releases the hold and charges exactly what was served: ${ending.name}`, async () => {
+      const customer = await createCustomer(a.gateway, { credits: '1' })
+      const g = i % 2 ? a : b
+      const controller = new AbortController()
+      const body = { model: ending.model, stream: ending.stream, max_tokens: 200, messages: [{ role: 'user', content: 'one two three four' }] }
+      if (ending.abortAfterMs) setTimeout(() => controller.abort(), ending.abortAfterMs)
+      const answer = post(g, body, customer, controller.signal)
+      if (ending.status === 0) {
+        await expect(answer).rejects.toThrow()
+      } else {
+        const res = await answer
+        expect(res.status).toBe(ending.status)
+        if (ending.abortAfterContent) {
+          const reader = res.body!.getReader()
+          let seen = ''
+          while (!seen.includes('"content":"Hello"')) seen += new TextDecoder().decode((await reader.read()).value)
+          controller.abort()
+        } else {
+          const answered = await finish(res)
+          if (ending.status === 408) expect(answered.error.type).toBe('timeout')
+          if (ending.name.startsWith('deadline, streamed')) expect(answered.at(-2).error.code).toBe(408)
+        }
+      }
+      await expect.poll(() => held(customer), { timeout: 3000 }).toBe(0n)
+      if (ending.billed) await expect.poll(async () => (await a.gateway.context.usage.list(customer.user.org_id)).length, { timeout: 3000 }).toBe(1)
+      else expect((await a.gateway.context.usage.list(customer.user.org_id)).length).toBe(0)
+      const charged = await spent(customer)
+      expect(charged).toBe(await recorded(customer))
+      expect(charged > 0n).toBe(ending.billed)
+      expect((await a.gateway.admin.getCredits(customer.user.org_id)).balance).toBe(fromUnits(toUnits('1') - charged))
+    })
+  }
+
+  it(`${name}: a hold left by a process that died expires`, async () => {
+    const customer = await createCustomer(a.gateway, { credits: '0.0002' })
+    const ctx = a.gateway.context
+    const principal = (await a.gateway.admin.findUserByKey(customer.key))!
+    const { budgets } = budgetsOf(ctx, principal)
+    const now = Date.now()
+    // A hold of the whole balance, as a crashed instance would leave it, expiring in 300 ms.
+    expect(await ctx.holds.place({ id: 'dead-process', units: toUnits('0.0002'), now, expiresAt: now + 300, budgets })).toEqual({ ok: true })
+    const ask = () => post(a, { model: 'fake/gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, customer)
+    expect((await ask()).status).toBe(402)
+    await new Promise((resolve) => setTimeout(resolve, 350))
+    const served = await ask()
+    expect(served.status).toBe(200)
+    await served.json()
+    expect(await held(customer)).toBe(0n)
+  })
+}
+
+describe('credit holds: memory (two instances on one storage)', () => describeHolds('memory', memoryKind))
+describe('credit holds: fs (two instances in one process over one folder)', () => describeHolds('fs', fsKind))
+describe.skipIf(!process.env.REDIS_URL)('credit holds: redis (REDIS_URL; two instances)', () => describeHolds('redis', () => redisKind(process.env.REDIS_URL!)))

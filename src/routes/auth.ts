@@ -107,8 +107,11 @@ export const answerConsentRoute = defineRoute({
     const decision = form.get('decision')
     if (decision !== 'approve' && decision !== 'deny') throw invalidRequest('decision: must be approve or deny', 'decision')
     const { claims } = await readConsent(ctx, event, form.get('request') ?? undefined)
-    // A consent request is answered once: a replayed form is refused.
-    if (!(await ctx.atomic.setIfAbsent(ctx.kv.key('consent-used', claims.jti), { at: new Date(ctx.now()).toISOString() }))) {
+    // A consent request is answered once: a replayed form is refused. The answer is kept until the request expires,
+    // then swept (docs/retention.md).
+    const expiresAt = claims.exp !== undefined ? claims.exp * 1000 : ctx.now() + ctx.options.auth.codeTtlSeconds * 1000
+    const answer = { at: new Date(ctx.now()).toISOString(), expires_at: expiresAt }
+    if (!(await ctx.atomic.setIfAbsent(ctx.kv.key('consent-used', claims.jti), answer))) {
       throw new GatewayError(409, 'This consent request was already answered: start again from the app')
     }
     const callback = new URL(claims.cb)

@@ -13,6 +13,8 @@ import { listenOnLoopback } from './listen'
  * - `fail-reset`: the connection is destroyed; `hang`: no answer at all;
  * - `fail-midstream`: streams two content chunks (or half a whole body), then destroys the connection;
  * - `slow`: waits `slowMs` before each chunk (and before a whole answer);
+ * - `think`: a reasoning model's stream: the role chunk, then `slowMs` of silent reasoning, then `Done.` and usage of
+ *   20,015 completion tokens, 20,000 of them reasoning;
  * - `cached` / `reasoning` in the name: usage reports cached prompt tokens / reasoning tokens.
  * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
  * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
@@ -218,6 +220,17 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     const send = (choices: any[], extra: Record<string, unknown> = {}) =>
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`)
     send([{ index: 0, delta: { role: 'assistant', content: plan.toolCalls ? null : '', refusal: null }, logprobs: null, finish_reason: null }])
+    if (model === 'think') {
+      await sleep(fake.slowMs) // reasoning: nothing is streamed meanwhile
+      if (res.destroyed) return
+      send([{ index: 0, delta: { content: 'Done.' }, logprobs: null, finish_reason: null }])
+      send([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }])
+      const usage = { ...plan.usage, completion_tokens: 20_015, total_tokens: plan.usage.prompt_tokens + 20_015, completion_tokens_details: { reasoning_tokens: 20_000 } }
+      if (includeUsage) send([], { usage })
+      res.write('data: [DONE]\n\n')
+      ended = true
+      return res.end()
+    }
     if (plan.toolCalls) {
       for (const [index, call] of plan.toolCalls.entries()) {
         send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, logprobs: null, finish_reason: null }])

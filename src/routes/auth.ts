@@ -12,6 +12,8 @@ import { readBodyBytes } from '../http/body'
 import { publicHref, publicOrigin } from '../http/public-url'
 import { authorizationCodeSchema, authorizeQuerySchema, codeExchangeSchema, codeRequestSchema, issuedKeySchema } from '../schemas/auth'
 import { defineRoute } from './define'
+import { mintedKeyInput, mintTerms } from '../auth/mint'
+import type { Principal } from '../stores/accounts'
 
 const tag = 'Key issuance'
 const CONSENT_AUDIENCE = 'model-gateway:consent'
@@ -126,23 +128,25 @@ export const answerConsentRoute = defineRoute({
   },
 })
 
-const createCode = async (ctx: GatewayContext, userId: string, body: v.InferOutput<typeof codeRequestSchema>) => {
+// A code created by a key mints a key bounded by that key (docs/keys.md).
+const createCode = async (ctx: GatewayContext, principal: Principal, body: v.InferOutput<typeof codeRequestSchema>) => {
   const callback = assertSafeCallbackUrl(body.callback_url, ctx.options.auth.allowedCallbackOrigins)
-  return ctx.codes.create({ userId, challenge: body.code_challenge, method: body.code_challenge_method, callbackOrigin: callback.origin })
+  const minted = await mintTerms(ctx, principal, body)
+  return ctx.codes.create({ userId: principal.user.id, challenge: body.code_challenge, method: body.code_challenge_method, callbackOrigin: callback.origin, minted })
 }
 
 /** POST /auth/keys/authorize: creates an authorization code for the caller. */
 export const authorizeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/authorize', operationId: 'authorizeKeyCode', summary: 'Create an authorization code for the calling key’s user', tag,
   auth: 'key', status: 201, body: codeRequestSchema, response: authorizationCodeSchema,
-  handler: ({ ctx, principal, body }) => createCode(ctx, principal!.user.id, body),
+  handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
 })
 
 /** POST /auth/keys/code: programmatic creation of an authorization code. */
 export const createCodeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/code', operationId: 'createKeyCode', summary: 'Create an authorization code programmatically', tag,
   auth: 'key', status: 201, body: codeRequestSchema, response: authorizationCodeSchema,
-  handler: ({ ctx, principal, body }) => createCode(ctx, principal!.user.id, body),
+  handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
 })
 
 /** POST /auth/keys: exchanges a code and its verifier for a new API key (decisions.md §6). */
@@ -156,7 +160,9 @@ export const exchangeCodeRoute = defineRoute({
     if (!record || !verifierMatches(body.code_verifier, record.challenge, record.method)) throw refused()
     const user = await ctx.accounts.getUser(record.user_id)
     if (!user || user.disabled) throw refused()
-    const { key } = await ctx.accounts.issueKey({ userId: user.id, label: `App ${record.callback_origin}` })
+    const minted = record.minted ? await mintedKeyInput(ctx, record.minted) : undefined
+    if (minted === null) throw refused() // the key that created the code was revoked or has expired
+    const { key } = await ctx.accounts.issueKey({ userId: user.id, label: minted?.label ?? `App ${record.callback_origin}`, ...(minted ?? {}) })
     return { key, user_id: user.id }
   },
 })

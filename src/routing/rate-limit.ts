@@ -11,7 +11,8 @@ import type { Principal } from '../stores/accounts'
 export async function applyRateLimits(ctx: GatewayContext, principal: Principal): Promise<Record<string, string> | undefined> {
   const { key, org } = ctx.options.rateLimits
   const scopes: [string, string, RateLimit][] = []
-  if (key) scopes.push(['key', principal.key.hash, key])
+  // A minted key's requests count against the keys above it too (docs/keys.md).
+  if (key) for (const hash of [principal.key.hash, ...(principal.key.ancestors ?? []).map((a) => a.hash)]) scopes.push(['key', hash, key])
   if (org) scopes.push(['org', principal.org.id, org])
   if (!scopes.length) return undefined
   const now = ctx.now()

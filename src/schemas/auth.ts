@@ -9,6 +9,13 @@ export const codeRequestSchema = v.strictObject({
   callback_url: url,
   code_challenge: challenge,
   code_challenge_method: v.optional(method, 'S256'),
+  /** OpenRouter's optional terms of the key to mint (docs/keys.md): never more than the calling key's. */
+  limit: v.optional(v.union([
+    v.pipe(v.number(), v.finite(), v.minValue(0, 'must be greater than 0')),
+    v.pipe(v.string(), v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR')),
+  ])),
+  expires_at: v.optional(v.pipe(v.string(), v.maxLength(64), v.regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 time'), v.check((s) => Number.isFinite(Date.parse(s)), 'must be an ISO 8601 time'))),
+  key_label: v.optional(v.pipe(v.string(), v.maxLength(200))),
 })
 
 /** api.md 2.2: an authorization code. */

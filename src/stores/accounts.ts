@@ -33,6 +33,14 @@ export interface ApiKeyRecord {
   revoked_at: string | null
   /** Most this key may spend, in EUR (decimal string), or null for no limit. */
   credit_limit: string | null
+  /** A key minted by another key (docs/keys.md): the keys above it, nearest first, whose limits bound it too. */
+  ancestors?: KeyAncestor[]
+}
+
+/** A key above a minted key: its hash and credit limit, copied when the key was minted. */
+export interface KeyAncestor {
+  hash: string
+  credit_limit: string | null
 }
 
 /** A freshly issued key: `key` is shown this once and never stored. */
@@ -121,10 +129,12 @@ export function createAccountsStore(options: AccountsOptions) {
     },
 
     /** Issues a new API key for a user; the key is returned once and stored only as its hash. */
-    async issueKey(input: { userId: string; label?: string; creditLimit?: string | null }): Promise<IssuedKey> {
+    async issueKey(input: { userId: string; label?: string; creditLimit?: string | null; expiresAt?: number; ancestors?: KeyAncestor[] }): Promise<IssuedKey> {
       const user = await requireUser(input.userId)
       const key = generateApiKey(options.keyPrefix)
       const created = now()
+      const ttlExpiry = options.keyTtlSeconds ? created + options.keyTtlSeconds * 1000 : undefined
+      const expiry = ttlExpiry !== undefined && input.expiresAt !== undefined ? Math.min(ttlExpiry, input.expiresAt) : (input.expiresAt ?? ttlExpiry)
       const record: ApiKeyRecord = {
         hash: sha256Hex(key),
         user_id: user.id,
@@ -132,10 +142,11 @@ export function createAccountsStore(options: AccountsOptions) {
         label: input.label ?? 'API key',
         created_at: iso(created),
         last_used: null,
-        expires_at: options.keyTtlSeconds ? iso(created + options.keyTtlSeconds * 1000) : null,
+        expires_at: expiry !== undefined ? iso(expiry) : null,
         revoked: false,
         revoked_at: null,
         credit_limit: input.creditLimit ?? null,
+        ...(input.ancestors?.length ? { ancestors: input.ancestors } : {}),
       }
       await kv.set(record, 'keys', record.hash)
       await kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash)

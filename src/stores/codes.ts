@@ -11,6 +11,18 @@ export interface CodeRecord {
   callback_origin: string
   created_at: string
   expires_at: number
+  /** Set when a key created the code (docs/keys.md): the key the exchanged key is minted under, and what was asked of it. */
+  minted?: MintTerms
+}
+
+/** What a key asked of the key it mints: its parent, and optional limit, expiry and label. */
+export interface MintTerms {
+  parent_hash: string
+  /** Credit limit asked for, EUR decimal string. */
+  limit?: string
+  /** Expiry asked for, epoch ms. */
+  expires_at?: number
+  label?: string
 }
 
 /** Authorization codes (decisions.md §6): 32 random bytes, stored by hash, valid for a while, usable once. */
@@ -19,7 +31,7 @@ export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () =
   const key = (code: string) => kv.key('codes', sha256Hex(code))
   return {
     /** Creates a code; the code itself is returned once and only its hash is kept. */
-    async create(input: { userId: string; challenge: string; method: ChallengeMethod; callbackOrigin: string }): Promise<{ code: string; created_at: string }> {
+    async create(input: { userId: string; challenge: string; method: ChallengeMethod; callbackOrigin: string; minted?: MintTerms }): Promise<{ code: string; created_at: string }> {
       const code = randomToken(32)
       const created = now()
       const record: CodeRecord = {
@@ -29,6 +41,7 @@ export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () =
         callback_origin: input.callbackOrigin,
         created_at: new Date(created).toISOString(),
         expires_at: created + options.ttlSeconds * 1000,
+        ...(input.minted ? { minted: input.minted } : {}),
       }
       // Storage with expiry (Redis) drops the code by itself; elsewhere the sweep removes it (docs/retention.md).
       await kv.storage.setItem(key(code), record as never, { ttl: Math.ceil(options.ttlSeconds) })

@@ -1,0 +1,74 @@
+import { keyUsedKey } from '../billing/holds'
+import { fromUnits, toUnits } from '../billing/money'
+import type { GatewayContext } from '../context'
+import { GatewayError, invalidRequest } from '../errors'
+import type { ApiKeyRecord, KeyAncestor, Principal } from '../stores/accounts'
+import type { MintTerms } from '../stores/codes'
+
+/** How many keys deep a chain of keys minting keys may go. */
+export const MAX_MINT_DEPTH = 8
+
+/** What a key asks of the key it mints (the optional fields of the code-creation body). */
+export interface MintRequest {
+  limit?: string | number
+  expires_at?: string
+  key_label?: string
+}
+
+const usedUp = () => new GatewayError(402, "This API key's credit limit is used up: it cannot mint a key")
+
+/**
+ * The terms of a key minted by `principal`'s key (docs/keys.md), checked when the code is created: a key at its
+ * credit limit, or at the end of a chain MAX_MINT_DEPTH deep, mints nothing.
+ */
+export async function mintTerms(ctx: GatewayContext, principal: Principal, asked: MintRequest): Promise<MintTerms> {
+  const parent = principal.key
+  if ((parent.ancestors?.length ?? 0) + 1 >= MAX_MINT_DEPTH) throw new GatewayError(403, `Keys minted by minted keys may nest at most ${MAX_MINT_DEPTH} deep`)
+  const limit = asked.limit === undefined ? undefined : toUnits(asked.limit, 'limit')
+  if (limit !== undefined && limit <= 0n) throw invalidRequest('limit: must be greater than 0', 'limit')
+  const expiresAt = asked.expires_at === undefined ? undefined : Date.parse(asked.expires_at)
+  if (expiresAt !== undefined && !(expiresAt > ctx.now())) throw invalidRequest('expires_at: must be a future ISO 8601 time', 'expires_at')
+  if ((await remainingLimit(ctx, [parent, ...(parent.ancestors ?? [])])) === 0n) throw usedUp()
+  return {
+    parent_hash: parent.hash,
+    ...(limit !== undefined ? { limit: fromUnits(limit) } : {}),
+    ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+    ...(asked.key_label !== undefined ? { label: asked.key_label } : {}),
+  }
+}
+
+// The least credit left under the limits of these keys (null: none of them has a limit), never below 0.
+async function remainingLimit(ctx: GatewayContext, keys: KeyAncestor[]): Promise<bigint | null> {
+  let least: bigint | null = null
+  for (const key of keys) {
+    if (!key.credit_limit) continue
+    const left = toUnits(key.credit_limit) - (await ctx.atomic.getUnits(keyUsedKey(ctx, key.hash)))
+    const clamped = left > 0n ? left : 0n
+    if (least === null || clamped < least) least = clamped
+  }
+  return least
+}
+
+/**
+ * What the exchanged key is issued with, from its code's terms: never more than its parent (docs/keys.md): a credit
+ * limit at most what the parent's limits have left, an expiry no later than the parent's, and the parent's chain, so
+ * its spending and its requests count against every key above it. Null when the parent was revoked or has expired
+ * (its codes are void).
+ */
+export async function mintedKeyInput(ctx: GatewayContext, terms: MintTerms): Promise<{ creditLimit: string | null; expiresAt?: number; ancestors: KeyAncestor[]; label?: string } | null> {
+  const parent: ApiKeyRecord | null = await ctx.accounts.getKey(terms.parent_hash)
+  if (!parent || parent.revoked) return null
+  const parentExpiry = parent.expires_at ? Date.parse(parent.expires_at) : undefined
+  if (parentExpiry !== undefined && parentExpiry <= ctx.now()) return null
+  const ancestors: KeyAncestor[] = [{ hash: parent.hash, credit_limit: parent.credit_limit }, ...(parent.ancestors ?? [])]
+  const left = await remainingLimit(ctx, ancestors)
+  const asked = terms.limit === undefined ? null : toUnits(terms.limit)
+  const limit = left === null ? asked : asked === null || left < asked ? left : asked
+  const expiries = [terms.expires_at, parentExpiry].filter((t): t is number => t !== undefined)
+  return {
+    creditLimit: limit === null ? null : fromUnits(limit),
+    ...(expiries.length ? { expiresAt: Math.min(...expiries) } : {}),
+    ancestors,
+    ...(terms.label !== undefined ? { label: terms.label } : {}),
+  }
+}

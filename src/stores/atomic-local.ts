@@ -90,5 +90,36 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
         if (value !== null) await storage.removeItem(key)
         return value
       }),
+    read: <T>(key: string) => lock(key, async () => (await storage.getItem(key)) as T | null),
+    update: <T>(key: string, fn: (current: T | null) => T | null | undefined) =>
+      lock(key, async () => {
+        const current = (await storage.getItem(key)) as T | null
+        const next = fn(current)
+        if (next === undefined) return current
+        if (next === null) {
+          if (current !== null) await storage.removeItem(key)
+          return null
+        }
+        await storage.setItem(key, next as never)
+        return next
+      }),
+    claimAndAddUnits: (claimKey, claim, counterKey, delta) =>
+      // Always the claim's lock first, then the counter's (which addUnits takes alone): no two callers wait on each other.
+      lock(claimKey, () =>
+        lock(counterKey, async () => {
+          if (await storage.hasItem(claimKey)) return false
+          // Two writes that the driver cannot join: claim first, and take the claim back if the charge fails, so a
+          // retry charges it; the counter is only written when the claim is.
+          await storage.setItem(claimKey, claim as never)
+          try {
+            const next = BigInt((await read(counterKey)).units ?? '0') + delta
+            await storage.setItem(counterKey, { units: next.toString() })
+          } catch (error) {
+            await storage.removeItem(claimKey)
+            throw error
+          }
+          return true
+        }),
+      ),
   }
 }

@@ -8,6 +8,7 @@ interface RedisClient {
   hmget(key: string, ...fields: string[]): Promise<(string | null)[]>
   set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>
   getdel(key: string): Promise<string | null>
+  get(key: string): Promise<string | null>
 }
 
 interface RedisDriver extends Driver {
@@ -22,15 +23,52 @@ export function isRedisDriver(driver: Driver): driver is RedisDriver {
 
 // A decimal counter is a hash of whole units `u` and a fraction `f` in [0, 10^12): both stay exact
 // (HINCRBY is 64-bit integer arithmetic; the values Lua sees stay below 2^53, so its doubles are exact).
-const ADD_UNITS = `
-local f = redis.call('HINCRBY', KEYS[1], 'f', ARGV[2])
+const addUnitsTo = (key: string) => `
+local f = redis.call('HINCRBY', ${key}, 'f', ARGV[2])
 local carry = 0
 if f >= ${UNIT} then carry = 1 elseif f < 0 then carry = -1 end
-if carry ~= 0 then f = redis.call('HINCRBY', KEYS[1], 'f', -carry * ${UNIT}) end
-redis.call('HINCRBY', KEYS[1], 'u', ARGV[1])
-local u = redis.call('HINCRBY', KEYS[1], 'u', carry)
+if carry ~= 0 then f = redis.call('HINCRBY', ${key}, 'f', -carry * ${UNIT}) end
+redis.call('HINCRBY', ${key}, 'u', ARGV[1])
+local u = redis.call('HINCRBY', ${key}, 'u', carry)
+`
+const ADD_UNITS = `${addUnitsTo('KEYS[1]')}
 return {u, f}
 `
+
+// Compare-and-set of a raw value: ARGV[1] '1' expects the key absent, else its value to be ARGV[2]; then ARGV[3]
+// '1' deletes it, else it is set to ARGV[4] (keeping any expiry). 1 when written, 0 when the value had changed.
+const COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current then return 0 end
+elseif current ~= ARGV[2] then
+  return 0
+end
+if ARGV[3] == '1' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[4], 'KEEPTTL') end
+return 1
+`
+
+// The claim (KEYS[1], set only if absent) and the charge (ADD_UNITS on KEYS[2]) in one script: both or neither.
+// The two keys are not in one hash slot, so this one does not run on Redis Cluster.
+const CLAIM_AND_ADD_UNITS = `
+if not redis.call('SET', KEYS[1], ARGV[3], 'NX') then return 0 end
+${addUnitsTo('KEYS[2]')}
+return 1
+`
+
+// A read-modify-write retries while other writers win the compare-and-set; past this many rounds it gives up.
+const MAX_UPDATE_ROUNDS = 1000
+
+/** Splits ledger units into the whole units and the fraction in [0, 10^12) that ADD_UNITS takes. */
+function splitUnits(delta: bigint): [string, string] {
+  let whole = delta / UNIT
+  let fraction = delta % UNIT
+  if (fraction < 0n) {
+    fraction += UNIT
+    whole -= 1n
+  }
+  return [whole.toString(), fraction.toString()]
+}
 
 const INCREMENT = `
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -51,13 +89,7 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
   return {
     kind: 'redis',
     async addUnits(key, delta) {
-      let whole = delta / UNIT
-      let fraction = delta % UNIT
-      if (fraction < 0n) {
-        fraction += UNIT
-        whole -= 1n
-      }
-      const [u, f] = (await client().eval(ADD_UNITS, 1, redisKey(key), whole.toString(), fraction.toString())) as [number, number]
+      const [u, f] = (await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
     },
     async getUnits(key) {
@@ -73,6 +105,29 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
     async take<T>(key: string) {
       const raw = await client().getdel(redisKey(key))
       return raw === null ? null : (JSON.parse(raw) as T)
+    },
+    async read<T>(key: string) {
+      const raw = await client().get(redisKey(key))
+      return raw === null ? null : (JSON.parse(raw) as T)
+    },
+    // Optimistic: read, compute, compare-and-set in a script; WATCH/MULTI would need a connection of its own, and
+    // the driver's client is shared by every concurrent request.
+    async update<T>(key: string, fn: (current: T | null) => T | null | undefined) {
+      const target = redisKey(key)
+      for (let round = 0; round < MAX_UPDATE_ROUNDS; round++) {
+        const raw = await client().get(target)
+        const current = raw === null ? null : (JSON.parse(raw) as T)
+        const next = fn(current)
+        if (next === undefined || (next === null && raw === null)) return current
+        const written = await client().eval(COMPARE_AND_SET, 1, target, raw === null ? '1' : '0', raw ?? '', next === null ? '1' : '0', next === null ? '' : JSON.stringify(next))
+        if (Number(written) === 1) return next
+        if (round >= 8) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(round, 50)))
+      }
+      throw new Error(`model-gateway: gave up updating ${key} after ${MAX_UPDATE_ROUNDS} conflicting writes`)
+    },
+    async claimAndAddUnits(claimKey, claim, counterKey, delta) {
+      const claimed = await client().eval(CLAIM_AND_ADD_UNITS, 2, redisKey(claimKey), redisKey(counterKey), ...splitUnits(delta), JSON.stringify(claim))
+      return Number(claimed) === 1
     },
   }
 }

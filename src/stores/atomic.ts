@@ -19,6 +19,19 @@ export interface AtomicOps {
   setIfAbsent(key: string, value: unknown): Promise<boolean>
   /** Reads a JSON record and deletes it in one step: of concurrent callers, only one gets it. */
   take<T>(key: string): Promise<T | null>
+  /** Reads a JSON record (null when absent), never half of a concurrent `update` (local engines read under the key's lock). */
+  read<T>(key: string): Promise<T | null>
+  /**
+   * Atomic read-modify-write of a JSON record: `fn` gets the current value (null when absent) and returns the next
+   * one, null to delete it, or undefined to leave it; it may run more than once (Redis retries on a conflict), so it
+   * must not have side effects, and throwing from it aborts without writing. Resolves to the value stored after it.
+   */
+  update<T>(key: string, fn: (current: T | null) => T | null | undefined): Promise<T | null>
+  /**
+   * Writes `claim` at `claimKey` only if that key is absent and, in the same atomic step, adds `delta` ledger units
+   * to the decimal counter at `counterKey` (as `addUnits`); true when claimed and added, false when already claimed.
+   */
+  claimAndAddUnits(claimKey: string, claim: unknown, counterKey: string, delta: bigint): Promise<boolean>
 }
 
 /** Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on Redis, else an in-process lock. */
@@ -43,5 +56,13 @@ export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: 
     increment: (key, by, ttl) => engineFor(key).increment(key, by, ttl),
     setIfAbsent: (key, value) => engineFor(key).setIfAbsent(key, value),
     take: (key) => engineFor(key).take(key),
+    read: (key) => engineFor(key).read(key),
+    update: (key, fn) => engineFor(key).update(key, fn),
+    claimAndAddUnits(claimKey, claim, counterKey, delta) {
+      const engine = engineFor(claimKey)
+      // One step over two keys needs one engine: keys of two mounts cannot be changed together.
+      if (engineFor(counterKey) !== engine || claimKey === counterKey) throw new Error(`model-gateway: ${claimKey} and ${counterKey} must be two keys of one storage mount`)
+      return engine.claimAndAddUnits(claimKey, claim, counterKey, delta)
+    },
   }
 }

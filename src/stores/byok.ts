@@ -1,7 +1,8 @@
 import type { SecretBox } from '../crypto/secrets'
 import { maskSecret, newId } from '../crypto/keys'
-import { notFound } from '../errors'
+import { GatewayError, notFound } from '../errors'
 import type { AtomicOps } from './atomic'
+import { createListedCache, type ListedCacheLimits } from './byok-cache'
 import type { Kv } from './kv'
 
 /** A BYOK credential as the API shows it (api.md 2.4): never its secret. */
@@ -41,16 +42,47 @@ export interface CredentialInput {
 
 const byOrder = (a: Credential, b: Credential) => a.sort_order - b.sort_order || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
 
-/** Customers' provider credentials over unstorage, secrets sealed, scoped to their org. */
-export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: SecretBox; now: () => number }) {
-  const { kv, atomic, box, now } = options
-  const countKey = (orgId: string) => kv.key('byok-count', orgId)
-  // Bumped by every create, update and delete (in the shared storage, so by any instance): a process keeps the
-  // records it listed for that version and lists again only when it changes. Listing keys is a scan of the whole
-  // store on most drivers (the memory driver's keys, Redis SCAN), with a usage record per request in it.
-  const versionKey = (orgId: string) => kv.key('byok-version', orgId)
-  const listed = new Map<string, { version: number; records: CredentialRecord[] }>()
-  const changed = (orgId: string) => atomic.increment(versionKey(orgId), 1)
+/**
+ * What an org has: the ids of its credentials and a version that every create, update and delete changes (a random
+ * id, so an index deleted and made again never repeats one). One record, changed only atomically: the one source of
+ * truth for which credentials exist and how many (docs/byok.md).
+ */
+interface OrgIndex {
+  version: string
+  ids: string[]
+}
+
+/** Options of the BYOK store. */
+export interface ByokStoreOptions {
+  kv: Kv
+  atomic: AtomicOps
+  box: SecretBox
+  now: () => number
+  /** Credentials an org may store at most. */
+  maxCredentials: number
+  /** Bounds of the per-process cache of listed credentials. */
+  cache?: ListedCacheLimits
+}
+
+/** Customers' provider credentials over unstorage, secrets sealed, scoped to their org; every change is atomic (docs/byok.md). */
+export function createByokStore(options: ByokStoreOptions) {
+  const { kv, atomic, box, now, maxCredentials } = options
+  const indexKey = (orgId: string) => kv.key('byok-index', orgId)
+  const recordKey = (orgId: string, id: string) => kv.key('byok', orgId, id.toLowerCase())
+  // A process keeps the records it read for an index version and reads them again only when the version changes
+  // (by any instance, since the index is in the shared storage): routing asks on every request that could use BYOK.
+  const listed = createListedCache<CredentialRecord>(options.cache)
+
+  /** Gives the index a new version, so that every process reads the org's records again. */
+  const touchIndex = (orgId: string) => atomic.update<OrgIndex>(indexKey(orgId), (index) => (index ? { ...index, version: newId() } : undefined))
+
+  /** Removes ids from the index (null once it is empty): a delete, or the leftovers of one that stopped half-way. */
+  const unindex = (orgId: string, ids: string[]) =>
+    atomic.update<OrgIndex>(indexKey(orgId), (index) => {
+      if (!index || !ids.some((id) => index.ids.includes(id))) return undefined
+      const rest = index.ids.filter((id) => !ids.includes(id))
+      return rest.length > 0 ? { version: newId(), ids: rest } : null
+    })
 
   const view = async (record: CredentialRecord): Promise<Credential> => {
     const { org_id: _org, sealed_key: _sealed, ...rest } = record
@@ -59,25 +91,24 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
   }
 
   async function records(orgId: string): Promise<CredentialRecord[]> {
-    // Most orgs have none: one counter read answers that without listing keys.
-    if ((await atomic.increment(countKey(orgId), 0)) <= 0) return []
-    const version = await atomic.increment(versionKey(orgId), 0)
-    const cached = listed.get(orgId)
-    if (cached && version > 0 && cached.version === version) return cached.records
-    const ids = await kv.list('byok', orgId)
-    const found = await Promise.all(ids.map((id) => kv.get<CredentialRecord>('byok', orgId, id)))
+    // One read answers an org without credentials (most of them) and, with the cache, one with some.
+    const index = await atomic.read<OrgIndex>(indexKey(orgId))
+    if (!index || index.ids.length === 0) return []
+    const cached = listed.get(orgId, index.version)
+    if (cached) return cached
+    const found = await Promise.all(index.ids.map((id) => atomic.read<CredentialRecord>(recordKey(orgId, id))))
     const records = found.filter((r): r is CredentialRecord => r !== null)
-    if (version > 0) {
-      listed.delete(orgId)
-      if (listed.size >= 10_000) listed.delete(listed.keys().next().value!) // the oldest listed org
-      listed.set(orgId, { version, records })
-    }
+    // A record is written before its id is indexed and taken before it is unindexed: an indexed id without a
+    // record is a delete under way or one that stopped between its two steps. Drop it; cache the next version.
+    const missing = index.ids.filter((_, i) => found[i] === null)
+    if (missing.length > 0) await unindex(orgId, missing).catch(() => undefined)
+    else listed.set(orgId, index.version, records)
     return records
   }
 
   async function requireRecord(orgId: string, id: string): Promise<CredentialRecord> {
     // The key includes the org: another org's id is simply not found (never "forbidden").
-    const record = await kv.get<CredentialRecord>('byok', orgId, id.toLowerCase())
+    const record = await atomic.read<CredentialRecord>(recordKey(orgId, id))
     if (!record) throw notFound('Credential not found')
     return record
   }
@@ -92,7 +123,7 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
     /** Every stored record of the org, sorted (for routing). */
     records: async (orgId: string) => [...(await records(orgId))].sort((a, b) => byOrder({ ...a, last_used: null }, { ...b, last_used: null })),
 
-    /** Stores a credential with its secret sealed. */
+    /** Stores a credential with its secret sealed; 400 when the org already has `maxCredentials`. */
     async create(orgId: string, input: CredentialInput & { key: string; provider: string; providerName: string }): Promise<Credential> {
       const record: CredentialRecord = {
         id: newId(),
@@ -109,37 +140,51 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
         created_at: new Date(now()).toISOString(),
         sealed_key: await box.seal(input.key),
       }
+      // The record first (a new key nobody can name yet), then its id into the index, where the cap is checked in
+      // the same atomic step; past the cap the record goes again.
       await kv.set(record, 'byok', orgId, record.id)
-      await atomic.increment(countKey(orgId), 1)
-      await changed(orgId)
+      try {
+        await atomic.update<OrgIndex>(indexKey(orgId), (index) => {
+          const ids = index?.ids ?? []
+          if (ids.length >= maxCredentials) throw tooMany(maxCredentials)
+          return { version: newId(), ids: [...ids, record.id] }
+        })
+      } catch (error) {
+        await kv.remove('byok', orgId, record.id).catch(() => undefined)
+        throw error
+      }
       return view(record)
     },
 
     /** Reads one of the org's credentials (404 for another org's). */
     get: async (orgId: string, id: string): Promise<Credential> => view(await requireRecord(orgId, id)),
 
-    /** Updates fields; a new `key` rotates the secret in place (and resets the masked label unless one is given). */
+    /** Updates fields atomically; a new `key` rotates the secret in place (and resets the masked label unless one is given); 404 once deleted. */
     async update(orgId: string, id: string, patch: CredentialInput): Promise<Credential> {
-      const record = await requireRecord(orgId, id)
       const { key, ...fields } = patch
-      const next: CredentialRecord = {
-        ...record,
-        ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
-        ...(fields.allowed_api_key_hashes ? { allowed_api_key_hashes: fields.allowed_api_key_hashes.map((h) => h.toLowerCase()) } : {}),
-        ...(key ? { sealed_key: await box.seal(key), label: fields.label ?? maskSecret(key) } : {}),
-      }
-      await kv.set(next, 'byok', orgId, record.id)
-      await changed(orgId)
+      const sealed = key ? await box.seal(key) : undefined
+      const next = await atomic.update<CredentialRecord>(recordKey(orgId, id), (record) =>
+        // Absent (never created, or deleted meanwhile): leave it absent, never write it back.
+        record
+          ? {
+              ...record,
+              ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
+              ...(fields.allowed_api_key_hashes ? { allowed_api_key_hashes: fields.allowed_api_key_hashes.map((h) => h.toLowerCase()) } : {}),
+              ...(key && sealed ? { sealed_key: sealed, label: fields.label ?? maskSecret(key) } : {}),
+            }
+          : undefined,
+      )
+      if (!next) throw notFound('Credential not found')
+      await touchIndex(orgId)
       return view(next)
     },
 
-    /** Deletes one of the org's credentials. */
+    /** Deletes one of the org's credentials: of concurrent deletes, exactly one succeeds, the others get 404. */
     async remove(orgId: string, id: string): Promise<{ deleted: true }> {
-      const record = await requireRecord(orgId, id)
-      await kv.remove('byok', orgId, record.id)
+      const record = await atomic.take<CredentialRecord>(recordKey(orgId, id))
+      if (!record) throw notFound('Credential not found')
+      await unindex(orgId, [record.id])
       await kv.remove('byok-used', record.id)
-      await atomic.increment(countKey(orgId), -1)
-      await changed(orgId)
       return { deleted: true }
     },
 
@@ -149,9 +194,19 @@ export function createByokStore(options: { kv: Kv; atomic: AtomicOps; box: Secre
     /** The plain secret of a record (only ever sent upstream). */
     secretOf: (record: CredentialRecord): Promise<string> => box.open(record.sealed_key),
 
-    /** Records that a credential served a request. */
-    touch: (record: CredentialRecord) => kv.set({ at: new Date(now()).toISOString() }, 'byok-used', record.id),
+    /** Records that a credential served a request; never leaves a mark of a credential deleted meanwhile. */
+    async touch(record: CredentialRecord): Promise<void> {
+      await kv.set({ at: new Date(now()).toISOString() }, 'byok-used', record.id)
+      // Written, then checked: a delete that took the record before this check is seen and the mark goes; one that
+      // takes it after removes the mark itself.
+      if (!(await atomic.read(recordKey(record.org_id, record.id)))) await kv.remove('byok-used', record.id)
+    },
   }
+}
+
+/** 400 for one credential more than an org may store. */
+function tooMany(max: number): GatewayError {
+  return new GatewayError(400, `An org may store at most ${max} BYOK credentials; delete one before adding another`, { metadata: { max_credentials: max } })
 }
 
 /** The BYOK store's operations. */

@@ -1,4 +1,6 @@
 import type { GatewayContext } from '../context'
+import { newId } from '../crypto/keys'
+import type { LedgerEntry } from '../stores/credits'
 import { decimal, multiply, toLedgerUnits } from './decimal'
 import { fromUnits } from './money'
 import type { RequestCost } from './cost'
@@ -31,29 +33,63 @@ export async function notePending(ctx: GatewayContext, orgId: string, recordId: 
 }
 
 /**
- * Settles pending BYOK fees: each pending request is claimed once in storage (of concurrent settlements, across
- * instances too, exactly one wins it), and the org is charged the sum of the fees it claimed.
+ * Settles pending BYOK fees (docs/byok.md): each pending request is claimed and its fee added to the org's used
+ * credits in one atomic step, so of concurrent settlements (across instances too) exactly one charges it, and a
+ * settlement stopped by a storage error leaves each fee either charged and claimed or neither: a retry charges
+ * exactly what is still owed. The org's ledger gets one entry for what this run charged, after the charges.
  */
 export async function settleByokFees(ctx: GatewayContext, orgId?: string): Promise<{ settled_requests: number; charged_eur: string }> {
   const orgs = orgId ? [orgId] : await ctx.kv.list('byok-orgs')
+  const run = newId() // names this run's claims, to tell after an error whether a claim (and its charge) was ours
   let settled = 0
   let charged = 0n
   for (const org of orgs) {
     let sum = 0n
-    for (const id of await ctx.kv.list('byok-pending', org)) {
-      const pending = await ctx.kv.get<{ fee_eur: string }>('byok-pending', org, id)
-      if (!pending) continue
-      const at = new Date(ctx.now()).toISOString()
-      if (await ctx.atomic.setIfAbsent(ctx.kv.key('byok-settled', id), { at, fee_eur: pending.fee_eur })) {
-        sum += toLedgerUnits(decimal(pending.fee_eur))
-        settled++
+    try {
+      for (const id of await ctx.kv.list('byok-pending', org)) {
+        const pending = await ctx.kv.get<{ fee_eur: string }>('byok-pending', org, id)
+        if (!pending) continue
+        const fee = toLedgerUnits(decimal(pending.fee_eur))
+        if (await claimFee(ctx, org, id, { at: new Date(ctx.now()).toISOString(), fee_eur: pending.fee_eur, run }, fee)) {
+          sum += fee
+          settled++
+        }
+        await ctx.kv.remove('byok-pending', org, id)
       }
-      await ctx.kv.remove('byok-pending', org, id)
+    } finally {
+      charged += sum
+      if (sum > 0n) await recordCharge(ctx, org, sum)
     }
-    if (sum > 0n) await ctx.credits.chargeUnits(org, sum, 'BYOK platform fees')
-    charged += sum
   }
   return { settled_requests: settled, charged_eur: fromUnits(charged) }
+}
+
+// Claims one request's fee and charges it in one atomic step; true when this run did. When the step fails, it may
+// still have happened (a reply lost after the script ran): a stored claim says who made it. This run's counts as
+// done (and in the ledger line); another's as settled by it; none, or no answer, stops the run with the error, the
+// fee still pending for the next one.
+async function claimFee(ctx: GatewayContext, orgId: string, id: string, claim: { at: string; fee_eur: string; run: string }, fee: bigint): Promise<boolean> {
+  const claimKey = ctx.kv.key('byok-settled', id)
+  try {
+    return await ctx.atomic.claimAndAddUnits(claimKey, claim, ctx.kv.key('credits', orgId, 'used'), fee)
+  } catch (error) {
+    const stored = await ctx.atomic.read<{ run?: string }>(claimKey).catch(() => null)
+    if (!stored) throw error
+    return stored.run === claim.run
+  }
+}
+
+// The ledger line of a settlement, written after the charges it sums: the money is already exact in the counter,
+// so a failed write is logged, never retried into a second charge.
+async function recordCharge(ctx: GatewayContext, orgId: string, units: bigint): Promise<void> {
+  const at = ctx.now()
+  const entry: LedgerEntry = { id: newId(), org_id: orgId, kind: 'charge', amount: fromUnits(units), note: 'BYOK platform fees', at: new Date(at).toISOString() }
+  try {
+    // The credits store's ledger key: time-ordered, unique per entry (src/stores/credits.ts).
+    await ctx.kv.set(entry, 'ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`)
+  } catch (error) {
+    ctx.logger.error('BYOK fees were charged but their ledger entry could not be written', { org_id: orgId, amount: entry.amount, error: (error as Error).message })
+  }
 }
 
 /** The current period's BYOK figures of an org (api.md 2.6); they reconcile by construction. */

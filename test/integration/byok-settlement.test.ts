@@ -117,10 +117,10 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
     const usedKey = a.context.kv.key('credits', c.user.org_id, 'used')
     const setItem = storage.setItem
     let failed = 0
-    storage.setItem = async (key, value, opts) => {
+    storage.setItem = (async (key: string, value: never, opts?: never) => {
       if (key === usedKey && failed++ === 0) throw new Error('injected: disk full')
       return setItem.call(storage, key, value, opts)
-    }
+    }) as typeof setItem
     try {
       await expect(a.admin.settleByokFees(c.user.org_id)).rejects.toThrow('injected: disk full')
     } finally {

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler as h3ToNodeHandler } from 'h3/node'
 import type { Gateway } from '../src/index'
@@ -7,6 +7,49 @@ import type { Gateway } from '../src/index'
 export function toNodeHandler(gateway: Gateway): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = h3ToNodeHandler(gateway.app)
   return (req, res) => void handle(req, res)
+}
+
+/**
+ * Limits of a node:http server against slow or greedy clients (README "Embedding in a Node server"). Node's
+ * `requestTimeout` covers receiving the request only, so a long streamed answer is never cut by it.
+ */
+export interface ServerLimits {
+  /** Time a client has to send a request's headers, in ms; past it: 408 and the connection is closed. Default 30000. */
+  headersTimeout?: number
+  /** Time a client has to send a whole request, body included, in ms (a 25 MiB upload fits); past it: 408. Default 300000. */
+  requestTimeout?: number
+  /** How long an idle kept-alive connection stays open between requests, in ms. Default 5000. */
+  keepAliveTimeout?: number
+  /** Open connections at most; further ones are closed at once. Default 1024. */
+  maxConnections?: number
+  /** Request headers read at most; further ones are ignored. Default 100. */
+  maxHeadersCount?: number
+  /** Largest request head (request line and headers) in bytes; past it: 431. Default 16384. */
+  maxHeaderSize?: number
+  /** How often the header and request timeouts are checked, in ms. Default 1000. */
+  connectionsCheckingInterval?: number
+}
+
+/** The limits serve() and the playground apply unless told otherwise. */
+export const DEFAULT_SERVER_LIMITS: Readonly<Required<ServerLimits>> = Object.freeze({
+  headersTimeout: 30_000,
+  requestTimeout: 300_000,
+  keepAliveTimeout: 5_000,
+  maxConnections: 1024,
+  maxHeadersCount: 100,
+  maxHeaderSize: 16 * 1024,
+  connectionsCheckingInterval: 1_000,
+})
+
+/** A node:http server for `listener` with DEFAULT_SERVER_LIMITS, each overridable through `limits`. */
+export function createLimitedServer(listener: RequestListener, limits: ServerLimits = {}): Server {
+  const given = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) as ServerLimits
+  const { headersTimeout, requestTimeout, keepAliveTimeout, maxConnections, maxHeadersCount, maxHeaderSize, connectionsCheckingInterval } = { ...DEFAULT_SERVER_LIMITS, ...given }
+  const server = createServer({ headersTimeout, requestTimeout, maxHeaderSize, connectionsCheckingInterval }, listener)
+  server.keepAliveTimeout = keepAliveTimeout
+  server.maxConnections = maxConnections
+  server.maxHeadersCount = maxHeadersCount
+  return server
 }
 
 /** A running gateway server. */
@@ -18,22 +61,30 @@ export interface GatewayServer {
   close: () => Promise<void>
 }
 
-/** Serves the gateway on Node http (`port` 0 picks a free one); resolves once listening. */
-export async function serve(gateway: Gateway, options: { port?: number; hostname?: string } = {}): Promise<GatewayServer> {
-  const server = createServer(toNodeHandler(gateway))
-  const hostname = options.hostname ?? '127.0.0.1'
+/** Options of serve(): where to listen, and the server's limits (DEFAULT_SERVER_LIMITS unless given). */
+export interface ServeOptions extends ServerLimits {
+  /** Port to listen on; 0 picks a free one. Default 3000. */
+  port?: number
+  /** Address to listen on. Default `127.0.0.1`. */
+  hostname?: string
+}
+
+/** Serves the gateway on Node http (`port` 0 picks a free one) with limits against slow clients; resolves once listening. */
+export async function serve(gateway: Gateway, options: ServeOptions = {}): Promise<GatewayServer> {
+  const { port, hostname = '127.0.0.1', ...limits } = options
+  const server = createLimitedServer(toNodeHandler(gateway), limits)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 3000, hostname, () => {
+    server.listen(port ?? 3000, hostname, () => {
       server.off('error', reject)
       resolve()
     })
   })
-  const { port } = server.address() as AddressInfo
+  const address = server.address() as AddressInfo
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
   return {
     server,
-    url: `http://${host}:${port}`,
+    url: `http://${host}:${address.port}`,
     async close() {
       server.closeIdleConnections()
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))

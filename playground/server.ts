@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { resolve } from 'node:path'
 import { createStorage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
-import { toNodeHandler } from '../adapters/node'
+import { createLimitedServer, toNodeHandler } from '../adapters/node'
 import { createGateway } from '../src/index'
 import { exampleAppPage, exampleCallbackPage, signInPage } from './page'
 import { playgroundPage } from './ui'
@@ -46,7 +46,8 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 const handleApi = toNodeHandler(gateway)
-const server = createServer(async (req, res) => {
+// The same limits against slow clients as serve() (adapters/node.ts).
+const server = createLimitedServer(async (req, res) => {
   const url = new URL(req.url ?? '/', publicUrl ?? `http://${req.headers.host ?? 'localhost'}`)
   const page = `${req.method} ${url.pathname}`
   if (page === 'GET /') return html(res, playgroundPage(basePath))

@@ -69,7 +69,7 @@ export interface GatewayOptions {
   retention?: RetentionOptions
   /** A request's hold on credits left by a process that died expires after this long (docs/money.md). Default 900 s. */
   holdTtlSeconds?: number
-  /** How long a stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
+  /** How long a reasoning model's stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
   abortedStreamUsageWaitMs?: number
 }
 

@@ -26,6 +26,12 @@ export function countImages(request: ChatRequest): number {
 /** Rough token count of text, for billing a stream that ended before the provider reported usage. */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)
 
+/** True when the attempt's model may produce hidden reasoning tokens (the catalogue says it reasons, or the request asks it to). */
+export function mayReason(request: ChatRequest, attempt: Attempt): boolean {
+  const model = attempt.offer.model
+  return model.reasoning !== undefined || !!model.supportedParameters?.includes('reasoning') || request.reasoning !== undefined
+}
+
 /** Completion tokens a reasoning model is assumed to produce per second of a stream that ended without a usage report. */
 export const REASONING_TOKENS_PER_SECOND = 100
 
@@ -37,9 +43,7 @@ export const REASONING_TOKENS_PER_SECOND = 100
 export function estimatedUsage(ctx: GatewayContext, request: ChatRequest, attempt: Attempt, facts: { generatedChars: number; status: UsageRecord['status']; elapsedMs: number }): UpstreamUsage {
   const prompt = estimateTokens(JSON.stringify(request.messages).length)
   let completion = estimateTokens(facts.generatedChars)
-  const model = attempt.offer.model
-  const reasons = model.reasoning !== undefined || !!model.supportedParameters?.includes('reasoning') || request.reasoning !== undefined
-  if (facts.status !== 'success' && reasons) {
+  if (facts.status !== 'success' && mayReason(request, attempt)) {
     const ceiling = maxCompletionTokens(request, attempt, prompt)
     const byTime = Math.ceil((Math.max(0, facts.elapsedMs) / 1000) * REASONING_TOKENS_PER_SECOND)
     completion = Math.min(ceiling, Math.max(completion, byTime))

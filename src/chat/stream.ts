@@ -7,7 +7,7 @@ import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
 import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
-import { estimatedUsage, settle } from './billing'
+import { estimatedUsage, mayReason, settle } from './billing'
 import { releaseOrLog, type Hold } from '../billing/holds'
 import type { Attempt } from '../routing/plan'
 import { newGenerationId, shapeChunkChoices } from './shape'
@@ -168,17 +168,23 @@ function createSseStream(
       choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
     })
   // The client went away: before content flowed, stop the provider (a call that still opens is billed for what it
-  // sent, else the hold is released); after, read on for the provider's usage report, then bill (docs/money.md).
+  // sent, else the hold is released). After, a model that may reason in hidden tokens is read on for the provider's
+  // usage report, then billed; any other is stopped and billed for its text (docs/money.md).
   const cancel = () => {
     if (closed) return
     closed = true
     clearTimeout(keepAlive)
     input.signal.removeEventListener('abort', cancel)
-    if (opened) {
+    if (opened && mayReason(input.request, opened.attempt)) {
       void drainThenBill(opened).catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
       return
     }
     state.upstreamAbort.abort()
+    if (opened) {
+      void opened.iterator.return?.()?.catch(() => undefined)
+      void bill(opened, 'cancelled').catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+      return
+    }
     state.opening.then((late) => {
       void late.iterator.return?.()?.catch(() => undefined)
       return bill(late, 'cancelled')

@@ -30,7 +30,6 @@ describe('POST /api/v1/chat/completions', () => {
     beta = await startFakeOpenAI({ apiKey: 'sk-beta' })
     t = await startGateway({
       keepAliveMs: 40,
-      abortedStreamUsageWaitMs: 100, // a client that leaves: read on for usage 100 ms at most, then stop the provider
       providers: [
         openaiCompatible({
           slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha',

@@ -1,5 +1,5 @@
 import type { ModelPricing, UpstreamUsage } from '../providers/types'
-import { decimal, multiply, sum, toLedgerUnits, ZERO, type Decimal } from './decimal'
+import { decimal, decimalString, multiply, sum, toLedgerUnits, ZERO, type Decimal } from './decimal'
 
 /** The exact cost of one request: in the pricing currency and in EUR, each rounded once to 12 digits. */
 export interface RequestCost {
@@ -23,7 +23,40 @@ export interface BillableExtras {
 }
 
 const price = (text: string | undefined, fallback: Decimal = ZERO): Decimal => (text === undefined ? fallback : decimal(text))
-const count = (n: number | undefined | null): bigint => BigInt(Math.max(0, Math.trunc(n ?? 0)))
+// A count reported by an upstream: anything but a finite positive number (NaN, 1e400 = Infinity) counts 0.
+const count = (n: number | undefined | null): bigint => BigInt(typeof n === 'number' && Number.isFinite(n) ? Math.max(0, Math.trunc(n)) : 0)
+
+/** Request options that change what a request costs (docs/limits.md). */
+export interface PricedOptions {
+  /** The `service_tier` asked for; `auto`, `default` and none are the plain price. */
+  serviceTier?: string | null
+  /** The request asks for web search (`web_search_options`). */
+  webSearch?: boolean
+}
+
+/** The service tiers billed at the model's plain price. */
+export const PLAIN_TIERS: ReadonlySet<string> = new Set(['auto', 'default'])
+
+/**
+ * The pricing a request with these options pays: its service tier's prices over the model's, and web search's price
+ * added to the per-request price (billed once per request). Throws a TypeError when the model does not price an
+ * option; src/chat/priced-fields.ts refuses such requests before that.
+ */
+export function pricingWithOptions(pricing: ModelPricing, options: PricedOptions): ModelPricing {
+  let priced = pricing
+  const tier = options.serviceTier
+  if (tier != null && !PLAIN_TIERS.has(tier)) {
+    const prices = pricing.service_tiers?.[tier]
+    if (!prices) throw new TypeError(`service tier ${tier} is not priced`)
+    priced = { ...priced }
+    for (const field of ['prompt', 'completion', 'input_cache_read'] as const) if (prices[field] !== undefined) priced[field] = prices[field]
+  }
+  if (options.webSearch) {
+    if (pricing.web_search === undefined) throw new TypeError('web search is not priced')
+    priced = { ...priced, request: decimalString(sum([price(pricing.request), decimal(pricing.web_search)])) }
+  }
+  return priced
+}
 
 /** Prices reported usage with a model's pricing, exactly (decisions.md §4). */
 export function priceUsage(pricing: ModelPricing, usage: UpstreamUsage, extras: BillableExtras, eurPerUnit: string): RequestCost {

@@ -24,6 +24,14 @@ export function decimal(text: string | number | bigint): Decimal {
 
 const pow10 = (n: number) => 10n ** BigInt(n)
 
+/** The decimal as a plain string, exactly ("0.0125", "-3"): what decimal() parses back. */
+export function decimalString(value: Decimal): string {
+  const negative = value.coefficient < 0n
+  const digits = (negative ? -value.coefficient : value.coefficient).toString().padStart(value.scale + 1, '0')
+  const point = digits.length - value.scale
+  return `${negative ? '-' : ''}${digits.slice(0, point)}${value.scale ? `.${digits.slice(point)}` : ''}`
+}
+
 /** a + b, exactly. */
 export function add(a: Decimal, b: Decimal): Decimal {
   const scale = Math.max(a.scale, b.scale)

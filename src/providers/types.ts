@@ -19,7 +19,16 @@ export interface ModelPricing {
   character?: string
   /** ISO currency of these prices. Default `USD`. */
   currency?: string
+  /**
+   * Prices of the service tiers a request may ask for with `service_tier` (`priority`, `flex`, …), each replacing the
+   * prices it gives. A tier that is not listed here is refused (400), so it is never billed at the plain price
+   * (docs/limits.md); `auto` and `default` are the plain price.
+   */
+  service_tiers?: Record<string, ServiceTierPricing>
 }
+
+/** What a service tier costs: the per-token prices that differ from the model's plain ones. */
+export type ServiceTierPricing = Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read'>>
 
 /** A model as one provider serves it. */
 export interface ProviderModel {

@@ -141,6 +141,9 @@ export const chatRequestSchema = v.looseObject({
     enabled: v.optional(v.boolean()),
   })),
   user: v.optional(v.string()),
+  // Fields that change the provider's price: allowed only where the catalogue prices them (src/chat/priced-fields.ts).
+  service_tier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+  web_search_options: v.optional(v.nullable(v.looseObject({}))),
   provider: v.optional(providerPreferencesSchema),
 })
 

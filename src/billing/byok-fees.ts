@@ -1,6 +1,5 @@
 import type { GatewayContext } from '../context'
 import { newId } from '../crypto/keys'
-import type { LedgerEntry } from '../stores/credits'
 import { decimal, multiply, toLedgerUnits } from './decimal'
 import { fromUnits } from './money'
 import type { RequestCost } from './cost'
@@ -17,7 +16,10 @@ export function periodOf(nowMs: number): { start: number; end: number; id: strin
 export async function assessByokFee(ctx: GatewayContext, orgId: string, cost: RequestCost, counted: boolean): Promise<{ free: boolean; units: bigint; eurUnits: bigint }> {
   if (!counted) return { free: true, units: 0n, eurUnits: 0n }
   const { freeRequestAllowance, platformFeeRate } = ctx.options.byok
-  const n = await ctx.atomic.increment(ctx.kv.key('byok-requests', orgId, periodOf(ctx.now()).id), 1)
+  // The period's counter expires a day after the period ends where storage has TTLs (docs/retention.md).
+  const now = ctx.now()
+  const period = periodOf(now)
+  const n = await ctx.atomic.increment(ctx.kv.key('byok-requests', orgId, period.id), 1, Math.ceil((period.end - now) / 1000) + 86_400)
   if (n <= freeRequestAllowance) return { free: true, units: 0n, eurUnits: 0n }
   const rate = decimal(platformFeeRate)
   const scaled = (units: bigint) => toLedgerUnits(multiply({ coefficient: units, scale: 12 }, rate))
@@ -82,13 +84,10 @@ async function claimFee(ctx: GatewayContext, orgId: string, id: string, claim: {
 // The ledger line of a settlement, written after the charges it sums: the money is already exact in the counter,
 // so a failed write is logged, never retried into a second charge.
 async function recordCharge(ctx: GatewayContext, orgId: string, units: bigint): Promise<void> {
-  const at = ctx.now()
-  const entry: LedgerEntry = { id: newId(), org_id: orgId, kind: 'charge', amount: fromUnits(units), note: 'BYOK platform fees', at: new Date(at).toISOString() }
   try {
-    // The credits store's ledger key: time-ordered, unique per entry (src/stores/credits.ts).
-    await ctx.kv.set(entry, 'ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`)
+    await ctx.credits.recordCharge(orgId, units, 'BYOK platform fees')
   } catch (error) {
-    ctx.logger.error('BYOK fees were charged but their ledger entry could not be written', { org_id: orgId, amount: entry.amount, error: (error as Error).message })
+    ctx.logger.error('BYOK fees were charged but their ledger entry could not be written', { org_id: orgId, amount: fromUnits(units), error: (error as Error).message })
   }
 }
 

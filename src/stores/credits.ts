@@ -70,6 +70,11 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
       if (note !== undefined) await appendLedger(orgId, 'charge', units, note)
     },
 
+    /** Records a charge already made to the used counter (by an atomic step elsewhere) as a ledger entry only. */
+    async recordCharge(orgId: string, units: bigint, note: string): Promise<void> {
+      await appendLedger(orgId, 'charge', units, note)
+    },
+
     /** Lists an org's ledger, oldest first. */
     async ledger(orgId: string): Promise<LedgerEntry[]> {
       const keys = (await kv.list('ledger', orgId)).sort()

@@ -99,7 +99,8 @@ export const answerConsentRoute = defineRoute({
   async handler({ ctx, event }) {
     const origin = event.req.headers.get('origin')
     const site = event.req.headers.get('sec-fetch-site')
-    if ((origin && origin !== 'null' && origin !== event.url.origin) || site === 'cross-site') {
+    // Behind a proxy the browser's Origin is the public one (publicUrl), not the address the request reached.
+    if ((origin && origin !== 'null' && origin !== event.url.origin && origin !== ctx.options.publicUrl) || site === 'cross-site') {
       throw new GatewayError(403, 'The consent form must be posted from this site')
     }
     const type = (event.req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase()

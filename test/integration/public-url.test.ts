@@ -62,6 +62,16 @@ describe('publicUrl', () => {
     expect(target.searchParams.get('return_to')).toBe(`https://gateway.example${authPath}`)
   })
 
+  it('accepts the consent form posted from the public origin (behind a proxy), still refusing other origins', async () => {
+    const post = (origin: string) => pinned.request('/api/v1/auth/consent', {
+      method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=approve&request=not-a-token',
+    })
+    const fromPublic = await post('https://gateway.example')
+    expect(fromPublic.status).toBe(400) // past the origin check: the consent request itself is refused
+    expect((await fromPublic.json()).error.param).toBe('request')
+    expect((await post('https://evil.example')).status).toBe(403)
+  })
+
   it('when unset, links follow the request (the Host header), as before', async () => {
     const res = await getWithHost(unpinned.url, authPath, 'other.example:8080')
     expect(new URL(res.location!, 'http://x').searchParams.get('return_to')).toBe(`http://other.example:8080${authPath}`)

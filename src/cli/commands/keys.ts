@@ -16,7 +16,7 @@ const create = defineCommand({
     ...dataArg,
   },
   async run({ args }) {
-    const creditLimit = args['credit-limit'] === undefined ? undefined : decimalFlag(args['credit-limit'], 'credit-limit')
+    const creditLimit = args['credit-limit'] === undefined ? undefined : decimalFlag(args['credit-limit'], 'credit-limit', { positive: true })
     await withGateway({ command: 'keys', config: args.config, data: args.data }, async (cli) => {
       const { admin } = cli.gateway
       let user = await admin.findUserByEmail(args.email)

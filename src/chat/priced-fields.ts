@@ -24,7 +24,7 @@ function pricedFieldsOf(request: ChatRequest): PricedField[] {
 }
 
 /**
- * Fields that change a provider's price (decisions.md §11, docs/limits.md): `service_tier` other than auto/default,
+ * Fields that change a provider's price (docs/limits.md): `service_tier` other than auto/default,
  * and `web_search_options`. Keeps the attempts whose model the catalogue prices them for, billed at those prices
  * (the tier's prices, web search's once per request); 400 naming the field when no attempt's model prices it.
  */

@@ -1,8 +1,9 @@
 /**
  * Fuzz: every route of the gateway (`gateway.routes`), over real HTTP, with hostile bodies, queries and path
  * parameters (test/helpers/fuzz.ts): deep nesting, huge numbers written literally, wrong types, odd unicode, NUL
- * bytes, long strings, bodies that are not objects. Whatever comes in, the answer is never a 5xx: a client error
- * is the JSON envelope of docs/limits.md and decisions §1 with `code` = status, and the logger records no error.
+ * bytes, long strings, bodies that are not objects. Whatever comes in, the answer is never a 5xx (but the router's
+ * planned 503, below): a client error is the JSON error envelope (docs/limits.md) with `code` = status, and the
+ * logger records no error.
  *
  * Deterministic: the cases come from a seeded PRNG (FUZZ_SEED to try another seed); a failure names its case.
  */
@@ -61,6 +62,7 @@ const chatSeed = (model: string, extra: Record<string, unknown> = {}) => ({
   tool_choice: 'auto',
   response_format: { type: 'json_schema', json_schema: { name: 'out', schema: { type: 'object', properties: { x: { type: 'string' } } } } },
   user: 'user-1',
+  service_tier: 'auto',
   provider: { order: ['demo'], max_price: { prompt: '100', completion: 100 }, sort: 'price', allow_fallbacks: true },
   ...extra,
 })
@@ -170,7 +172,7 @@ describe('fuzz: every route, hostile input', () => {
   let credentialId: string
   const errors: unknown[] = []
   // The router's planned answer when the request's own preferences leave no provider (max_price 0, provider.only
-  // naming none…) is 503 no_provider_available (decisions §8, test/integration/routing.test.ts): a deliberate answer,
+  // naming none…) is 503 no_provider_available (as test/integration/routing.test.ts expects): a deliberate answer,
   // logged like every 5xx. It is the one 5xx the fuzz lets through; any other is a failure.
   const planned = (fields?: Record<string, unknown>) => fields?.status === 503 && String(fields.error).startsWith('GatewayError: No provider is available for')
   const logger: Logger = { debug() {}, info() {}, warn() {}, error: (message, fields) => void (planned(fields) || errors.push({ message, fields })) }

@@ -1,5 +1,5 @@
 /**
- * Fields that change a provider's price (decisions §11, docs/limits.md): `service_tier` beyond auto/default and
+ * Fields that change a provider's price (docs/limits.md): `service_tier` beyond auto/default and
  * `web_search_options` reach the provider only when the catalogue prices them, and are then billed at that price;
  * otherwise 400 naming the field, before anything is sent upstream.
  */

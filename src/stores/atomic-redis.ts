@@ -59,8 +59,8 @@ return 1
 // A read-modify-write retries while other writers win the compare-and-set; past this many rounds it gives up.
 const MAX_UPDATE_ROUNDS = 1000
 
-/** Splits ledger units into the whole units and the fraction in [0, 10^12) that ADD_UNITS takes. */
-function splitUnits(delta: bigint): [string, string] {
+/** Splits ledger units into the whole units and the fraction in [0, 10^12) that the decimal counters' scripts take. */
+export function splitUnits(delta: bigint): [string, string] {
   let whole = delta / UNIT
   let fraction = delta % UNIT
   if (fraction < 0n) {

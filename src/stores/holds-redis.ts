@@ -1,5 +1,6 @@
 import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
+import { splitUnits as split } from './atomic-redis'
 import type { Budget, HoldOps } from './holds'
 
 type RedisDriver = Driver & { options: { base?: string }; getInstance: () => RedisClient }
@@ -68,16 +69,6 @@ end
 return 0
 `
 
-// Splits ledger units into a whole part and a fraction in [0, 10^12).
-function split(units: bigint): [string, string] {
-  let whole = units / UNIT
-  let fraction = units % UNIT
-  if (fraction < 0n) {
-    fraction += UNIT
-    whole -= 1n
-  }
-  return [whole.toString(), fraction.toString()]
-}
 
 /** Holds on Redis through the unstorage redis driver's own client: one script places, one settles; exact across instances. */
 export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps {

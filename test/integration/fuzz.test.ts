@@ -81,7 +81,7 @@ const SEEDS: Record<string, unknown[]> = {
   'POST /byok': [{ key: 'sk-fuzz-key', provider: 'fakebyok', name: 'n', label: 'l', allowed_api_key_hashes: ['a'.repeat(64)], allowed_models: ['fakebyok/model'], always_use: false, is_fallback: false, disabled: false, sort_order: 1 }],
   'PATCH /byok/:id': [{ name: 'n2', label: 'l2', allowed_models: ['fakebyok/model'], disabled: false, sort_order: 2, key: 'sk-fuzz-other' }],
   'POST /byok/test': [{ key: 'sk-fuzz-key', provider: 'fakebyok' }],
-  'POST /auth/keys/authorize': [{ callback_url: 'https://app.example/cb', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256' }],
+  'POST /auth/keys/authorize': [{ callback_url: 'https://app.example/cb', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', limit: '5', expires_at: '2099-01-01T00:00:00Z', key_label: 'minted' }],
   'POST /auth/keys/code': [{ callback_url: 'https://app.example/cb', code_challenge: 'c'.repeat(43), code_challenge_method: 'plain' }],
   'POST /auth/keys': [{ code: 'some-code', code_verifier: 'v'.repeat(43) }],
 }

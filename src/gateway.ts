@@ -27,6 +27,7 @@ import { createSecretBox } from './crypto/secrets'
 import { settleByokFees } from './billing/byok-fees'
 import { resolveRetention } from './maintenance/retention-options'
 import { scheduleSweeps } from './maintenance/schedule'
+import { indexLegacyCredentials } from './stores/byok-legacy'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
 
@@ -206,6 +207,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   settlement?.unref()
   // Expired records are swept where the storage does not expire them itself (docs/retention.md).
   const sweeps = scheduleSweeps(ctx)
+  // Credentials stored by 0.1 (before the per-org index) are indexed once, in the background (docs/byok.md).
+  indexLegacyCredentials(ctx.kv, ctx.atomic)
+    .then((orgs) => orgs && ctx.logger.info(`indexed the BYOK credentials of ${orgs} org(s) stored by an earlier version`))
+    .catch((error) => ctx.logger.error('indexing BYOK credentials of an earlier version failed; it runs again at the next start', { error: (error as Error).message }))
 
   return {
     app,

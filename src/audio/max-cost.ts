@@ -1,5 +1,5 @@
 import type { MaxCost } from '../billing/holds'
-import { decimal, multiply, toLedgerUnits } from '../billing/decimal'
+import { platformFee } from '../billing/byok-fees'
 import type { GatewayContext } from '../context'
 import type { Attempt } from '../routing/plan'
 import { priceAudio, type AudioMeasures } from './pricing'
@@ -17,7 +17,6 @@ export function maxAudioCost(ctx: GatewayContext, attempts: Attempt[], measure: 
   const tokens = 'characters' in measure
     ? { input_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.input, output_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.output }
     : { input_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.input), output_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.output) }
-  const feeRate = decimal(ctx.options.byok.platformFeeRate)
   let worst = 0n
   for (const attempt of attempts) {
     const pricing = attempt.offer.model.pricing
@@ -26,7 +25,7 @@ export function maxAudioCost(ctx: GatewayContext, attempts: Attempt[], measure: 
     const byMeasure = priceAudio(pricing, measures, rate).eurUnits
     const byTokens = priceAudio(pricing, { ...measures, reported: tokens }, rate).eurUnits
     const most = byMeasure > byTokens ? byMeasure : byTokens
-    const eurUnits = attempt.credential ? toLedgerUnits(multiply({ coefficient: most, scale: 12 }, feeRate)) : most
+    const eurUnits = attempt.credential ? platformFee(ctx, most) : most
     if (eurUnits > worst) worst = eurUnits
   }
   return { eurUnits: worst }

@@ -12,18 +12,21 @@ export function periodOf(nowMs: number): { start: number; end: number; id: strin
   return { start, end, id: new Date(start).toISOString().slice(0, 7) }
 }
 
+/** The platform fee on an amount in ledger units: the fee rate × the amount, rounded once (docs/byok.md). */
+export function platformFee(ctx: GatewayContext, units: bigint): bigint {
+  return toLedgerUnits(multiply({ coefficient: units, scale: 12 }, decimal(ctx.options.byok.platformFeeRate)))
+}
+
 /** The fee a BYOK request owes: nothing within the period's free allowance, then the fee rate × its upstream cost. */
 export async function assessByokFee(ctx: GatewayContext, orgId: string, cost: RequestCost, counted: boolean): Promise<{ free: boolean; units: bigint; eurUnits: bigint }> {
   if (!counted) return { free: true, units: 0n, eurUnits: 0n }
-  const { freeRequestAllowance, platformFeeRate } = ctx.options.byok
+  const { freeRequestAllowance } = ctx.options.byok
   // The period's counter expires a day after the period ends where storage has TTLs (docs/retention.md).
   const now = ctx.now()
   const period = periodOf(now)
   const n = await ctx.atomic.increment(ctx.kv.key('byok-requests', orgId, period.id), 1, Math.ceil((period.end - now) / 1000) + 86_400)
   if (n <= freeRequestAllowance) return { free: true, units: 0n, eurUnits: 0n }
-  const rate = decimal(platformFeeRate)
-  const scaled = (units: bigint) => toLedgerUnits(multiply({ coefficient: units, scale: 12 }, rate))
-  return { free: false, units: scaled(cost.units), eurUnits: scaled(cost.eurUnits) }
+  return { free: false, units: platformFee(ctx, cost.units), eurUnits: platformFee(ctx, cost.eurUnits) }
 }
 
 /** Notes a counted BYOK request as pending settlement. */

@@ -5,7 +5,7 @@ import type { UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Attempt } from '../routing/plan'
 import type { UsageRecord } from '../stores/usage'
-import { maxCompletionTokens } from './max-cost'
+import { countImages, maxCompletionTokens } from './max-cost'
 
 /** What is known of a finished (or ended) chat request when it is billed. */
 export interface SettleInput extends RequestOutcome {
@@ -14,14 +14,6 @@ export interface SettleInput extends RequestOutcome {
   estimated: boolean
 }
 
-/** Counts the image parts of a request's messages (priced per image where the model has an image price). */
-export function countImages(request: ChatRequest): number {
-  let images = 0
-  for (const message of request.messages) {
-    if (Array.isArray(message.content)) for (const part of message.content) if ((part as { type: string }).type === 'image_url') images++
-  }
-  return images
-}
 
 /** Rough token count of text, for billing a stream that ended before the provider reported usage. */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)

@@ -1,14 +1,23 @@
 import type { MaxCost } from '../billing/holds'
 import { priceUsage } from '../billing/cost'
-import { decimal, multiply, toLedgerUnits } from '../billing/decimal'
+import { platformFee } from '../billing/byok-fees'
+import { compare, decimal, multiply, toLedgerUnits } from '../billing/decimal'
 import type { GatewayContext } from '../context'
 import type { ModelPricing } from '../providers/types'
 import type { Attempt } from '../routing/plan'
 import type { ChatRequest } from '../schemas/chat'
-import { countImages } from './billing'
 
 /** Completion tokens a hold assumes when neither the request nor the catalogue bounds them. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 16_384
+
+/** Counts the image parts of a request's messages (priced per image where the model has an image price). */
+export function countImages(request: ChatRequest): number {
+  let images = 0
+  for (const message of request.messages) {
+    if (Array.isArray(message.content)) for (const part of message.content) if ((part as { type: string }).type === 'image_url') images++
+  }
+  return images
+}
 
 /** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3). */
 export function maxPromptTokens(request: ChatRequest): number {
@@ -30,7 +39,7 @@ export function maxCompletionTokens(request: ChatRequest, attempt: Attempt, prom
 // The dearer of visible and reasoning completion tokens, per token.
 function completionPrice(pricing: ModelPricing): string {
   const { completion, internal_reasoning: reasoning } = pricing
-  return reasoning !== undefined && Number(reasoning) > Number(completion) ? reasoning : completion
+  return reasoning !== undefined && compare(decimal(reasoning), decimal(completion)) > 0 ? reasoning : completion
 }
 
 /**
@@ -48,7 +57,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
     const tokens = maxCompletionTokens(request, attempt, prompt)
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
     const cost = priceUsage({ ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined }, { prompt_tokens: prompt, completion_tokens: tokens }, { images }, rate)
-    const eurUnits = attempt.credential ? toLedgerUnits(multiply({ coefficient: cost.eurUnits, scale: 12 }, feeRate)) : cost.eurUnits
+    const eurUnits = attempt.credential ? platformFee(ctx, cost.eurUnits) : cost.eurUnits
     if (!worst || eurUnits > worst.eurUnits) worst = { eurUnits, attempt, tokens }
   }
   if (!worst) return { eurUnits: 0n }

@@ -43,8 +43,9 @@ describe('a client that leaves a reasoning stream before its usage chunk', () =>
     const customer = await createCustomer(waiting.gateway, { credits: '10' })
     const abortedBefore = upstream.aborted
     const id = await leaveAfterFirstChunk(waiting, customer.auth, { model: 'fake/thinker', messages: [{ role: 'user', content: 'think hard' }] })
-    const record = await expect.poll(async () => (await waiting.gateway.context.usage.list(customer.user.org_id)).find((r) => r.id === id), { timeout: 3000 }).toBeTruthy()
-      .then(async () => (await waiting.gateway.context.usage.list(customer.user.org_id)).find((r) => r.id === id)!)
+    const find = async () => (await waiting.gateway.context.usage.list(customer.user.org_id)).find((r) => r.id === id)
+    await expect.poll(async () => (await find())?.status, { timeout: 3000 }).toBe('cancelled')
+    const record = (await find())!
     expect(record).toMatchObject({ status: 'cancelled', completion_tokens: 20_015, reasoning_tokens: 20_000, usage_estimated: false })
     // 20,015 × 0.000004 USD plus the prompt's reported tokens × 0.000001, in EUR at 0.86.
     const promptUsd = record.prompt_tokens * 0.000001
@@ -68,7 +69,7 @@ describe('a client that leaves a reasoning stream before its usage chunk', () =>
     clock = started + 30_000 // 30 s of reasoning at 100 tokens a second would be 3,000 tokens
     controller.abort()
     const find = async () => (await impatient.gateway.context.usage.list(customer.user.org_id))[0]
-    await expect.poll(find, { timeout: 3000 }).toBeTruthy()
+    await expect.poll(async () => (await find())?.status, { timeout: 3000 }).toBe('cancelled')
     expect(await find()).toMatchObject({ status: 'cancelled', completion_tokens: 3000, usage_estimated: true })
     await expect.poll(() => upstream.aborted, { timeout: 3000 }).toBe(abortedBefore + 1) // the wait ended: the provider was stopped
 
@@ -84,7 +85,7 @@ describe('a client that leaves a reasoning stream before its usage chunk', () =>
     clock += 600_000 // ten minutes: 60,000 tokens by time, capped by max_tokens
     again.abort()
     const find2 = async () => (await impatient.gateway.context.usage.list(capped.user.org_id))[0]
-    await expect.poll(find2, { timeout: 3000 }).toBeTruthy()
+    await expect.poll(async () => (await find2())?.status, { timeout: 3000 }).toBe('cancelled')
     expect(await find2()).toMatchObject({ status: 'cancelled', completion_tokens: 5000, usage_estimated: true })
   })
 })

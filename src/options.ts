@@ -57,8 +57,12 @@ export interface GatewayOptions {
   auth?: AuthOptions
   /** Overall deadline of a request's attempts (until the first chunk of a stream). Default 300000 ms; past it: 408. */
   requestTimeoutMs?: number
-  /** The circuit breaker: consecutive failures that open it (3), its cool-down (30000 ms), outcomes kept (20). */
-  health?: { failureThreshold?: number; cooldownMs?: number; windowSize?: number }
+  /** The circuit breaker per provider, model and credential (docs/routing.md). */
+  health?: HealthOptionsInput
+  /** Retries of the same provider on 429, 503, 529 and connection errors, before the next one (docs/routing.md). */
+  retry?: RetryOptionsInput
+  /** How long `close()` lets requests in flight finish before it aborts and bills them. Default 30000 ms. */
+  drainTimeoutMs?: number
   /** Requests per window, per API key and per org; unset: no limit. Counted in storage, so they hold across instances. */
   rateLimits?: { key?: RateLimit; org?: RateLimit }
   /** Events of each attempt, fallback, success and failure, for the host's logs and metrics. */
@@ -141,8 +145,32 @@ export interface ResolvedOptions {
   retention: Required<RetentionOptions>
   holdTtlSeconds: number
   abortedStreamUsageWaitMs: number
-  health: { failureThreshold: number; cooldownMs: number; windowSize: number }
+  health: Required<HealthOptionsInput>
+  retry: Required<RetryOptionsInput>
+  drainTimeoutMs: number
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks
   auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>
+}
+
+/** The circuit breaker's options (docs/routing.md). */
+export interface HealthOptionsInput {
+  /** Consecutive failures that open the breaker. Default 3. */
+  failureThreshold?: number
+  /** How long an open breaker skips the provider before one probe is let through. Default 30000 ms. */
+  cooldownMs?: number
+  /** Outcomes kept per provider, model and credential (latency, throughput, error rate). Default 20. */
+  windowSize?: number
+  /** Providers, models and credentials tracked at most; the least recently used are forgotten. Default 10000. */
+  maxEntries?: number
+}
+
+/** Retries of one provider before the router moves on (docs/routing.md). */
+export interface RetryOptionsInput {
+  /** Retries of the same provider after a 429, 503, 529 or connection error. Default 2; 0: none. */
+  maxRetries?: number
+  /** First backoff ceiling; the n-th retry waits a random time up to `baseDelayMs · 2^(n-1)` (full jitter). Default 250 ms. */
+  baseDelayMs?: number
+  /** Longest wait before a retry, `Retry-After` included: a longer one moves on to the next provider. Default 10000 ms. */
+  maxDelayMs?: number
 }

@@ -8,7 +8,7 @@ import { invalidRequest, toGatewayError } from '../errors'
 import { gatewayResponse } from '../http/respond'
 import { upstreamError } from '../providers/upstream-error'
 import type { UpstreamSpeech, UpstreamSpeechRequest } from '../providers/types'
-import { firstSuccessful } from '../routing/attempts'
+import { firstSuccessful, healthKeyOf } from '../routing/attempts'
 import type { Attempt } from '../routing/plan'
 import type { speechRequestSchema } from '../schemas/audio'
 import type { Principal } from '../stores/accounts'
@@ -70,7 +70,7 @@ async function speak(ctx: GatewayContext, input: { principal: Principal; request
   const generationId = newGenerationId(startedAt)
   const upstreamAbort = new AbortController()
   const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
-  const { result: opened, attempt, tries } = await firstSuccessful(ctx, attempts, { signal, requestId: input.requestId }, async (a, options) => {
+  const { result: opened, attempt, tries } = await firstSuccessful(ctx, attempts, { signal, requestId: input.requestId, org: principal.org.id }, async (a, options) => {
     const speech = await a.offer.provider.speech!(upstreamRequestFor(request, a), options)
     const iterator = speech.audio[Symbol.asyncIterator]()
     try {
@@ -133,7 +133,7 @@ async function speak(ctx: GatewayContext, input: { principal: Principal; request
         const failure = toGatewayError(error, input.requestId)
         // Audio is on its way: the status is sent, so the only way to say it failed is to cut the response short.
         ctx.logger.warn(`speech from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
-        ctx.health.record(attempt.offer.provider.slug, attempt.entry.id, { ok: false, latencyMs: ctx.now() - startedAt })
+        ctx.health.record(healthKeyOf(attempt), principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
         await bill('error')
         controller.error(failure)
       }

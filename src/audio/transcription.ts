@@ -96,7 +96,7 @@ async function transcribe(
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.timestamp_granularities !== undefined ? { timestamp_granularities: request.timestamp_granularities } : {}),
   })
-  const { result, attempt, tries } = await firstSuccessful(ctx, attempts, input, async (a, options) => {
+  const { result, attempt, tries } = await firstSuccessful(ctx, attempts, { ...input, org: principal.org.id }, async (a, options) => {
     const transcription = await a.offer.provider.transcribe!(upstreamRequest(a.offer.upstreamId), options)
     if (typeof transcription?.text !== 'string') throw upstreamError(a.offer.provider.name, 'malformed_response', 'the transcription has no text')
     return transcription

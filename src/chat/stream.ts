@@ -6,7 +6,7 @@ import type { UpstreamChunk, UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
-import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
+import { firstSuccessful, healthKeyOf, upstreamRequestFor } from '../routing/attempts'
 import { estimatedUsage, mayReason, settle } from './billing'
 import { releaseOrLog, type Hold } from '../billing/holds'
 import type { Attempt } from '../routing/plan'
@@ -48,7 +48,7 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
   // for the provider's usage report once it did (docs/money.md). Not lent to routing: its deadline must fail the
   // opening (an error chunk once keep-alives went out), not look like the client leaving.
   const upstreamAbort = new AbortController()
-  const opening = firstSuccessful(ctx, input.attempts, { signal: upstreamAbort.signal, requestId: input.requestId }, async (attempt, options) => {
+  const opening = firstSuccessful(ctx, input.attempts, { signal: upstreamAbort.signal, requestId: input.requestId, org: input.principal.org.id }, async (attempt, options) => {
     const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
     try {
       return { iterator, first: await iterator.next() }
@@ -238,7 +238,7 @@ function createSseStream(
         if (closed) return
         const failure = toGatewayError(error, input.requestId)
         ctx.logger.warn(`stream from ${served.attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
-        ctx.health.record(served.attempt.offer.provider.slug, served.attempt.entry.id, { ok: false, latencyMs: ctx.now() - startedAt })
+        ctx.health.record(healthKeyOf(served.attempt), input.principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
         fail(failure)
         await finish(served, 'error').catch(() => end())
       }

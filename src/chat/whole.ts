@@ -13,7 +13,7 @@ import { newGenerationId, shapeChoice } from './shape'
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
 export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold }): Promise<Response> {
   const startedAt = ctx.now()
-  const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, input, (a, options) =>
+  const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>
     a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
   )
   const generationId = newGenerationId(startedAt)

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
-import { fromHttpStatus, upstreamError } from './upstream-error'
+import { fromHttpStatus, retryHeaders, upstreamError } from './upstream-error'
 
 /*
  * OpenAI chat format ⇄ Anthropic Messages API, version 2026-10-21: the request body the provider sends, the whole
@@ -445,9 +445,9 @@ export function anthropicError(provider: string, status: number | undefined, bod
   const raw = body.message
   switch (body.type) {
     case 'rate_limit_error':
-      return upstreamError(provider, 'rate_limit_exceeded', raw, { headers: headers['retry-after'] ? { 'retry-after': headers['retry-after'] } : undefined })
+      return upstreamError(provider, 'rate_limit_exceeded', raw, { headers: retryHeaders(headers) })
     case 'overloaded_error':
-      return upstreamError(provider, 'provider_overloaded', raw)
+      return upstreamError(provider, 'provider_overloaded', raw, { headers: retryHeaders(headers) })
     case 'invalid_request_error':
       return upstreamError(provider, CONTEXT_TOO_LONG.test(raw) ? 'context_length_exceeded' : 'invalid_request', raw)
     case 'not_found_error':

@@ -71,7 +71,7 @@ export async function requireEventStream(res: UpstreamResponse, provider: string
   throw upstreamError(provider, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
 }
 
-const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete')
+const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete', { connection: true })
 
 // The body as it arrives, from 'data' events through one plain iterator (cheaper per chunk than Node's async
 // iterator wrapped in a generator). Chunks not yet taken pause the response (backpressure); failures come after
@@ -167,5 +167,5 @@ function toUpstreamError(error: unknown, init: UpstreamRequest): Error {
   const code = (error as NodeJS.ErrnoException)?.code ?? ''
   const raw = `${code || 'error'}: ${(error as Error)?.message ?? String(error)}`
   if (code === 'ETIMEDOUT') return upstreamError(init.provider, 'timeout', raw, { cause: error })
-  return upstreamError(init.provider, 'provider_unavailable', raw, { cause: error })
+  return upstreamError(init.provider, 'provider_unavailable', raw, { cause: error, connection: true })
 }

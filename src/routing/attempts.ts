@@ -1,9 +1,16 @@
 import type { GatewayContext } from '../context'
 import { GatewayError, toGatewayError } from '../errors'
-import { isRetryable } from '../providers/upstream-error'
+import { isRetryable, isRetryableOnSameProvider, retryAfterMs } from '../providers/upstream-error'
+import type { Admission, HealthKey } from './health'
 import type { CallOptions, UpstreamChatRequest } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Attempt } from './plan'
+
+/** What the health of an attempt is kept by: its provider, model and credential (docs/routing.md). */
+export const healthKeyOf = (attempt: Attempt): HealthKey => ({ provider: attempt.offer.provider.slug, model: attempt.entry.id, credential: attempt.credential?.id })
+
+// The provider as hooks and logs name it: the customer's key is told apart from the service's.
+const labelOf = (attempt: Attempt) => (attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug)
 
 /** The request as the attempt's provider receives it: gateway-only fields removed, the provider's model id. */
 export function upstreamRequestFor(request: ChatRequest, attempt: Attempt): UpstreamChatRequest {
@@ -15,22 +22,27 @@ export function upstreamRequestFor(request: ChatRequest, attempt: Attempt): Upst
 export interface RoutingEvent {
   requestId: string
   model: string
+  /** The provider's slug; `<slug>:byok:<credential id>` when the customer's own key is used. */
   provider: string
-  /** 1 for the first attempt. */
+  /** 1 for the first upstream call of the request, counting retries. */
   attempt: number
+  /** 0 for the first call to this provider, then 1, 2, … for its retries. */
+  retry: number
   latencyMs?: number
   error?: { status: number; type: string; message: string; error_type?: string }
 }
 
 /** Hooks for the host's logs and metrics; a hook that throws is logged and ignored. */
 export interface RoutingHooks {
-  /** An attempt starts. */
+  /** An upstream call starts (first call to a provider, or a retry of it). */
   onAttempt?: (event: RoutingEvent) => void
-  /** An attempt failed with a retryable error; the next one (`next`) is tried. */
+  /** A call failed with a 429, 503, 529 or connection error; the same provider is asked again after `delayMs`. */
+  onRetry?: (event: RoutingEvent & { delayMs: number }) => void
+  /** A provider failed (after its retries); the next one (`next`) is tried. */
   onFallback?: (event: RoutingEvent & { next: { model: string; provider: string } }) => void
-  /** The request was served by this attempt. */
+  /** The request was served by this call. */
   onSuccess?: (event: RoutingEvent) => void
-  /** The request failed: no attempt served it. */
+  /** The request failed: no call served it. */
   onFailure?: (event: RoutingEvent) => void
 }
 
@@ -57,15 +69,31 @@ const describe = (error: GatewayError) => ({
   error_type: error.metadata?.error_type as string | undefined,
 })
 
+/** What one request's search for a provider shares: where it stands, and how it ends. */
+interface Search<T> {
+  ctx: GatewayContext
+  requestId: string
+  org: string | undefined
+  call: (attempt: Attempt, options: CallOptions) => Promise<T>
+  signal: AbortSignal
+  deadline: { passed: boolean; at: number }
+  /** Upstream calls made so far, retries included. */
+  tries: number
+}
+
+type CandidateOutcome<T> = { ok: true; result: T } | { ok: false; error: GatewayError; fallback: boolean; event: RoutingEvent }
+
 /**
- * Runs `call` on each attempt in order until one succeeds (decisions.md §8): a retryable failure (429, 5xx, connection
- * errors, timeouts, malformed answers) moves on to the next attempt, any other is answered as it is. Attempts whose
- * breaker is open are skipped; outcomes feed the health tracker. The deadline bounds the whole search (408).
+ * Serves a request from the first attempt that succeeds (docs/routing.md): each provider is retried on 429, 503, 529
+ * and connection errors (backoff with full jitter, or its `Retry-After`, within the deadline), then the next is tried
+ * on any failure of the provider (5xx, timeouts, malformed answers); an error caused by the request is answered as it
+ * is. An open breaker skips its provider, but when nothing else is left the one whose cool-down ends first is tried
+ * anyway. The deadline bounds the whole search (408).
  */
 export async function firstSuccessful<T>(
   ctx: GatewayContext,
   attempts: Attempt[],
-  input: { signal: AbortSignal; requestId: string; abort?: AbortController },
+  input: { signal: AbortSignal; requestId: string; org: string | undefined; abort?: AbortController },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
   // One controller for the client going away and the deadline (cheaper than AbortSignal.any per request): the
@@ -73,7 +101,7 @@ export async function firstSuccessful<T>(
   // keeps reaching it after this returns (a stream goes on reading through it). A timer of our own, cleared at the
   // end (AbortSignal.timeout would linger for the whole deadline per request).
   const controller = input.abort ?? new AbortController()
-  const deadline = { passed: false }
+  const deadline = { passed: false, at: performance.now() + ctx.options.requestTimeoutMs }
   if (!input.abort) {
     if (input.signal.aborted) controller.abort(input.signal.reason)
     else input.signal.addEventListener('abort', () => controller.abort(input.signal.reason), { once: true })
@@ -83,68 +111,129 @@ export async function firstSuccessful<T>(
     controller.abort()
   }, ctx.options.requestTimeoutMs)
   try {
-    return await tryInOrder(ctx, attempts, input, call, controller.signal, deadline)
+    return await tryInOrder({ ctx, requestId: input.requestId, org: input.org, call, signal: controller.signal, deadline, tries: 0 }, attempts)
   } finally {
     clearTimeout(deadlineTimer)
   }
 }
 
-async function tryInOrder<T>(
-  ctx: GatewayContext,
-  attempts: Attempt[],
-  input: { signal: AbortSignal; requestId: string },
-  call: (attempt: Attempt, options: CallOptions) => Promise<T>,
-  signal: AbortSignal,
-  deadline: { passed: boolean },
-): Promise<{ result: T; attempt: Attempt; tries: number }> {
-  let lastError: GatewayError | undefined
-  let tries = 0
-  for (let i = 0; i < attempts.length; i++) {
-    const attempt = attempts[i]
-    // A customer's key has its own health: its rate limits or failures say nothing of the provider for others.
-    const provider = attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug
-    const model = attempt.entry.id
-    if (!ctx.health.admit(provider, model)) continue // its breaker opened while earlier attempts ran
+async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ result: T; attempt: Attempt; tries: number }> {
+  const { ctx, org } = search
+  const cooling: Attempt[] = []
+  let forced = false
+  let failed: { error: GatewayError; event: RoutingEvent } | undefined
+  let next = 0
+  for (;;) {
+    // The next attempt whose breaker admits it; those cooling down are set aside.
+    let attempt: Attempt | undefined
+    let admission: Admission = { probe: false }
+    while (!attempt && next < attempts.length) {
+      const candidate = attempts[next++]
+      const admitted = ctx.health.admit(healthKeyOf(candidate), org)
+      if (admitted) [attempt, admission] = [candidate, admitted]
+      else cooling.push(candidate)
+    }
+    // The breaker never refuses the last way to serve a request: the one whose cool-down ends first is tried anyway.
+    if (!attempt && !forced && cooling.length && !search.signal.aborted) {
+      forced = true
+      const retryAt = (a: Attempt) => ctx.health.retryAt(healthKeyOf(a), org) ?? 0
+      attempt = cooling.reduce((best, a) => (retryAt(a) < retryAt(best) ? a : best))
+      ctx.logger.info(`every other way is cooling down; trying ${labelOf(attempt)} for ${attempt.entry.id} anyway`, { request_id: search.requestId })
+    }
+    if (!attempt) break
     let secret: string | undefined
     if (attempt.credential) {
       try {
         secret = await ctx.byok.secretOf(attempt.credential)
       } catch (error) {
         // Sealed under a secret this gateway no longer has: skip it (the next attempt serves), and say so loudly.
+        ctx.health.release(healthKeyOf(attempt), admission)
         ctx.logger.error('a BYOK credential cannot be decrypted; skipped', { credential_id: attempt.credential.id, error: (error as Error).message })
         continue
       }
     }
-    tries++
-    const event: RoutingEvent = { requestId: input.requestId, model, provider, attempt: tries }
-    emit(ctx, 'onAttempt', event)
-    const started = performance.now()
-    try {
-      const result = await call(attempt, { signal, timeoutMs: ctx.options.upstreamTimeoutMs, ...(secret ? { apiKey: secret } : {}) })
-      if (attempt.credential) void ctx.byok.touch(attempt.credential).catch(() => undefined)
-      const latencyMs = performance.now() - started
-      ctx.health.record(provider, model, { ok: true, latencyMs })
-      emit(ctx, 'onSuccess', { ...event, latencyMs })
-      return { result, attempt, tries }
-    } catch (thrown) {
-      const latencyMs = performance.now() - started
-      const error = deadline.passed
-        ? new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, { metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' } })
-        : redactSecret(toGatewayError(thrown, input.requestId), secret)
-      lastError = error
-      // A customer's key that the provider refuses is worth falling back from (to the service's key or another).
-      const retryable = isRetryable(error) || (attempt.credential !== undefined && error.metadata?.error_type === 'authentication')
-      if (retryable) ctx.health.record(provider, model, { ok: false, latencyMs })
-      const next = attempts.slice(i + 1).find((a) => ctx.health.state(a.offer.provider.slug, a.entry.id) !== 'open')
-      if (signal.aborted || !retryable || !next) {
-        emit(ctx, 'onFailure', { ...event, latencyMs, error: describe(error) })
-        throw error
-      }
-      emit(ctx, 'onFallback', { ...event, latencyMs, error: describe(error), next: { model: next.entry.id, provider: next.offer.provider.slug } })
-      ctx.logger.warn(`${provider} failed for ${model}; trying ${next.offer.provider.slug}`, { request_id: input.requestId, error_type: error.metadata?.error_type })
+    if (failed) {
+      const nextOne = { model: attempt.entry.id, provider: labelOf(attempt) }
+      emit(ctx, 'onFallback', { ...failed.event, next: nextOne })
+      ctx.logger.warn(`${failed.event.provider} failed for ${failed.event.model}; trying ${nextOne.provider}`, { request_id: search.requestId, error_type: failed.error.metadata?.error_type })
     }
+    const outcome = await tryCandidate(search, attempt, admission, secret)
+    if (outcome.ok) return { result: outcome.result, attempt, tries: search.tries }
+    failed = { error: outcome.error, event: outcome.event }
+    if (!outcome.fallback || search.signal.aborted) break
   }
-  const failure = lastError ?? new GatewayError(503, 'No provider is available: every candidate is cooling down after recent failures', { metadata: { models: [...new Set(attempts.map((a) => a.entry.id))] } })
-  if (!lastError) emit(ctx, 'onFailure', { requestId: input.requestId, model: attempts[0].entry.id, provider: attempts[0].offer.provider.slug, attempt: 0, error: describe(failure) })
+  if (failed) {
+    emit(ctx, 'onFailure', failed.event)
+    throw failed.error
+  }
+  const failure = new GatewayError(503, 'No provider is available: no credential of the candidates could be used', { metadata: { models: [...new Set(attempts.map((a) => a.entry.id))] } })
+  emit(ctx, 'onFailure', { requestId: search.requestId, model: attempts[0].entry.id, provider: labelOf(attempts[0]), attempt: 0, retry: 0, error: describe(failure) })
   throw failure
+}
+
+// Calls one provider, retrying it while its failures say a pause may help; reports how the provider did to its health.
+async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: Admission, secret: string | undefined): Promise<CandidateOutcome<T>> {
+  const { ctx, org, signal, deadline } = search
+  const key = healthKeyOf(attempt)
+  let admitted: Admission | undefined = admission
+  try {
+    for (let retry = 0; ; retry++) {
+      search.tries++
+      const event: RoutingEvent = { requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: search.tries, retry }
+      emit(ctx, 'onAttempt', event)
+      const started = performance.now()
+      try {
+        const result = await search.call(attempt, { signal, timeoutMs: ctx.options.upstreamTimeoutMs, ...(secret ? { apiKey: secret } : {}) })
+        if (attempt.credential) void ctx.byok.touch(attempt.credential).catch(() => undefined)
+        const latencyMs = performance.now() - started
+        ctx.health.record(key, org, { ok: true, latencyMs })
+        admitted = undefined
+        emit(ctx, 'onSuccess', { ...event, latencyMs })
+        return { ok: true, result }
+      } catch (thrown) {
+        const latencyMs = performance.now() - started
+        const error = deadline.passed ? deadlineError(ctx, attempt) : redactSecret(toGatewayError(thrown, search.requestId), secret)
+        const failed = { ...event, latencyMs, error: describe(error) }
+        // Only the provider's failures count for its health: never the request's own 4xx, its client leaving or its
+        // deadline. A customer's key that the provider refuses is worth falling back from (to the service's key).
+        const providerFault = !signal.aborted && (isRetryable(error) || (attempt.credential !== undefined && error.metadata?.error_type === 'authentication'))
+        if (!providerFault) return { ok: false, error, fallback: false, event: failed }
+        ctx.health.record(key, org, { ok: false, latencyMs })
+        admitted = undefined
+        const delay = retry < ctx.options.retry.maxRetries && isRetryableOnSameProvider(error) ? retryDelay(search, error, retry) : null
+        if (delay === null) return { ok: false, error, fallback: true, event: failed }
+        emit(ctx, 'onRetry', { ...failed, delayMs: delay })
+        if (!(await pause(delay, signal))) return { ok: false, error: deadline.passed ? deadlineError(ctx, attempt) : error, fallback: false, event: failed }
+      }
+    }
+  } finally {
+    if (admitted) ctx.health.release(key, admitted)
+  }
+}
+
+const deadlineError = (ctx: GatewayContext, attempt: Attempt) =>
+  new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, { metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' } })
+
+// The wait before retrying a provider: its own Retry-After, else full jitter up to baseDelayMs · 2^retry; null when
+// that wait is longer than retry.maxDelayMs or would pass the request's deadline (the router moves on instead).
+function retryDelay(search: Search<unknown>, error: GatewayError, retry: number): number | null {
+  const { baseDelayMs, maxDelayMs } = search.ctx.options.retry
+  const asked = retryAfterMs(error, search.ctx.now())
+  const delay = Math.floor(asked ?? Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** retry))
+  return delay > maxDelayMs || delay >= search.deadline.at - performance.now() ? null : delay
+}
+
+// Waits `ms`; false when the signal aborts first (the client left, or the deadline passed).
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const done = (waited: boolean) => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+      resolve(waited)
+    }
+    const onAbort = () => done(false)
+    const timer = setTimeout(() => done(true), ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }

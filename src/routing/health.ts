@@ -1,22 +1,42 @@
-/** Options of the health tracker (the circuit breaker of decisions.md §8: "a provider that failed recently cools down"). */
+/** Options of the health tracker (the circuit breaker of docs/routing.md). */
 export interface HealthOptions {
-  /** Outcomes kept per provider and model. Default 20. */
+  /** Outcomes kept per provider, model and credential. Default 20. */
   windowSize: number
   /** Consecutive failures that open the breaker. Default 3. */
   failureThreshold: number
-  /** How long an open breaker skips the provider before one probe is let through. Default 30 s. */
+  /** How long an open breaker skips the provider before one probe is let through; also a probe's lease. Default 30 s. */
   cooldownMs: number
+  /** Entries kept at most; the least recently used are forgotten first. Default 10,000. */
+  maxEntries: number
   now: () => number
 }
 
-/** The breaker of one provider and model: closed (used), open (skipped until `retryAt`), half-open (one probe out). */
+/** What the health of one way to serve a model is kept by: provider, model, and credential (a BYOK id; none: the service's key). */
+export interface HealthKey {
+  provider: string
+  model: string
+  /** The customer's credential (BYOK) the attempt uses; undefined for the service's own key. */
+  credential?: string
+}
+
+/** The breaker of one provider, model and credential: closed (used), open (skipped until `retry_at`), half-open (one probe out). */
 export type BreakerState = 'closed' | 'open' | 'half-open'
 
-/** What the host sees of one provider and model. */
+/** A permission to call a provider: `probe` when it is the one call a half-open breaker lets through. */
+export interface Admission {
+  probe: boolean
+}
+
+/** What the host sees of one provider, model and credential. */
 export interface HealthSnapshot {
   provider: string
   model: string
+  /** `service` for the gateway's own key, else the BYOK credential's id. */
+  credential: string
+  /** The breaker's state, for those it applies to (`open_for`). */
   state: BreakerState
+  /** Who an open breaker applies to: `everyone`, or the one org whose own failures opened it; null when closed. */
+  open_for: string | null
   /** Outcomes in the window. */
   requests: number
   failures: number
@@ -27,6 +47,8 @@ export interface HealthSnapshot {
   throughput_tps: number | null
   /** When an open breaker lets a probe through (ISO time). */
   retry_at: string | null
+  /** A half-open breaker's probe is out. */
+  probing: boolean
 }
 
 interface Outcome {
@@ -36,10 +58,16 @@ interface Outcome {
 }
 
 interface Entry {
+  key: HealthKey
   outcomes: Outcome[]
   consecutiveFailures: number
+  /** Distinct orgs of the current run of failures (two at most: enough to know it is not one org's doing). */
+  failingOrgs: string[]
   openedAt?: number
-  probing: boolean
+  /** The org an open breaker applies to; undefined: everyone. */
+  openFor?: string
+  /** When the half-open breaker's probe went out. */
+  probeSince?: number
 }
 
 const median = (values: number[]): number | null => {
@@ -48,81 +76,122 @@ const median = (values: number[]): number | null => {
   return sorted[Math.floor((sorted.length - 1) / 2)]
 }
 
-/** Rolling health per provider and model, in this process, with a circuit breaker. */
+const idOf = (key: HealthKey) => `${key.provider}\u0000${key.model}\u0000${key.credential ?? ''}`
+
+/**
+ * Rolling health per provider, model and credential, in this process, with a circuit breaker (docs/routing.md):
+ * consecutive provider failures open it; when they all came from one org, it is open for that org only. After the
+ * cool-down one probe goes through, and whatever ends the probe releases it.
+ */
 export function createHealthTracker(options: HealthOptions) {
   const entries = new Map<string, Entry>()
-  const keyOf = (provider: string, model: string) => `${provider}\u0000${model}`
-  const entryOf = (provider: string, model: string) => {
-    const key = keyOf(provider, model)
-    let entry = entries.get(key)
-    if (!entry) entries.set(key, (entry = { outcomes: [], consecutiveFailures: 0, probing: false }))
+
+  const entryOf = (key: HealthKey): Entry => {
+    const id = idOf(key)
+    let entry = entries.get(id)
+    if (entry) entries.delete(id) // re-inserted last: the map's order is least recently used first
+    else entry = { key: { ...key }, outcomes: [], consecutiveFailures: 0, failingOrgs: [] }
+    entries.set(id, entry)
+    if (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!)
     return entry
   }
-  const stateOf = (entry: Entry | undefined): BreakerState => {
-    if (!entry || entry.openedAt === undefined) return 'closed'
+  const appliesTo = (entry: Entry, org: string | undefined) => entry.openFor === undefined || entry.openFor === org
+  const stateOf = (entry: Entry | undefined, org: string | undefined): BreakerState => {
+    if (!entry || entry.openedAt === undefined || !appliesTo(entry, org)) return 'closed'
     return options.now() - entry.openedAt >= options.cooldownMs ? 'half-open' : 'open'
   }
+  const probeOut = (entry: Entry) => entry.probeSince !== undefined && options.now() - entry.probeSince < options.cooldownMs
 
   return {
-    /** The breaker's state for a provider and model. */
-    state: (provider: string, model: string): BreakerState => stateOf(entries.get(keyOf(provider, model))),
+    /** The breaker's state for a provider, model and credential, as the org sees it. */
+    state: (key: HealthKey, org?: string): BreakerState => stateOf(entries.get(idOf(key)), org),
 
-    /** True when an attempt may go to this provider now; a half-open breaker lets exactly one probe through. */
-    admit(provider: string, model: string): boolean {
-      const entry = entries.get(keyOf(provider, model))
-      const state = stateOf(entry)
-      if (state === 'closed') return true
-      if (state === 'open' || entry!.probing) return false
-      entry!.probing = true
-      return true
+    /**
+     * May an attempt go there now? A closed breaker admits; an open one refuses; a half-open one admits one probe at
+     * a time (a probe never ended within a cool-down frees the place). The admission goes back to `record` or `release`.
+     */
+    admit(key: HealthKey, org?: string): Admission | null {
+      const entry = entries.get(idOf(key))
+      const state = stateOf(entry, org)
+      if (state === 'closed') return { probe: false }
+      if (state === 'open' || probeOut(entry!)) return null
+      entry!.probeSince = options.now()
+      return { probe: true }
     },
 
-    /** Records an attempt's outcome: failures open the breaker after the threshold; a success closes it. */
-    record(provider: string, model: string, outcome: Outcome): void {
-      const entry = entryOf(provider, model)
+    /** When the breaker lets a probe through for the org (epoch ms); null when it is closed. */
+    retryAt(key: HealthKey, org?: string): number | null {
+      const entry = entries.get(idOf(key))
+      return entry?.openedAt === undefined || !appliesTo(entry, org) ? null : entry.openedAt + options.cooldownMs
+    },
+
+    /**
+     * Records an outcome of the provider (never one caused by the request or its client): a success closes the
+     * breaker; failures open it at the threshold, for the one org that had them all, or for everyone.
+     */
+    record(key: HealthKey, org: string | undefined, outcome: Outcome): void {
+      const entry = entryOf(key)
       entry.outcomes.push(outcome)
       if (entry.outcomes.length > options.windowSize) entry.outcomes.shift()
-      entry.probing = false
+      entry.probeSince = undefined
       if (outcome.ok) {
         entry.consecutiveFailures = 0
-        entry.openedAt = undefined
-      } else {
-        entry.consecutiveFailures++
-        if (entry.openedAt !== undefined || entry.consecutiveFailures >= options.failureThreshold) entry.openedAt = options.now()
+        entry.failingOrgs = []
+        entry.openedAt = entry.openFor = undefined
+        return
+      }
+      entry.consecutiveFailures++
+      const tenant = org ?? ''
+      if (!entry.failingOrgs.includes(tenant) && entry.failingOrgs.length < 2) entry.failingOrgs.push(tenant)
+      if (entry.openedAt !== undefined || entry.consecutiveFailures >= options.failureThreshold) {
+        entry.openedAt = options.now()
+        entry.openFor = entry.failingOrgs.length > 1 || key.credential !== undefined ? undefined : entry.failingOrgs[0]
       }
     },
 
-    /** 0 for a provider to try first (healthy, or due for its probe), 1 for one that failed recently but is not cooling down. */
-    penalty(provider: string, model: string): 0 | 1 {
-      const entry = entries.get(keyOf(provider, model))
-      return entry && stateOf(entry) === 'closed' && entry.consecutiveFailures > 0 ? 1 : 0
+    /** Ends an admission with no verdict on the provider (the request was refused as invalid, or its client left). */
+    release(key: HealthKey, admission: Admission): void {
+      if (!admission.probe) return
+      const entry = entries.get(idOf(key))
+      if (entry) entry.probeSince = undefined
+    },
+
+    /** Order of preference by health: 0 healthy or due for its probe, 1 failed recently, 2 cooling down or probing. */
+    penalty(key: HealthKey, org?: string): 0 | 1 | 2 {
+      const entry = entries.get(idOf(key))
+      const state = stateOf(entry, org)
+      if (state === 'open' || (state === 'half-open' && probeOut(entry!))) return 2
+      return state === 'closed' && entry && appliesTo(entry, org) && entry.consecutiveFailures > 0 ? 1 : 0
     },
 
     /** Median latency (ms) of the window's successes, or null. */
-    latency: (provider: string, model: string): number | null =>
-      median((entries.get(keyOf(provider, model))?.outcomes ?? []).filter((o) => o.ok).map((o) => o.latencyMs)),
+    latency: (key: HealthKey): number | null =>
+      median((entries.get(idOf(key))?.outcomes ?? []).filter((o) => o.ok).map((o) => o.latencyMs)),
 
     /** Median completion tokens per second of the window's successes, or null. */
-    throughput: (provider: string, model: string): number | null =>
-      median((entries.get(keyOf(provider, model))?.outcomes ?? []).flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))),
+    throughput: (key: HealthKey): number | null =>
+      median((entries.get(idOf(key))?.outcomes ?? []).flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))),
 
-    /** Every tracked provider and model, for the host (admin API). */
+    /** Every tracked provider, model and credential, for the host (admin API). */
     snapshot(): HealthSnapshot[] {
-      return [...entries.entries()].map(([key, entry]) => {
-        const [provider, model] = key.split('\u0000')
+      return [...entries.values()].map((entry) => {
         const failures = entry.outcomes.filter((o) => !o.ok).length
-        const state = stateOf(entry)
+        const open = entry.openedAt !== undefined
+        const state = stateOf(entry, entry.openFor)
         return {
-          provider,
-          model,
+          provider: entry.key.provider,
+          model: entry.key.model,
+          credential: entry.key.credential ?? 'service',
           state,
+          open_for: !open ? null : (entry.openFor ?? 'everyone'),
           requests: entry.outcomes.length,
           failures,
           error_rate: entry.outcomes.length ? failures / entry.outcomes.length : 0,
           consecutive_failures: entry.consecutiveFailures,
           latency_p50_ms: median(entry.outcomes.filter((o) => o.ok).map((o) => o.latencyMs)),
           throughput_tps: median(entry.outcomes.flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))),
-          retry_at: state === 'closed' || entry.openedAt === undefined ? null : new Date(entry.openedAt + options.cooldownMs).toISOString(),
+          retry_at: open ? new Date(entry.openedAt! + options.cooldownMs).toISOString() : null,
+          probing: probeOut(entry),
         }
       })
     },

@@ -30,9 +30,9 @@ const MILLION = decimal(1_000_000)
 const perMillion = (price: string | undefined): Decimal => multiply(decimal(price ?? '0'), MILLION)
 /**
  * The ordered attempts for a chat request (decisions.md §8): its model, then its `models` fallbacks, each over the
- * providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price` and by
- * breakers that are open, ordered by `provider.order`, then by `sort` or by default healthy first, then cheapest.
- * Nothing eligible → 503 naming why.
+ * providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price`, ordered by
+ * `provider.order`, then by `sort` or by default healthy first, then cheapest. Breakers do not filter here: routing
+ * skips those cooling down while another way is left (docs/routing.md). Nothing eligible → 503 naming why.
  */
 export async function planAttempts(ctx: GatewayContext, request: ChatRequest, principal?: Principal): Promise<Attempt[]> {
   const ids = [...new Set([request.model, ...(request.models ?? [])].filter((id): id is string => !!id))]
@@ -73,12 +73,12 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
         }
       }
     }
-    if (health.state(offer.provider.slug, entry.id) === 'open') return why('cooling down after recent failures')
     return true
   }
 
   const price = (offer: ModelOffer) => decimal(offer.model.pricing.prompt ?? '0')
   const byPreference = (entry: CatalogueEntry) => (a: ModelOffer, b: ModelOffer): number => {
+    const serviceKey = (o: ModelOffer) => ({ provider: o.provider.slug, model: entry.id })
     const rank = (o: ModelOffer) => {
       const i = order.indexOf(o.provider.slug.toLowerCase())
       return i === -1 ? order.length : i
@@ -86,7 +86,7 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
     if (rank(a) !== rank(b)) return rank(a) - rank(b)
     const sort = preferences.sort
     if (sort === 'latency' || sort === 'throughput') {
-      const value = (o: ModelOffer) => (sort === 'latency' ? health.latency(o.provider.slug, entry.id) : health.throughput(o.provider.slug, entry.id))
+      const value = (o: ModelOffer) => (sort === 'latency' ? health.latency(serviceKey(o)) : health.throughput(serviceKey(o)))
       const [va, vb] = [value(a), value(b)]
       if (va !== vb) {
         if (va === null) return 1
@@ -95,7 +95,7 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
       }
     } else if (sort !== 'price') {
       // Default: healthy first (a provider due for its probe counts as healthy: the probe needs a request), then cheapest.
-      const penalty = (o: ModelOffer) => health.penalty(o.provider.slug, entry.id)
+      const penalty = (o: ModelOffer) => health.penalty(serviceKey(o), principal?.org.id)
       if (penalty(a) !== penalty(b)) return penalty(a) - penalty(b)
     }
     const byPrice = compare(sumPrice(a), sumPrice(b))

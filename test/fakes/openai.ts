@@ -32,6 +32,14 @@ export interface FakeOpenAI {
   modes: Record<string, string>
   /** Behaviour by API key (the bearer token), e.g. `keyModes['sk-bad'] = 'fail-429'`; checked before `modes`. */
   keyModes: Record<string, string>
+  /** Behaviours by upstream model name taken one per chat request, in order, before anything else (`script.m = ['fail-503', 'fail-503']`). */
+  script: Record<string, string[]>
+  /** Behaviour when the last user message contains the text (`promptModes['poison'] = 'fail-500'`); checked after `keyModes`. */
+  promptModes: Record<string, string>
+  /** The Retry-After header of 429 and 503 answers: a value, null for none; undefined keeps OpenAI's (`2` on a 429). */
+  retryAfter: string | null | undefined
+  /** When each chat request arrived (performance.now()), in order. */
+  arrivals: number[]
   /** Audio: a speech in `hold` mode waits on this after its first chunk; `releaseAudio()` lets it go on. */
   audioGate(): Promise<void>
   releaseAudio(): void
@@ -125,7 +133,7 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
   let release = () => {}
   let gate = new Promise<void>((resolve) => (release = resolve))
   const fake: FakeOpenAI = {
-    url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, latencyMs: 0, modes: {}, keyModes: {}, close: async () => undefined,
+    url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, latencyMs: 0, modes: {}, keyModes: {}, script: {}, promptModes: {}, retryAfter: undefined, arrivals: [], close: async () => undefined,
     audioGate: () => gate,
     releaseAudio: () => {
       release()
@@ -166,10 +174,15 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
     const named: string = body?.model ?? ''
-    const model: string = fake.keyModes[bearer] ?? fake.modes[named] ?? named
+    fake.arrivals.push(performance.now())
+    const prompt = textOf([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content)
+    const byPrompt = Object.entries(fake.promptModes).find(([text]) => prompt.includes(text))?.[1]
+    const model: string = fake.script[named]?.shift() ?? fake.keyModes[bearer] ?? byPrompt ?? fake.modes[named] ?? named
     if (ERRORS[model]) {
-      const [status, error, headers] = ERRORS[model]
-      return json(status, error, headers)
+      const [status, error, headers = {}] = ERRORS[model]
+      const { 'retry-after': _default, ...rest } = headers
+      const retryAfter = fake.retryAfter === undefined ? _default : fake.retryAfter
+      return json(status, error, retryAfter != null && (status === 429 || status === 503) ? { ...rest, 'retry-after': retryAfter } : rest)
     }
     if (model === 'fail-reset') return req.socket.destroy()
     if (model === 'fail-malformed') return json(200, { object: 'chat.completion', choices: 'nope' })

@@ -145,7 +145,7 @@ export function createHealthTracker(options: HealthOptions) {
       if (!entry.failingOrgs.includes(tenant) && entry.failingOrgs.length < 2) entry.failingOrgs.push(tenant)
       if (entry.openedAt !== undefined || entry.consecutiveFailures >= options.failureThreshold) {
         entry.openedAt = options.now()
-        entry.openFor = entry.failingOrgs.length > 1 || key.credential !== undefined ? undefined : entry.failingOrgs[0]
+        entry.openFor = entry.failingOrgs.length > 1 ? undefined : entry.failingOrgs[0]
       }
     },
 

@@ -5,6 +5,7 @@ import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import { planAttempts } from '../routing/plan'
 import { maxChatCost } from './max-cost'
+import { assertToolMessagesAnswered } from './tool-messages'
 import { withPricedFields } from './priced-fields'
 import { completeStream } from './stream'
 import { completeWhole } from './whole'
@@ -14,6 +15,7 @@ import { completeWhole } from './whole'
  * then answer whole or streamed; the hold is replaced by the exact charge, or released, however the request ends.
  */
 export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string }): Promise<Response> {
+  assertToolMessagesAnswered(input.request.messages)
   const attempts = withPricedFields(input.request, await planAttempts(ctx, input.request, input.principal))
   const hold = await placeHold(ctx, input.principal, newId(), maxChatCost(ctx, input.request, attempts))
   const run = input.request.stream ? completeStream : completeWhole

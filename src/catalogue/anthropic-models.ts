@@ -17,6 +17,8 @@ import type { ProviderModel } from '../providers/types'
  * - Claude Fable 5.x, Opus 5.5 and Sonnet 5.5 reject forced tool use (`tool_choice: 'required'` or a named tool):
  *   the API answers 400, passed on as invalid_request. `auto` and `none` work on every model.
  * - API version 2026-10-21 removed `temperature`, `top_p` and `top_k`: none of these models lists them.
+ * - `created` is the day Anthropic released the model (Opus 5.5 on 2026-09-22, Sonnet 5.5 on 2026-09-28, as dated by
+ *   Anthropic's announcements and the release dates of Vercel AI Gateway's and Runware's model pages).
  */
 
 /** USD per million tokens (as written on the pricing page) → USD per token, exactly ('6.25' → '0.00000625'). */
@@ -91,6 +93,8 @@ export const anthropicModels: ProviderModel[] = [
     supportedParameters: CLAUDE,
     reasoning: { mandatory: true, efforts: EFFORTS },
     tags: ['programming', 'legal', 'finance'],
+    created: epoch('2026-09-22'),
+    releaseDate: '2026-09-22',
     knowledgeCutoff: '2026-06',
     detailsUrl: docs('opus-5-5'),
   },
@@ -123,6 +127,8 @@ export const anthropicModels: ProviderModel[] = [
     supportedParameters: CLAUDE,
     reasoning: { efforts: EFFORTS },
     tags: ['programming', 'marketing', 'translation'],
+    created: epoch('2026-09-28'),
+    releaseDate: '2026-09-28',
     knowledgeCutoff: '2026-06',
     detailsUrl: docs('sonnet-5-5'),
   },

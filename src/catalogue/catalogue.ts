@@ -42,6 +42,8 @@ const DEFAULT_ENDPOINT = '/chat/completions'
 export function createCatalogue(options: CatalogueOptions) {
   const { providers, overrides, logger } = options
   const discovered = new Map<string, ProviderModel[]>()
+  // When this gateway first listed each model id: the `created` of a model configured or discovered without a date.
+  const firstListed = new Map<string, number>()
   let entries = build()
   let refreshedAt = 0
   let refreshing: Promise<void> | undefined
@@ -61,7 +63,11 @@ export function createCatalogue(options: CatalogueOptions) {
       }
     }
     const result = new Map<string, CatalogueEntry>()
-    for (const [id, offers] of byId) result.set(id, { id, offers, view: toView(id, offers, options.basePath) })
+    const now = Math.floor(Date.now() / 1000)
+    for (const [id, offers] of byId) {
+      if (!firstListed.has(id)) firstListed.set(id, now)
+      result.set(id, { id, offers, view: toView(id, offers, options.basePath, firstListed.get(id)!) })
+    }
     return result
   }
 
@@ -119,7 +125,11 @@ export function createCatalogue(options: CatalogueOptions) {
 /** The catalogue's operations. */
 export type Catalogue = ReturnType<typeof createCatalogue>
 
-function toView(id: string, offers: ModelOffer[], basePath: string): CatalogueModel {
+/** A usable release time: a positive number of epoch seconds (whole), else undefined. */
+const releaseTime = (created: unknown): number | undefined =>
+  typeof created === 'number' && Number.isFinite(created) && created >= 1 ? Math.floor(created) : undefined
+
+function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: number): CatalogueModel {
   // The first offer describes the model; prices shown are the cheapest offer's.
   const model = offers[0].model
   const cheapest = [...offers].sort((a, b) => Number(a.model.pricing.prompt) + Number(a.model.pricing.completion) - Number(b.model.pricing.prompt) - Number(b.model.pricing.completion))[0].model
@@ -130,13 +140,15 @@ function toView(id: string, offers: ModelOffer[], basePath: string): CatalogueMo
   const authorFacts = knownAuthors[author]
   const p = cheapest.pricing
   const contextLength = Math.max(...offers.map((o) => o.model.contextLength ?? 0))
+  // The release time of the first offer that has one; a model no offer dates shows when it was first listed (README, "The model catalogue").
+  const released = offers.map((o) => releaseTime(o.model.created)).find((t) => t !== undefined)
   return {
     id,
     object: 'model',
     canonical_slug: id,
     hugging_face_id: model.huggingFaceId ?? '',
     name: model.name ?? id,
-    created: model.created ?? 0,
+    created: released ?? listedAt,
     description: model.description ?? '',
     context_length: contextLength,
     pricing: {
@@ -163,7 +175,7 @@ function toView(id: string, offers: ModelOffer[], basePath: string): CatalogueMo
     supported_parameters: [...new Set(offers.flatMap((o) => o.model.supportedParameters ?? []))],
     supported_voices: model.supportedVoices ?? [],
     knowledge_cutoff: model.knowledgeCutoff ?? null,
-    release_date: model.releaseDate ?? (model.created ? new Date(model.created * 1000).toISOString().slice(0, 10) : null),
+    release_date: model.releaseDate ?? (released ? new Date(released * 1000).toISOString().slice(0, 10) : null),
     last_updated: null,
     reasoning: { mandatory: model.reasoning?.mandatory ?? false, supported_efforts: model.reasoning?.efforts ?? [], supports_max_tokens: model.reasoning?.supportsMaxTokens ?? false },
     expiration_date: null,

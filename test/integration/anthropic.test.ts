@@ -64,6 +64,9 @@ beforeAll(async () => {
   t = await startGateway({
     exchangeRates: { EUR: '1', USD: '0.86' },
     keepAliveMs: 2_000,
+    // These tests map errors: the breaker and retries have their own (breaker.test.ts); a Retry-After of 7 s is not waited.
+    health: { failureThreshold: 1_000 },
+    retry: { maxDelayMs: 1_000 },
     providers: [
       anthropic({ apiKey: KEY, baseURL: fake.url, models: [...anthropicModels, ...failingModels] }),
       // A dearer second provider of two of the failing models, for fallbacks.

@@ -11,6 +11,7 @@ import type { UsageStore } from './stores/usage'
 import type { CodesStore } from './stores/codes'
 import type { ByokStore } from './stores/byok'
 import type { HoldOps } from './stores/holds'
+import type { InFlight } from './http/in-flight'
 
 /** What every route handler receives: options, stores, clock and logger of one gateway. */
 export interface GatewayContext {
@@ -33,4 +34,6 @@ export interface GatewayContext {
   logger: Logger
   /** When each key's use was last recorded (epoch ms), to throttle `last_used` writes. */
   lastKeyUse: Map<string, number>
+  /** The requests and streams in flight, which close() drains (docs/operations.md). */
+  inFlight: InFlight
 }

@@ -5,6 +5,7 @@ import { createAdmin, type GatewayAdmin } from './admin'
 import type { GatewayContext } from './context'
 import { GatewayError, notFound } from './errors'
 import { DEFAULT_BODY_LIMIT } from './http/body'
+import { createInFlight } from './http/in-flight'
 import { resolvePublicUrl } from './http/public-url'
 import { answerError, toRouteHandler } from './http/route-handler'
 import { createConsoleLogger, silentLogger } from './logger'
@@ -45,7 +46,10 @@ export interface Gateway {
   admin: GatewayAdmin
   /** The context every handler receives (stores, options, clock, logger). */
   context: GatewayContext
-  /** Releases what the gateway opened (the default in-memory storage). */
+  /**
+   * Shuts down: refuses new requests (503), lets those in flight end up to `drainTimeoutMs` and aborts (and bills) the
+   * rest, then releases what the gateway opened (its timers, the default in-memory storage). docs/operations.md.
+   */
   close: () => Promise<void>
 }
 
@@ -166,6 +170,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     byok: createByokStore({ kv, atomic, now, box: createSecretBox(resolved.secret, resolved.previousSecrets), maxCredentials: resolved.byok.maxCredentials }),
     catalogue,
     lastKeyUse: new Map(),
+    inFlight: createInFlight(),
   }
 }
 
@@ -219,6 +224,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     .then((orgs) => orgs && ctx.logger.info(`indexed the BYOK credentials of ${orgs} org(s) stored by an earlier version`))
     .catch((error) => ctx.logger.error('indexing BYOK credentials of an earlier version failed; it runs again at the next start', { error: (error as Error).message }))
 
+  let closing: Promise<void> | undefined
   return {
     app,
     handlers,
@@ -226,10 +232,15 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     fetch: async (request) => app.fetch(request),
     admin: createAdmin(ctx),
     context: ctx,
-    async close() {
-      clearInterval(settlement)
-      await sweeps.stop()
-      if (ownsStorage) await storage.dispose()
+    // Drains first (docs/operations.md): new requests are refused, those in flight end or are aborted at the deadline
+    // and billed; only then do the timers stop and the storage it owns close. A second call awaits the same close.
+    close() {
+      return (closing ??= (async () => {
+        await ctx.inFlight.drain(ctx.options.drainTimeoutMs, ctx.logger)
+        clearInterval(settlement)
+        await sweeps.stop()
+        if (ownsStorage) await storage.dispose()
+      })())
     },
   }
 }

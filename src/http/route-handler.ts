@@ -6,6 +6,8 @@ import { errorResponse, toGatewayError } from '../errors'
 import type { RouteDefinition } from '../routes/define'
 import type { Principal } from '../stores/accounts'
 import { readJsonBody, readRequestBody } from './body'
+import { abortRequest } from './client-abort'
+import { isShuttingDown } from './in-flight'
 import { requestIdOf } from './request-id'
 import { jsonResponse, withRequestId } from './respond'
 import { parseInput } from './validate'
@@ -14,7 +16,7 @@ import { parseInput } from './validate'
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext): Response {
   const requestId = requestIdOf(event)
   const gatewayError = toGatewayError(error, requestId)
-  if (gatewayError.status >= 500) {
+  if (gatewayError.status >= 500 && !isShuttingDown(gatewayError)) {
     const cause = gatewayError.cause ?? error
     ctx.logger.error(`${event.req.method} ${event.url.pathname} failed`, {
       request_id: requestId,
@@ -25,12 +27,29 @@ export function answerError(error: unknown, event: H3Event, ctx: GatewayContext)
   return errorResponse(gatewayError, requestId)
 }
 
-/** Turns a route definition into a self-contained h3 handler: auth, validation, handler, response, errors. */
+/**
+ * Turns a route definition into a self-contained h3 handler: auth, validation, handler, response, errors. Each request
+ * counts as in flight until its handler returns; once the gateway closes, new ones are refused with 503, and at the
+ * drain deadline what a request started is aborted and it answers 503 (docs/operations.md).
+ */
 export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): EventHandler {
   const needsKey = route.auth === 'key' || (route.auth === 'public-catalogue' && !ctx.options.publicCatalogue)
   const bodyLimit = ctx.options.bodyLimits[route.bodyLimit ?? 'default']
+  const shutdown = ctx.inFlight.signal
   return defineHandler(async (event) => {
     const requestId = requestIdOf(event)
+    let release: () => void
+    try {
+      release = ctx.inFlight.admit()
+    } catch (error) {
+      return answerError(error, event, ctx)
+    }
+    let stopped = false
+    const stop = () => {
+      stopped = true
+      abortRequest(event, shutdown.reason)
+    }
+    shutdown.addEventListener('abort', stop, { once: true })
     try {
       const principal: Principal | null = needsKey ? await authenticate(event, ctx) : null
       const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
@@ -48,7 +67,11 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
       return response
     } catch (error) {
-      return answerError(error, event, ctx)
+      // Stopped by the shutdown, a request fails as aborted, as a connection cut (502) or a retry given up: it says why.
+      return answerError(stopped ? shutdown.reason : error, event, ctx)
+    } finally {
+      shutdown.removeEventListener('abort', stop)
+      release()
     }
   })
 }

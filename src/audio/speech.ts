@@ -94,18 +94,49 @@ async function speak(ctx: GatewayContext, input: { principal: Principal; request
 
   let closed = false
   let first: Uint8Array | undefined = opened.first
+  // In flight until it is billed and closed: gateway.close() waits for it (docs/operations.md).
+  const shutdown = ctx.inFlight.signal
+  const release = ctx.inFlight.track()
+  const untrack = () => {
+    shutdown.removeEventListener('abort', shutDown)
+    release()
+  }
+  let bodyController!: ReadableStreamDefaultController<Uint8Array>
   // The client went away: stop the provider, bill what was asked for.
   const cancel = () => {
     if (closed) return
+    // The request was stopped by the gateway's shutdown (its route does so at the drain deadline), not by its client.
+    if (shutdown.aborted && input.signal.reason === shutdown.reason) return shutDown()
     closed = true
     input.signal.removeEventListener('abort', cancel)
     upstreamAbort.abort()
     void opened.iterator.return?.()?.catch(() => undefined)
-    void bill('cancelled')
+    void bill('cancelled').finally(untrack)
   }
   input.signal.addEventListener('abort', cancel, { once: true })
+  // The gateway's drain deadline passed: the audio is cut short (as on a failure after it began, the only way to say
+  // so once the status is sent) and billed as on a client's abort. Audio already billing (it ended) finishes as it was.
+  const shutDown = () => {
+    if (closed || settled) return
+    closed = true
+    input.signal.removeEventListener('abort', cancel)
+    upstreamAbort.abort(shutdown.reason)
+    void opened.iterator.return?.()?.catch(() => undefined)
+    void bill('cancelled').catch((error) => ctx.logger.error('billing speech cut by the shutdown failed', { request_id: input.requestId, error: String(error) })).finally(() => {
+      try {
+        bodyController.error(shutdown.reason)
+      } catch {
+        // the client left meanwhile
+      }
+      untrack()
+    })
+  }
+  shutdown.addEventListener('abort', shutDown, { once: true })
 
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      bodyController = controller
+    },
     // One upstream chunk per pull: nothing piles up in the gateway.
     async pull(controller) {
       if (first) {
@@ -120,7 +151,7 @@ async function speak(ctx: GatewayContext, input: { principal: Principal; request
           if (done) {
             closed = true
             input.signal.removeEventListener('abort', cancel)
-            await bill('success')
+            await bill('success').finally(untrack)
             controller.close()
             return
           }
@@ -134,12 +165,13 @@ async function speak(ctx: GatewayContext, input: { principal: Principal; request
         // Audio is on its way: the status is sent, so the only way to say it failed is to cut the response short.
         ctx.logger.warn(`speech from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
         ctx.health.record(healthKeyOf(attempt), principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
-        await bill('error')
+        await bill('error').finally(untrack)
         controller.error(failure)
       }
     },
     cancel,
   }, { highWaterMark: 0 })
+  if (shutdown.aborted) shutDown() // the deadline passed while the provider opened
 
   return gatewayResponse(body, 200, {
     'content-type': SPEECH_CONTENT_TYPES[request.response_format],

@@ -59,11 +59,17 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
   }).then(({ result, attempt, tries }): Opened => ({ ...result, attempt, tries }))
 
   let timer: ReturnType<typeof setTimeout> | undefined
+  // At the gateway's drain deadline, an opening still awaited here stops: the request answers 503 (docs/operations.md).
+  const shutdown = ctx.inFlight.signal
+  const stopOpening = () => upstreamAbort.abort(shutdown.reason)
+  shutdown.addEventListener('abort', stopOpening, { once: true })
+  if (shutdown.aborted) stopOpening()
   const early = await Promise.race([
     opening.then(() => 'opened' as const, () => 'failed' as const),
     new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), ctx.options.keepAliveMs))),
   ])
   clearTimeout(timer)
+  shutdown.removeEventListener('abort', stopOpening)
   if (early === 'failed') await opening // rethrows: answered as an HTTP error, nothing was sent yet
 
   return gatewayResponse(createSseStream(ctx, input, { opening, generationId, startedAt, upstreamAbort, waiting: early === 'waiting' }), 200, {
@@ -154,6 +160,7 @@ function createSseStream(
     clearTimeout(keepAlive)
     input.signal.removeEventListener('abort', cancel)
     controller.close()
+    untrack()
   }
   const finish = async (served: Opened, status: UsageRecord['status']) => {
     const usage = await bill(served, status)
@@ -172,25 +179,82 @@ function createSseStream(
   // usage report, then billed; any other is stopped and billed for its text (docs/money.md).
   const cancel = () => {
     if (closed) return
+    // The request was stopped by the gateway's shutdown (its route does so at the drain deadline), not by its client.
+    if (shutdown.aborted && input.signal.reason === shutdown.reason) return shutDown()
     closed = true
     clearTimeout(keepAlive)
     input.signal.removeEventListener('abort', cancel)
     if (opened && mayReason(input.request, opened.attempt)) {
-      void drainThenBill(opened).catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+      void drainThenBill(opened).catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) })).finally(untrack)
       return
     }
     state.upstreamAbort.abort()
     if (opened) {
       void opened.iterator.return?.()?.catch(() => undefined)
-      void bill(opened, 'cancelled').catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+      void bill(opened, 'cancelled').catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) })).finally(untrack)
       return
     }
     state.opening.then((late) => {
       void late.iterator.return?.()?.catch(() => undefined)
       return bill(late, 'cancelled')
-    }, () => releaseOrLog(ctx, input.hold, input.requestId)).catch((error) => ctx.logger.error('releasing the hold of an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+    }, () => releaseOrLog(ctx, input.hold, input.requestId)).catch((error) => ctx.logger.error('releasing the hold of an abandoned stream failed', { request_id: input.requestId, error: String(error) })).finally(untrack)
   }
   input.signal.addEventListener('abort', cancel, { once: true })
+
+  // The gateway's drain deadline passed (docs/operations.md): the stream ends as one failing after it began does, with
+  // the shutdown's error chunk, the usage chunk of what it is billed (`cancelled`; estimated when the provider reported
+  // no usage yet) and [DONE]. A provider not opened yet is stopped and the hold released: the error chunk and [DONE].
+  // A stream billing already (it ended) finishes as it was.
+  const shutDown = () => {
+    if (closed || settled) return
+    const error = shutdown.reason as GatewayError
+    fail(error)
+    closed = true
+    clearTimeout(keepAlive)
+    input.signal.removeEventListener('abort', cancel)
+    state.upstreamAbort.abort(error)
+    const served = opened
+    if (served) void served.iterator.return?.()?.catch(() => undefined)
+    const billed: Promise<Record<string, unknown> | undefined> = served
+      ? bill(served, 'cancelled')
+      : state.opening.then((late) => {
+          void late.iterator.return?.()?.catch(() => undefined)
+          return bill(late, 'cancelled')
+        }, async () => {
+          await releaseOrLog(ctx, input.hold, input.requestId)
+          return undefined
+        })
+    // Written past `closed` (which stops everything else); the client may have left meanwhile.
+    const write = (bytes: Uint8Array) => {
+      try {
+        controller.enqueue(bytes)
+      } catch {
+        // the stream was cancelled: nobody reads it any more
+      }
+    }
+    void billed
+      .then((usage) => usage && write(encoder.encode(`data: ${stringifyExact({ ...base, choices: [], usage })}\n\n`)),
+        (failure) => ctx.logger.error('billing a stream cut by the shutdown failed', { request_id: input.requestId, error: String(failure) }))
+      .finally(() => {
+        write(DONE)
+        try {
+          controller.close()
+        } catch {
+          // already cancelled
+        }
+        untrack()
+      })
+  }
+  // Reading on after the client left (for a usage report) stops too; the stream is billed by what is known.
+  const onShutdown = () => (closed ? state.upstreamAbort.abort(shutdown.reason) : shutDown())
+  // In flight until it is billed (or its hold released) and closed: gateway.close() waits for it.
+  const shutdown = ctx.inFlight.signal
+  const release = ctx.inFlight.track()
+  const untrack = () => {
+    shutdown.removeEventListener('abort', onShutdown)
+    release()
+  }
+  shutdown.addEventListener('abort', onShutdown, { once: true })
 
   // Sends one upstream chunk (already accounted); false for the provider's own usage chunk (ours comes at the end).
   const forward = (chunk: UpstreamChunk): boolean => {
@@ -200,7 +264,7 @@ function createSseStream(
     return true
   }
 
-  return new ReadableStream<Uint8Array>({
+  const stream = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c
       if (state.waiting) send(KEEP_ALIVE)
@@ -245,4 +309,6 @@ function createSseStream(
     },
     cancel,
   }, { highWaterMark: 0 })
+  if (shutdown.aborted) shutDown() // the deadline passed while the provider opened
+  return stream
 }

@@ -57,7 +57,10 @@ export interface GatewayServer {
   server: Server
   /** Base URL, e.g. `http://127.0.0.1:3000`. */
   url: string
-  /** Stops accepting connections, ends idle ones and closes the gateway. */
+  /**
+   * Stops accepting connections (idle ones end), closes the gateway, which drains the requests in flight (up to its
+   * `drainTimeoutMs`: docs/operations.md), then ends the connections still open. A second call awaits the same close.
+   */
   close: () => Promise<void>
 }
 
@@ -82,13 +85,46 @@ export async function serve(gateway: Gateway, options: ServeOptions = {}): Promi
   })
   const address = server.address() as AddressInfo
   const host = hostname.includes(':') ? `[${hostname}]` : hostname
+  // Responses being written, so that those the drain let end are sent whole before the connections are cut.
+  const writing = new Set<ServerResponse>()
+  let allWritten: (() => void) | undefined
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    writing.add(res)
+    res.once('close', () => {
+      writing.delete(res)
+      if (!writing.size) allWritten?.()
+    })
+  })
+  // Resolves once no response is being written, or after FLUSH_MS; leaves no timer behind.
+  const flushed = () =>
+    new Promise<void>((resolve) => {
+      if (!writing.size) return resolve()
+      const timer = setTimeout(() => allWritten?.(), FLUSH_MS)
+      allWritten = () => {
+        allWritten = undefined
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  let closing: Promise<void> | undefined
   return {
     server,
     url: `http://${host}:${address.port}`,
-    async close() {
+    close: () => (closing ??= (async () => {
+      // server.close() waits for every connection to end: a hung stream would hold it for ever, so it is not awaited
+      // until the gateway drained (docs/operations.md) and what is left was cut.
+      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
       server.closeIdleConnections()
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
-      await gateway.close()
-    },
+      try {
+        await gateway.close()
+        await flushed()
+      } finally {
+        server.closeAllConnections()
+      }
+      await closed
+    })()),
   }
 }
+
+/** How long close() lets the responses the drain ended finish being written before it cuts their connections. */
+const FLUSH_MS = 1_000

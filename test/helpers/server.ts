@@ -13,9 +13,12 @@ export interface TestGateway {
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123'
 
-/** Starts a gateway on a free port of 127.0.0.1. */
+/**
+ * Starts a gateway on a free port of 127.0.0.1. Its close() drains for at most 1 s unless `drainTimeoutMs` is given
+ * (30 s by default), so that a test leaving a stream open does not hold the suite.
+ */
 export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
-  const gateway = createGateway({ secret: TEST_SECRET, logger: false, ...options })
+  const gateway = createGateway({ secret: TEST_SECRET, logger: false, drainTimeoutMs: 1000, ...options })
   const server = await serve(gateway, { port: 0, hostname: '127.0.0.1' })
   return {
     gateway,

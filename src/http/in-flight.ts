@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { GatewayError } from '../errors'
 import type { Logger } from '../logger'
 
@@ -45,6 +46,8 @@ export interface InFlight {
 /** The in-flight work of one gateway (kept on its context as `ctx.inFlight`). */
 export function createInFlight(): InFlight {
   const abort = new AbortController()
+  // Every request and stream in flight listens to it (each removes its listener when it ends): no limit to warn at.
+  setMaxListeners(0, abort.signal)
   let count = 0
   let closing = false
   let draining: Promise<void> | undefined

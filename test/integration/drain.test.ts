@@ -106,38 +106,49 @@ describe('gateway.close() drains the requests in flight', () => {
     expect(g.gateway.context.inFlight.size).toBe(0)
   })
 
-  it('ends a stream still running at the deadline with the error chunk, its usage and [DONE], billed exactly as cancelled', async () => {
+  it('ends streams still running at the deadline with the error chunk, their usage and [DONE], billed exactly as cancelled', async () => {
     const { g, customer } = await start({ drainTimeoutMs: 400 })
     const abortedBefore = upstream.aborted
     const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ') // 30 × 150 ms: far past the deadline
-    const res = await chat(g, customer, { model: 'fake/slow', stream: true, max_tokens: 200, messages: [{ role: 'user', content: words }] })
-    expect(res.status).toBe(200)
-    const { reader, seen } = await readUntil(res, '"content":"Hello"')
+    // More streams than an AbortSignal's default listener limit (10), all listening for the deadline.
+    const opened = await Promise.all(Array.from({ length: 12 }, async () => {
+      const res = await chat(g, customer, { model: 'fake/slow', stream: true, max_tokens: 200, messages: [{ role: 'user', content: words }] })
+      expect(res.status).toBe(200)
+      return readUntil(res, '"content":"Hello"')
+    }))
     const closedAt = Date.now()
     const closing = g.close()
-    const { events } = await readRest(reader, seen)
+    const streams = await Promise.all(opened.map(({ reader, seen }) => readRest(reader, seen)))
     await closing
     expect(Date.now() - closedAt).toBeLessThan(5000)
 
-    expect(events.at(-1)).toBe('[DONE]')
-    const error = events.at(-3)
-    expect(error.error).toMatchObject({ code: 503, message: 'The gateway is shutting down' })
-    expect(error.choices[0]).toMatchObject({ finish_reason: 'error' })
-    const usage = events.at(-2)
-    expect(usage.choices).toEqual([])
-    expect(usage.usage.estimated).toBe(true)
-    // Some text came before the deadline, not all of it.
-    const text = events.map((e) => (e === '[DONE]' ? '' : (e.choices?.[0]?.delta?.content ?? ''))).join('')
-    expect(text.startsWith('Hello from slow:')).toBe(true)
-    expect(text).not.toContain('word29')
+    const costs: string[] = []
+    for (const { events } of streams) {
+      expect(events.at(-1)).toBe('[DONE]')
+      const error = events.at(-3)
+      expect(error.error).toMatchObject({ code: 503, message: 'The gateway is shutting down' })
+      expect(error.choices[0]).toMatchObject({ finish_reason: 'error' })
+      expect(events.filter((e) => e.error)).toHaveLength(1)
+      const usage = events.at(-2)
+      expect(usage.choices).toEqual([])
+      expect(usage.usage.estimated).toBe(true)
+      costs.push(String(usage.usage.cost_eur))
+      // Some text came before the deadline, not all of it.
+      const text = events.map((e) => (e === '[DONE]' ? '' : (e.choices?.[0]?.delta?.content ?? ''))).join('')
+      expect(text.startsWith('Hello from slow:')).toBe(true)
+      expect(text).not.toContain('word29')
+    }
 
     const list = await records(g, customer)
-    expect(list).toHaveLength(1)
-    expect(list[0]).toMatchObject({ status: 'cancelled', usage_estimated: true, stream: true, cost_eur: String(usage.usage.cost_eur) })
-    expect(toUnits(list[0].cost_eur)).toBeGreaterThan(0n)
+    expect(list).toHaveLength(12)
+    for (const record of list) {
+      expect(record).toMatchObject({ status: 'cancelled', usage_estimated: true, stream: true })
+      expect(toUnits(record.cost_eur)).toBeGreaterThan(0n)
+    }
+    expect(list.map((r) => r.cost_eur).sort()).toEqual(costs.sort())
     expect(await spent(g, customer)).toBe(list.reduce((sum, r) => sum + toUnits(r.cost_eur), 0n))
     expect(await held(g, customer)).toBe(0n)
-    await expect.poll(() => upstream.aborted, { timeout: 3000 }).toBe(abortedBefore + 1) // the provider was stopped
+    await expect.poll(() => upstream.aborted, { timeout: 3000 }).toBe(abortedBefore + 12) // the provider was stopped
   })
 
   it('answers a whole request still waiting on its provider at the deadline 503, charging nothing and releasing its hold', async () => {

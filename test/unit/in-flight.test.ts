@@ -36,6 +36,19 @@ describe('the in-flight work of a gateway', () => {
     expect(inFlight.signal.aborted).toBe(false)
   })
 
+  it('takes any number of listeners on its signal without a leak warning', async () => {
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    const inFlight = createInFlight()
+    const listeners = Array.from({ length: 100 }, () => () => undefined)
+    for (const listener of listeners) inFlight.signal.addEventListener('abort', listener)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    process.off('warning', onWarning)
+    for (const listener of listeners) inFlight.signal.removeEventListener('abort', listener)
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([])
+  })
+
   it('resolves at once with nothing in flight, and a second drain is the same one', async () => {
     vi.useFakeTimers()
     const inFlight = createInFlight()

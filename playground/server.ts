@@ -76,6 +76,14 @@ server.listen(port, host, () => {
   }
 })
 
-const stop = () => server.close(() => void gateway.close().then(() => process.exit(0)))
+// Stop listening, let the gateway drain what is in flight (docs/operations.md), then cut what is left.
+const stop = () => {
+  server.close()
+  server.closeIdleConnections()
+  void gateway.close().then(() => {
+    server.closeAllConnections()
+    process.exit(0)
+  })
+}
 process.once('SIGINT', stop)
 process.once('SIGTERM', stop)

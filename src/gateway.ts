@@ -23,6 +23,7 @@ import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
 import { createCatalogue } from './catalogue/catalogue'
 import { createHealthTracker } from './routing/health'
+import { resolveRoutingOptions } from './routing/routing-options'
 import { createByokStore } from './stores/byok'
 import { createSecretBox } from './crypto/secrets'
 import { settleByokFees } from './billing/byok-fees'
@@ -108,14 +109,8 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     retention: resolveRetention(options.retention),
     holdTtlSeconds: positiveOption(options.holdTtlSeconds, 'holdTtlSeconds') ?? 900,
     abortedStreamUsageWaitMs: options.abortedStreamUsageWaitMs ?? 30_000,
-    health: {
-      failureThreshold: options.health?.failureThreshold ?? 3,
-      cooldownMs: options.health?.cooldownMs ?? 30_000,
-      windowSize: options.health?.windowSize ?? 20,
-      maxEntries: options.health?.maxEntries ?? 10_000,
-    },
-    retry: { maxRetries: options.retry?.maxRetries ?? 2, baseDelayMs: options.retry?.baseDelayMs ?? 250, maxDelayMs: options.retry?.maxDelayMs ?? 10_000 },
-    drainTimeoutMs: options.drainTimeoutMs ?? 30_000,
+    ...resolveRoutingOptions(options),
+    drainTimeoutMs: positiveOption(options.drainTimeoutMs, 'drainTimeoutMs') ?? 30_000,
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },

@@ -27,6 +27,8 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
     const models: ProviderModel[] = MODELS.map((id) => ({ id: `fake/${id}`, upstreamId: id, pricing, maxCompletionTokens: 1000 }))
     const options = () => ({
       storage: kind.open(), keepAliveMs: 100, requestTimeoutMs: 700, abortedStreamUsageWaitMs: 100,
+      // Retries stay well inside the keep-alive interval, so a failure before any content is still an HTTP error.
+      retry: { baseDelayMs: 5 },
       providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models })],
     })
     a = await startGateway(options())

@@ -62,3 +62,22 @@ describe('the health tracker', () => {
     expect(health.admit(key, 'b')).toEqual({ probe: true })
   })
 })
+
+describe('the router’s options', () => {
+  it('are checked when the gateway is created, naming the bad one', async () => {
+    const { createGateway } = await import('../../src/index')
+    const make = (options: Parameters<typeof createGateway>[0]) => () => createGateway({ secret: 'x'.repeat(32), logger: false, ...options })
+    expect(make({ retry: { maxRetries: -1 } })).toThrow(/`retry.maxRetries` must be a whole number of at least 0, got -1/)
+    expect(make({ retry: { maxRetries: 11 } })).toThrow(/`retry.maxRetries` must be at most 10/)
+    expect(make({ retry: { baseDelayMs: 1.5 } })).toThrow(/`retry.baseDelayMs`/)
+    expect(make({ health: { failureThreshold: 0 } })).toThrow(/`health.failureThreshold` must be a whole number of at least 1/)
+    expect(make({ drainTimeoutMs: -5 })).toThrow(/`drainTimeoutMs` must be a positive number/)
+    const gateway = createGateway({ secret: 'x'.repeat(32), logger: false })
+    expect([gateway.context.options.retry, gateway.context.options.health, gateway.context.options.drainTimeoutMs]).toEqual([
+      { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 10_000 },
+      { failureThreshold: 3, cooldownMs: 30_000, windowSize: 20, maxEntries: 10_000 },
+      30_000,
+    ])
+    await gateway.close()
+  })
+})

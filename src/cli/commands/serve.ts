@@ -32,10 +32,11 @@ export const serveCommand = defineCommand({
       throw error
     }
     banner(cli, server.url, describeProvider)
+    // close() drains requests in flight for up to drainTimeoutMs (docs/operations.md); give it that, and a little more.
     await untilStopped(async () => {
       await server.close()
       await cli.close()
-    })
+    }, cli.gateway.context.options.drainTimeoutMs + 10_000)
   },
 })
 
@@ -72,18 +73,18 @@ function banner(cli: CliGateway, url: string, describeProvider: typeof import('.
   out('Stop with Ctrl+C.')
 }
 
-/** Resolves once SIGINT or SIGTERM arrived and `stop` finished; a second signal, or 10 s of waiting, forces the exit. */
-function untilStopped(stop: () => Promise<void>): Promise<void> {
+/** Resolves once SIGINT or SIGTERM arrived and `stop` finished; a second signal, or `graceMs` of waiting, forces the exit. */
+function untilStopped(stop: () => Promise<void>, graceMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let stopping = false
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) process.exit(130)
       stopping = true
-      say.info(`${signal}: stopping (again to force)`)
+      say.info(`${signal}: stopping, letting requests in flight finish (again to force)`)
       setTimeout(() => {
-        say.warn('connections still open after 10 s: exiting anyway')
+        say.warn(`still stopping after ${Math.round(graceMs / 1000)} s: exiting anyway`)
         process.exit(1)
-      }, 10_000).unref()
+      }, graceMs).unref()
       stop().then(resolve, reject)
     }
     process.on('SIGINT', onSignal)

@@ -61,11 +61,39 @@ export interface ProviderModel {
   /** API routes the model serves. Default `['/chat/completions']`; audio models say `['/audio/speech']` or `['/audio/transcriptions']`. */
   endpoints?: string[]
   /**
+   * The day (`YYYY-MM-DD`, UTC) the provider stops serving the model (OpenRouter's `expiration_date`). From that day
+   * this offer is not routed; a model with no offer left answers 404 naming `replacement` (docs/catalogue.md).
+   */
+  expirationDate?: string
+  /** The model id to use instead once this one expired, named in the 404 of a retired model. */
+  replacement?: string
+  /** Where the prices and facts come from, and the day they were checked there (docs/catalogue.md). */
+  source?: ModelSource
+  /** Announced price changes: from the day `from` (`YYYY-MM-DD`, UTC) on, `pricing` replaces the model's prices. */
+  priceChanges?: PriceChange[]
+  /**
    * Speech: the upstream can stream the audio as Server-Sent Events that end with token usage (OpenAI's
    * `stream_format: "sse"`, gpt-4o-mini-tts). The gateway then asks for them to bill the reported tokens; the client
    * still receives the raw audio bytes.
    */
   speechUsageEvents?: boolean
+}
+
+/** Where a model's prices and facts were read, and when (docs/catalogue.md). */
+export interface ModelSource {
+  /** The page or table read (a provider's pricing page, OpenRouter's model page, LiteLLM's price table, …). */
+  url: string
+  /** The day it was checked, `YYYY-MM-DD`. */
+  checked: string
+  /** What is not settled, or how a value was derived. */
+  note?: string
+}
+
+/** A price change a provider announced: from the day `from` (`YYYY-MM-DD`, UTC) on, `pricing` applies. */
+export interface PriceChange {
+  from: string
+  pricing: ModelPricing
+  note?: string
 }
 
 /** The OpenAI-format request a provider receives: the client's request with the provider's own model id. */

@@ -146,6 +146,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     basePath: resolved.basePath,
     refreshSeconds: resolved.modelRefreshSeconds,
     timeoutMs: resolved.upstreamTimeoutMs,
+    now,
   })
   assertPricesConvertible(resolved)
   return {

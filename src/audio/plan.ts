@@ -22,8 +22,7 @@ export const serves = (offer: ModelOffer, endpoint: AudioEndpoint): boolean =>
  */
 export async function audioOffers(ctx: GatewayContext, model: string, endpoint: AudioEndpoint): Promise<{ entry: CatalogueEntry; offers: ModelOffer[] }> {
   await ctx.catalogue.ready()
-  const entry = ctx.catalogue.get(model)
-  if (!entry) throw new GatewayError(404, `Model ${model} is not available on this gateway (see GET ${ctx.options.basePath}/models)`, { param: 'model' })
+  const entry = ctx.catalogue.require(model)
   const offers = entry.offers.filter((offer) => serves(offer, endpoint))
   if (!offers.length) {
     const others = ctx.catalogue.entries().filter((e) => e.offers.some((o) => serves(o, endpoint))).map((e) => e.id)

@@ -1,5 +1,6 @@
 import type * as v from 'valibot'
 import type { Logger } from '../logger'
+import { GatewayError } from '../errors'
 import type { Provider, ProviderModel } from '../providers/types'
 import type { modelSchema, providerSchema } from '../schemas/catalogue'
 import { knownAuthors } from './known-models'
@@ -34,7 +35,27 @@ export interface CatalogueOptions {
   /** Discovered models are refreshed this often. */
   refreshSeconds: number
   timeoutMs: number
+  /** Current time in epoch ms: expiration dates and price changes take effect by it. */
+  now: () => number
 }
+
+/** A model no provider serves any more: the day its last offer expired, and what to use instead (docs/catalogue.md). */
+export interface Retirement {
+  /** `YYYY-MM-DD`. */
+  date: string
+  replacement?: string
+}
+
+/** Epoch ms of the start (00:00 UTC) of a `YYYY-MM-DD` day. */
+export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`)
+
+/** The model as it stands at `now`: the latest announced price change in effect replaces its prices. */
+function asOf(model: ProviderModel, now: number): ProviderModel {
+  const change = model.priceChanges?.filter((c) => dayStart(c.from) <= now).sort((a, b) => dayStart(b.from) - dayStart(a.from))[0]
+  return change ? { ...model, pricing: change.pricing } : model
+}
+
+const expired = (model: ProviderModel, now: number) => model.expirationDate !== undefined && dayStart(model.expirationDate) <= now
 
 const DEFAULT_ENDPOINT = '/chat/completions'
 
@@ -44,6 +65,9 @@ export function createCatalogue(options: CatalogueOptions) {
   const discovered = new Map<string, ProviderModel[]>()
   // When this gateway first listed each model id: the `created` of a model configured or discovered without a date.
   const firstListed = new Map<string, number>()
+  let retired = new Map<string, Retirement>()
+  // The next expiration or price change after the last build: the catalogue is built again once it passes.
+  let nextChangeAt = Infinity
   let entries = build()
   let refreshedAt = 0
   let refreshing: Promise<void> | undefined
@@ -54,21 +78,46 @@ export function createCatalogue(options: CatalogueOptions) {
     return [...own, ...extra].map((model) => (overrides[model.id] ? { ...model, ...overrides[model.id], id: model.id } : model))
   }
 
+  // The entries as they stand now: expired offers are left out (a model with none left is retired), announced price
+  // changes in effect replace the prices (docs/catalogue.md).
   function build(): Map<string, CatalogueEntry> {
+    const now = options.now()
     const byId = new Map<string, ModelOffer[]>()
+    const gone = new Map<string, ProviderModel[]>()
+    nextChangeAt = Infinity
     for (const provider of providers) {
-      for (const model of offersOf(provider)) {
+      for (const listed of offersOf(provider)) {
+        for (const day of [listed.expirationDate, ...(listed.priceChanges ?? []).map((c) => c.from)]) {
+          const at = day === undefined ? NaN : dayStart(day)
+          if (at > now && at < nextChangeAt) nextChangeAt = at
+        }
+        if (expired(listed, now)) {
+          gone.set(listed.id, [...(gone.get(listed.id) ?? []), listed])
+          continue
+        }
+        const model = asOf(listed, now)
         const offer = { provider, model, upstreamId: model.upstreamId ?? model.id.slice(model.id.indexOf('/') + 1) }
         byId.set(model.id, [...(byId.get(model.id) ?? []), offer])
       }
     }
+    retired = new Map()
+    for (const [id, models] of gone) {
+      if (byId.has(id)) continue
+      const last = models.reduce((a, b) => (dayStart(b.expirationDate!) > dayStart(a.expirationDate!) ? b : a))
+      retired.set(id, { date: last.expirationDate!, ...(models.find((m) => m.replacement) ? { replacement: models.find((m) => m.replacement)!.replacement } : {}) })
+    }
     const result = new Map<string, CatalogueEntry>()
-    const now = Math.floor(Date.now() / 1000)
+    const listedAt = Math.floor(Date.now() / 1000)
     for (const [id, offers] of byId) {
-      if (!firstListed.has(id)) firstListed.set(id, now)
+      if (!firstListed.has(id)) firstListed.set(id, listedAt)
       result.set(id, { id, offers, view: toView(id, offers, options.basePath, firstListed.get(id)!) })
     }
     return result
+  }
+  // Entries current at this moment: built again once an expiration or a price change took effect.
+  const current = () => {
+    if (options.now() >= nextChangeAt) entries = build()
+    return entries
   }
 
   async function refresh(): Promise<void> {
@@ -97,9 +146,23 @@ export function createCatalogue(options: CatalogueOptions) {
       await refreshing
     },
     /** The catalogue entry of a model id, or undefined. */
-    get: (id: string): CatalogueEntry | undefined => entries.get(id),
+    get: (id: string): CatalogueEntry | undefined => current().get(id),
+    /** The entry of a model id; 404 naming the replacement for a retired model, else pointing to `/models`. */
+    require(id: string, param = 'model'): CatalogueEntry {
+      const entry = current().get(id)
+      if (entry) return entry
+      const gone = retired.get(id)
+      if (!gone) throw new GatewayError(404, `Model ${id} is not available on this gateway (see GET ${options.basePath}/models)`, { param })
+      const instead = gone.replacement && current().has(gone.replacement) ? gone.replacement : undefined
+      throw new GatewayError(404, `Model ${id} was retired by its provider on ${gone.date}${instead ? `; use ${instead} instead` : ''}`, {
+        param,
+        metadata: { retired_on: gone.date, replacement: instead ?? null },
+      })
+    },
+    /** Why a model id is gone, when its every offer expired. */
+    retirement: (id: string): Retirement | undefined => (current(), retired.get(id)),
     /** Every entry, newest first. */
-    entries: (): CatalogueEntry[] => [...entries.values()].sort((a, b) => b.view.created - a.view.created || a.id.localeCompare(b.id)),
+    entries: (): CatalogueEntry[] => [...current().values()].sort((a, b) => b.view.created - a.view.created || a.id.localeCompare(b.id)),
     /** The providers as `/providers` shows them. */
     providers(): CatalogueProvider[] {
       return providers.map((p) => ({
@@ -128,6 +191,13 @@ export type Catalogue = ReturnType<typeof createCatalogue>
 /** A usable release time: a positive number of epoch seconds (whole), else undefined. */
 const releaseTime = (created: unknown): number | undefined =>
   typeof created === 'number' && Number.isFinite(created) && created >= 1 ? Math.floor(created) : undefined
+
+// OpenRouter's expiration_date: the day the last offer goes, when every offer has one; null while one has none.
+function expirationOf(offers: ModelOffer[]): string | null {
+  const days = offers.map((o) => o.model.expirationDate)
+  if (days.some((d) => d === undefined)) return null
+  return (days as string[]).reduce((a, b) => (dayStart(b) > dayStart(a) ? b : a))
+}
 
 function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: number): CatalogueModel {
   // The first offer describes the model; prices shown are the cheapest offer's.
@@ -178,7 +248,7 @@ function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: nu
     release_date: model.releaseDate ?? (released ? new Date(released * 1000).toISOString().slice(0, 10) : null),
     last_updated: null,
     reasoning: { mandatory: model.reasoning?.mandatory ?? false, supported_efforts: model.reasoning?.efforts ?? [], supports_max_tokens: model.reasoning?.supportsMaxTokens ?? false },
-    expiration_date: null,
+    expiration_date: expirationOf(offers),
     links: { details: model.detailsUrl ?? `${basePath}/models` },
     supported_api_endpoints: (model.endpoints ?? [DEFAULT_ENDPOINT]).map((e) => `${basePath}${e}`),
     default_parameters: {},

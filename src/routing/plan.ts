@@ -38,11 +38,7 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
   const ids = [...new Set([request.model, ...(request.models ?? [])].filter((id): id is string => !!id))]
   if (!ids.length) throw invalidRequest('model: is required', 'model')
   await ctx.catalogue.ready()
-  const entries = ids.map((id) => {
-    const entry = ctx.catalogue.get(id)
-    if (!entry) throw new GatewayError(404, `Model ${id} is not available on this gateway (see GET ${ctx.options.basePath}/models)`, { param: request.model === id ? 'model' : 'models' })
-    return entry
-  })
+  const entries = ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models'))
   const preferences = request.provider ?? {}
   const lower = (list?: string[]) => list?.map((s) => s.toLowerCase())
   const only = lower(preferences.only)

@@ -159,8 +159,6 @@ export function createCatalogue(options: CatalogueOptions) {
         metadata: { retired_on: gone.date, replacement: instead ?? null },
       })
     },
-    /** Why a model id is gone, when its every offer expired. */
-    retirement: (id: string): Retirement | undefined => (current(), retired.get(id)),
     /** Every entry, newest first. */
     entries: (): CatalogueEntry[] => [...current().values()].sort((a, b) => b.view.created - a.view.created || a.id.localeCompare(b.id)),
     /** The providers as `/providers` shows them. */

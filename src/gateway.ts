@@ -22,6 +22,7 @@ import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
 import { createCatalogue } from './catalogue/catalogue'
+import { applyCatalogueOption } from './catalogue/catalogue-file'
 import { createHealthTracker } from './routing/health'
 import { resolveRoutingOptions } from './routing/routing-options'
 import { createByokStore } from './stores/byok'
@@ -78,7 +79,8 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
   }
   return {
     storagePrefix: options.storagePrefix ?? 'gateway',
-    providers: options.providers ?? [],
+    // The catalogue file's prices and models, before the catalogue is built (docs/catalogue.md).
+    providers: applyCatalogueOption(options.providers ?? [], options.catalogue, options.logger),
     modelOverrides: options.modelOverrides ?? {},
     exchangeRates: { EUR: '1', USD: '0.86', ...options.exchangeRates },
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 120_000,

@@ -4,6 +4,7 @@ import type { ConsentInfo } from './auth/consent-page'
 import type { Logger } from './logger'
 import type { RoutingHooks } from './routing/attempts'
 import type { Provider, ProviderModel } from './providers/types'
+import type { CatalogueFile } from './catalogue/catalogue-file'
 
 /** Options of createGateway. Every value not given takes the default of decisions.md. */
 export interface GatewayOptions {
@@ -13,6 +14,12 @@ export interface GatewayOptions {
   storagePrefix?: string
   /** Upstream providers (`openai()`, `openaiCompatible()`, `demo()`, …). Default: none. */
   providers?: Provider[]
+  /**
+   * A catalogue file (a path, read once at creation, or its parsed contents): per provider, models whose fields replace
+   * the built-in ones (those it leaves out are kept) and models it adds, so that prices can be refreshed without a
+   * release (docs/catalogue.md). A bad file throws a TypeError naming the field. Default: the built-in catalogue only.
+   */
+  catalogue?: string | CatalogueFile
   /** Changes to catalogue models by id (prices, context length, …), applied to every provider serving them. */
   modelOverrides?: Record<string, Partial<Omit<ProviderModel, 'id'>>>
   /** EUR per unit of each pricing currency, as exact decimal strings. Default `{ EUR: '1', USD: '0.86' }`. */

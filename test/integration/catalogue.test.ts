@@ -12,12 +12,12 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     t = await startGateway({
       providers: [
         openai({ apiKey: 'sk-never-called', baseURL: 'http://127.0.0.1:9/v1' }),
-        hostedProvider('groq', { baseURL: 'http://127.0.0.1:9/v1' }),
+        hostedProvider('fireworks', { baseURL: 'http://127.0.0.1:9/v1' }),
         hostedProvider('together', { baseURL: 'http://127.0.0.1:9/v1' }),
         localProvider({ slug: 'ollama', name: 'Ollama', baseURL: local.url }),
         demo(),
       ],
-      modelOverrides: { 'openai/gpt-4o-mini': { pricing: { prompt: '0.0000002', completion: '0.0000008', currency: 'USD' } } },
+      modelOverrides: { 'openai/gpt-6-luna': { pricing: { prompt: '0.0000002', completion: '0.0000008', currency: 'USD' } } },
     })
   })
   afterAll(async () => {
@@ -34,7 +34,9 @@ describe('the catalogue: /models, /models/count, /providers', () => {
 
   it('lists every model of every provider, discovered ones included, newest first', async () => {
     const all = await models()
-    const expected = new Set([...knownModels.openai, ...knownModels.groq, ...knownModels.together].map((m) => m.id))
+    // Models whose provider retired them are no longer listed (Groq's Llama offers, OpenAI's retired models).
+    const served = (m: { expirationDate?: string }) => !m.expirationDate || Date.parse(`${m.expirationDate}T00:00:00Z`) > Date.now()
+    const expected = new Set([...knownModels.openai, ...knownModels.fireworks, ...knownModels.together].filter(served).map((m) => m.id))
     expected.add('ollama/llama3.2:3b').add('ollama/qwen2.5:7b').add('demo/echo')
     expect(new Set(all.map((m) => m.id))).toEqual(expected)
     const created = all.map((m) => m.created)
@@ -45,22 +47,22 @@ describe('the catalogue: /models, /models/count, /providers', () => {
 
   it('shows each model with every field of api.md 2.7', async () => {
     const all = await models()
-    const mini = all.find((m) => m.id === 'openai/gpt-4o-mini')
+    const mini = all.find((m) => m.id === 'openai/gpt-6-luna')
     expect(Object.keys(mini).sort()).toEqual([
       'architecture', 'author', 'author_info', 'canonical_slug', 'context_length', 'created', 'default_parameters', 'description', 'expiration_date', 'hugging_face_id', 'id', 'knowledge_cutoff', 'last_updated', 'links', 'name', 'object', 'per_request_limits', 'pricing', 'providers', 'reasoning', 'release_date', 'slug', 'supported_api_endpoints', 'supported_parameters', 'supported_voices', 'tags', 'top_provider',
     ])
     expect(mini).toMatchObject({
-      object: 'model', author: 'openai', slug: 'gpt-4o-mini', context_length: 128000,
+      object: 'model', author: 'openai', slug: 'gpt-6-luna', context_length: 1050000,
       pricing: { prompt: '0.0000002', completion: '0.0000008', input_cache_read: '0.0000002', request: '0', currency: 'USD', discount: 0 },
-      architecture: { modality: 'text+image+file->text', input_modalities: ['text', 'image', 'file'], output_modalities: ['text'] },
-      top_provider: { context_length: 128000, max_completion_tokens: 16384, is_moderated: false },
+      architecture: { modality: 'text+image->text', input_modalities: ['text', 'image'], output_modalities: ['text'] },
+      top_provider: { context_length: 1050000, max_completion_tokens: 128000, is_moderated: false },
       providers: [{ name: 'OpenAI', slug: 'openai' }],
       supported_api_endpoints: ['/api/v1/chat/completions'],
       author_info: { slug: 'openai', name: 'OpenAI', website_url: 'https://openai.com' },
     })
     const llama = all.find((m) => m.id === 'meta-llama/llama-3.3-70b-instruct')
-    expect(llama.providers).toEqual([{ name: 'Groq', slug: 'groq' }, { name: 'Together', slug: 'together' }])
-    expect(llama.pricing.prompt).toBe('0.00000059')
+    expect(llama.providers).toEqual([{ name: 'Fireworks', slug: 'fireworks' }, { name: 'Together', slug: 'together' }])
+    expect(llama.pricing.prompt).toBe('0.00000088')
     expect(llama.supported_parameters).toEqual(expect.arrayContaining(['tools', 'top_k', 'repetition_penalty']))
   })
 
@@ -70,19 +72,19 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     for (const m of programming) expect(m.tags).toContain('programming')
     const withTopK = await models('?supported_parameters=tools,top_k')
     expect(withTopK.map((m) => m.id)).toEqual(['meta-llama/llama-3.3-70b-instruct'])
-    const groq = await models('?provider=groq')
-    expect(groq.map((m) => m.id).sort()).toEqual(knownModels.groq.map((m) => m.id).sort())
+    const fireworks = await models('?provider=fireworks')
+    expect(fireworks.map((m) => m.id).sort()).toEqual(knownModels.fireworks.map((m) => m.id).sort())
     expect(await models('?provider=nobody')).toEqual([])
     expect(await models('?category=programming&provider=together')).toHaveLength(1)
   })
 
   it('answers an RSS 2.0 feed of the same filtered list, with chat links when asked', async () => {
-    const res = await get('/api/v1/models?use_rss=true&provider=groq')
+    const res = await get('/api/v1/models?use_rss=true&provider=fireworks')
     expect(res.headers.get('content-type')).toBe('application/rss+xml; charset=utf-8')
     const feed = new XMLParser({ ignoreAttributes: false }).parse(await res.text())
     expect(feed.rss['@_version']).toBe('2.0')
     const items = [].concat(feed.rss.channel.item)
-    const json = await models('?provider=groq')
+    const json = await models('?provider=fireworks')
     expect(items.map((i: any) => i.guid['#text'])).toEqual(json.map((m) => m.id))
     expect(items.map((i: any) => i.title)).toEqual(json.map((m) => m.name))
     expect(new Date((items[0] as any).pubDate).getTime() / 1000).toBe(json[0].created)
@@ -91,12 +93,12 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     const linked = new XMLParser().parse(await (await get('/api/v1/models?use_rss=1&use_rss_chat_links=true&provider=demo')).text())
     expect(linked.rss.channel.item.link).toBe(`${t.url}/?model=demo%2Fecho`)
     const openaiFeed = new XMLParser().parse(await (await get('/api/v1/models?use_rss=true&provider=openai')).text())
-    expect([].concat(openaiFeed.rss.channel.item).map((i: any) => i.link)).toContain('https://platform.openai.com/docs/models/gpt-4o-mini')
+    expect([].concat(openaiFeed.rss.channel.item).map((i: any) => i.link)).toContain('https://platform.openai.com/docs/models/gpt-6-luna')
   })
 
   it('lists the providers as api.md 2.8', async () => {
     const { data } = await (await get('/api/v1/providers')).json()
-    expect(data.map((p: any) => p.slug)).toEqual(['openai', 'groq', 'together', 'ollama', 'demo'])
+    expect(data.map((p: any) => p.slug)).toEqual(['openai', 'fireworks', 'together', 'ollama', 'demo'])
     expect(data[0]).toEqual({
       id: 'openai', name: 'OpenAI', slug: 'openai', description: 'OpenAI’s GPT and o-series models.', model_count: knownModels.openai.length,
       privacy_policy_url: 'https://openai.com/policies/privacy-policy/', terms_of_service_url: 'https://openai.com/policies/row-terms-of-use/',

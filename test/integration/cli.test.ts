@@ -235,7 +235,7 @@ describe('the model-gateway CLI', () => {
     expect(table.stdout).toMatch(/^MODEL\s+PROVIDERS\s+INPUT \/1M\s+OUTPUT \/1M\s+CONTEXT\ndemo\/echo\s+demo\s+\$0\.1\s+\$0\.2\s+32,768\ndemo\/speech\s+demo\s+\$0\s+\$0\s+-\ndemo\/transcribe\s+demo\s+\$0\s+\$0\s+-\n$/)
     // Env-configured providers join the catalogue; `models` writes nothing to the data folder.
     const withOpenAI = JSON.parse((await cli(['models', '--json', '--provider', 'openai'], cwd, { OPENAI_API_KEY: 'sk-test' })).stdout)
-    expect(withOpenAI.map((m: { id: string }) => m.id)).toContain('openai/gpt-4o-mini')
+    expect(withOpenAI.map((m: { id: string }) => m.id)).toContain('openai/gpt-6-luna')
     expect(withOpenAI.every((m: { providers: { slug: string }[] }) => m.providers.some((p) => p.slug === 'openai'))).toBe(true)
     expect(() => statSync(join(cwd, '.data'))).toThrow()
   }, 180_000)

@@ -88,9 +88,9 @@ describe('npm start (the playground)', () => {
       expect(third.output()).toContain(`openai at ${upstream.url}`)
       const res = await fetch(`${third.url}/api/v1/chat/completions`, {
         method: 'POST', headers: { authorization: `Bearer ${fresh}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'real provider' }] }),
+        body: JSON.stringify({ model: 'openai/gpt-6-luna', messages: [{ role: 'user', content: 'real provider' }] }),
       })
-      expect((await res.json()).choices[0].message.content).toBe('Hello from gpt-4o-mini: real provider')
+      expect((await res.json()).choices[0].message.content).toBe('Hello from gpt-6-luna: real provider')
       expect(upstream.requests.at(-1)!.headers.authorization).toBe('Bearer sk-playground-openai')
     } finally {
       await third.stop()

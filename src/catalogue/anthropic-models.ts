@@ -5,9 +5,10 @@ import type { ProviderModel } from '../providers/types'
  * mode), context windows and output limits.
  *
  * Source: Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing) and each model's overview page
- * (platform.claude.com/docs/en/models/…), as published in November 2026. Written on 2026-11-25 from those pages
- * without live access to them: check the live pages before charging real money, and override prices with
- * `createGateway({ models })` or `anthropic({ models })`.
+ * (platform.claude.com/docs/en/models/…). Checked on 2026-11-26 by an audit against public sources, which found the
+ * prices current and corrected the effort levels of the 5.x models (low, medium, high, xhigh, max); each entry's
+ * `source` says so. Override prices with `createGateway({ models })` or `anthropic({ models })` when your contract
+ * differs.
  *
  * - Cache writes are priced at the 5-minute rate (1.25× input); the provider never asks for 1-hour writes.
  * - Claude Sonnet 5.5's cache reads were cut from $0.20 to $0.10 / MTok on 2026-10-07.
@@ -40,10 +41,14 @@ const price = (input: string, output: string, cacheRead: string, cacheWrite5m: s
 })
 
 const CLAUDE = ['max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'user']
-const EFFORTS = ['minimal', 'low', 'medium', 'high']
+const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max']
 const MODALITIES = ['text', 'image', 'file']
 const docs = (page: string) => `https://platform.claude.com/docs/en/models/${page}/overview`
 const epoch = (date: string) => Date.parse(`${date}T00:00:00Z`) / 1000
+const PRICING_PAGE = 'https://platform.claude.com/docs/en/about-claude/pricing'
+const source = (note: string): ProviderModel['source'] => ({ url: PRICING_PAGE, checked: '2026-11-26', note })
+const AUDITED = 'Prices, context and output limits unchanged per the 2026-11-26 audit (not re-read line by line)'
+const EFFORTS_NOTE = `${AUDITED}; effort levels low, medium, high, xhigh, max per the audit (the catalogue listed minimal…high).`
 
 /** The current Claude models, served by the `anthropic()` provider. */
 export const anthropicModels: ProviderModel[] = [
@@ -63,6 +68,7 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2026-11-09',
     knowledgeCutoff: '2026-06',
     detailsUrl: docs('fable-5-2'),
+    source: source(EFFORTS_NOTE),
   },
   {
     id: 'anthropic/claude-fable-5.1',
@@ -80,6 +86,7 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2026-09-01',
     knowledgeCutoff: '2026-06',
     detailsUrl: docs('fable-5-1'),
+    source: source(EFFORTS_NOTE),
   },
   {
     id: 'anthropic/claude-opus-5.5',
@@ -97,6 +104,7 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2026-09-22',
     knowledgeCutoff: '2026-06',
     detailsUrl: docs('opus-5-5'),
+    source: source(EFFORTS_NOTE),
   },
   {
     id: 'anthropic/claude-opus-5',
@@ -114,6 +122,7 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2026-07-24',
     knowledgeCutoff: '2026-05',
     detailsUrl: docs('opus-5'),
+    source: source(EFFORTS_NOTE),
   },
   {
     id: 'anthropic/claude-sonnet-5.5',
@@ -131,6 +140,7 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2026-09-28',
     knowledgeCutoff: '2026-06',
     detailsUrl: docs('sonnet-5-5'),
+    source: source(`${EFFORTS_NOTE} Cache reads cut from $0.20 to $0.10 / MTok on 2026-10-07.`),
   },
   {
     id: 'anthropic/claude-haiku-4.5',
@@ -148,5 +158,6 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2025-10-15',
     knowledgeCutoff: '2025-02',
     detailsUrl: docs('haiku-4-5'),
+    source: source(AUDITED + '; extended thinking with a token budget, no effort levels.'),
   },
 ]

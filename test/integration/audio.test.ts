@@ -9,7 +9,9 @@ import { createCustomer, startGateway, type TestGateway } from '../helpers/serve
 import { decimalText, roundUnits, units } from '../helpers/sse'
 
 const json = { 'content-type': 'application/json' }
-const known = (id: string): ProviderModel => openaiAudioModels.find((m) => m.id === id)!
+// OpenAI's audio models without their retirement dates (2027-01-06, 2027-02-26), so the tests do not depend on the day they run.
+const audioModels: ProviderModel[] = openaiAudioModels.map((m) => ({ ...m, expirationDate: undefined }))
+const known = (id: string): ProviderModel => audioModels.find((m) => m.id === id)!
 const speechModel = (id: string, upstreamId: string, extra: Partial<ProviderModel> = {}): ProviderModel =>
   ({ ...known('openai/tts-1'), id, upstreamId, ...extra })
 const transcribeModel = (id: string, upstreamId: string): ProviderModel => ({ ...known('openai/whisper-1'), id, upstreamId })
@@ -69,7 +71,7 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
         openaiCompatible({
           slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha',
           models: [
-            ...openaiAudioModels,
+            ...audioModels,
             { id: 'openai/gpt-4o-mini', pricing: { prompt: '0.00000015', completion: '0.0000006' } },
             speechModel('test/held-speech', 'hold'),
             speechModel('test/broken-speech', 'fail-midaudio'),

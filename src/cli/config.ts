@@ -20,7 +20,7 @@ export const CONFIG_FILES = ['model-gateway.config.ts', 'model-gateway.config.mt
 
 /** What a config function receives. */
 export interface ConfigContext {
-  /** The command being run: `serve`, `keys`, `credits` or `models`. */
+  /** The command being run: `serve`, `keys`, `credits`, `models` or `catalogue`. */
   command: string
   /** The data folder (absolute): where the default storage and the secret live. */
   dataDir: string
@@ -124,7 +124,7 @@ export async function resolveConfig(exported: unknown, context: ConfigContext, n
 
 /** Where the CLI's gateway gets what it needs, from the flags and the environment. */
 export interface OpenOptions {
-  command: 'serve' | 'keys' | 'credits' | 'models'
+  command: 'serve' | 'keys' | 'credits' | 'models' | 'catalogue'
   /** `--config`. */
   config?: string
   /** `--data`. */
@@ -149,10 +149,18 @@ export interface CliGateway {
   secretSource: SecretSource | 'config'
   /** True when the config listed its own providers. */
   configProviders: boolean
+  /**
+   * The catalogue file the gateway loads when it exists and `catalogue update` writes: the config's `catalogue` path,
+   * else `<data>/catalogue.json` (docs/catalogue.md); undefined when the config gives the catalogue as an object.
+   */
+  catalogueFile?: string
   defaults: DefaultProviders
   /** Closes the gateway and disposes its storage. */
   close(): Promise<void>
 }
+
+/** The catalogue file in the data folder, used when the config names none. */
+export const CATALOGUE_FILE = 'catalogue.json'
 
 /** The data folder: `--data`, else DATA_DIR, else `.data`, relative to the working directory. */
 export const resolveDataDir = (cwd: string, data: string | undefined, env: NodeJS.ProcessEnv): string =>
@@ -179,6 +187,11 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
   const storageDir = resolve(dataDir, 'storage')
   const storage = options.noStorage ? createStorage() : (configStorage ?? createStorage({ driver: fsDriver({ base: storageDir }) }))
   const logger = options.command === 'serve' && config.logger !== undefined ? config.logger : options.logger
+  // The catalogue file: loaded when it exists; one the config names must exist, except for `catalogue`, which creates it.
+  const catalogueFile = typeof config.catalogue === 'string' ? resolve(cwd, config.catalogue) : config.catalogue === undefined ? resolve(dataDir, CATALOGUE_FILE) : undefined
+  const catalogue = typeof config.catalogue === 'object'
+    ? config.catalogue
+    : catalogueFile && (existsSync(catalogueFile) || (config.catalogue !== undefined && options.command !== 'catalogue')) ? catalogueFile : undefined
   const disposeAll = async () => {
     await Promise.allSettled([storage, ...(configStorage && configStorage !== storage ? [configStorage] : [])].map((s) => s.dispose()))
   }
@@ -189,6 +202,7 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
       storage,
       secret: secret.secret,
       providers: config.providers ?? defaults.list,
+      catalogue,
       ...(options.command === 'serve' && config.publicUrl === undefined && env.PUBLIC_URL ? { publicUrl: env.PUBLIC_URL } : {}),
       ...(logger === undefined ? {} : { logger }),
     })
@@ -203,6 +217,7 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
     storageNote: options.noStorage ? 'none' : configStorage ? `from ${displayPath(configFile!, cwd)}` : `files in ${displayPath(storageDir, cwd)}`,
     secretSource: secret.source,
     configProviders: config.providers !== undefined,
+    catalogueFile,
     defaults,
     async close() {
       await gateway.close()

@@ -109,6 +109,8 @@ describe('the model-gateway CLI', () => {
       [['credits', 'add'], ['--email', '--amount', '--note', '--json', '--config', '--data']],
       [['credits', 'show'], ['--email', '--ledger', '--json', '--config', '--data']],
       [['models'], ['--config', '--json', '--provider']],
+      [['catalogue'], ['update']],
+      [['catalogue', 'update'], ['--from', '--yes', '--config', '--data']],
     ]
     const results = await cliAll(expected.map(([command]) => [[...command, '--help'], cwd]))
     expected.forEach(([command, words], i) => {
@@ -254,7 +256,7 @@ describe('the model-gateway CLI', () => {
       [['keys', 'revoke', 'sk-service-v1-nope'], 1, 'model-gateway: no such key (storage: files in .data/storage); give the key itself or its full hash from: model-gateway keys list --email …'],
       [['serve', '--prot', '3000'], 2, 'model-gateway: unknown option --prot (see: model-gateway serve --help)'],
       [['serve', '--port', 'http'], 2, 'model-gateway: --port: must be a whole number from 0 to 65535, got "http" (see: model-gateway serve --help)'],
-      [['kyes', 'create'], 2, 'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, models) (see: model-gateway --help)'],
+      [['kyes', 'create'], 2, 'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, models, catalogue) (see: model-gateway --help)'],
       [['models', '--config', 'missing.mjs'], 1, 'model-gateway: config file not found: missing.mjs'],
     ]
     const results = await cliAll(cases.map(([args]) => [args, cwd]))

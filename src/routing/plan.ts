@@ -40,7 +40,7 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
   await ctx.catalogue.ready()
   const entries = ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models'))
   const preferences = request.provider ?? {}
-  const lower = (list?: string[]) => list?.map((s) => s.toLowerCase())
+  const lower = (list?: string[] | null) => list?.map((s) => s.toLowerCase())
   const only = lower(preferences.only)
   const ignore = new Set(lower(preferences.ignore))
   const order = lower(preferences.order) ?? []
@@ -64,7 +64,7 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
     if (maxPrice) {
       for (const field of ['prompt', 'completion', 'request', 'image'] as const) {
         const limit = maxPrice[field]
-        if (limit !== undefined && compare(perMillion(offer.model.pricing[field]), decimal(limit)) > 0) {
+        if (limit != null && compare(perMillion(offer.model.pricing[field]), decimal(limit)) > 0) {
           return why(`${field} price is above provider.max_price.${field}`)
         }
       }

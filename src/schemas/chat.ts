@@ -1,5 +1,6 @@
 import * as v from 'valibot'
-import { int, nonNegativeDecimal, safeInt } from './common'
+import { int, safeInt } from './common'
+import { providerPreferencesSchema } from './provider-preferences'
 
 const text = v.object({ type: v.literal('text'), text: v.string() })
 const imageUrl = v.object({
@@ -87,26 +88,9 @@ export const CHAT_LIMITS = {
 } as const
 
 const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.modelId))
-const slugs = v.pipe(v.array(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.providerSlug))), v.maxLength(CHAT_LIMITS.providers))
 const stopText = v.pipe(v.string(), v.maxLength(CHAT_LIMITS.stopLength))
 
-/** OpenRouter's routing preferences (decisions.md §8). */
-export const providerPreferencesSchema = v.object({
-  order: v.optional(slugs),
-  only: v.optional(slugs),
-  ignore: v.optional(slugs),
-  allow_fallbacks: v.optional(v.boolean()),
-  sort: v.optional(v.picklist(['price', 'throughput', 'latency'])),
-  require_parameters: v.optional(v.boolean()),
-  data_collection: v.optional(v.picklist(['allow', 'deny'])),
-  // USD per million tokens (prompt, completion) or per request / image; plan.ts compares them exactly as decimals.
-  max_price: v.optional(v.object({
-    prompt: v.optional(nonNegativeDecimal),
-    completion: v.optional(nonNegativeDecimal),
-    request: v.optional(nonNegativeDecimal),
-    image: v.optional(nonNegativeDecimal),
-  })),
-})
+export { providerPreferencesSchema } from './provider-preferences'
 
 /** Body of POST /chat/completions: OpenAI's request plus OpenRouter's `models` and `provider`. */
 export const chatRequestSchema = v.looseObject({

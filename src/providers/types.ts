@@ -58,6 +58,11 @@ export interface ProviderModel {
   /** Documentation page of the model. */
   detailsUrl?: string
   reasoning?: { mandatory?: boolean; efforts?: string[]; supportsMaxTokens?: boolean }
+  /**
+   * The weights' precision as this provider serves them (OpenRouter's values: `int4`, `int8`, `fp4`, `fp6`, `fp8`,
+   * `fp16`, `bf16`, `fp32`, …), matched by a request's `provider.quantizations`; unset counts as `unknown` (docs/routing.md).
+   */
+  quantization?: string
   /** API routes the model serves. Default `['/chat/completions']`; audio models say `['/audio/speech']` or `['/audio/transcriptions']`. */
   endpoints?: string[]
   /**

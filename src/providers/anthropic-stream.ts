@@ -1,6 +1,6 @@
 import type { UpstreamResponse } from './http'
 import { parseServerSentEvents } from './sse'
-import { anthropicError, reasoningDetail, usageFrom, type AnthropicUsage, type Block } from './anthropic-translate'
+import { anthropicError, REASONING_FORMAT, reasoningDetail, usageFrom, type AnthropicUsage, type Block } from './anthropic-translate'
 import type { UpstreamChunk } from './types'
 import { upstreamError } from './upstream-error'
 
@@ -14,6 +14,8 @@ interface BlockState {
   argumentsSent?: boolean
   thinking: string
   signature: string
+  /** The `index` of the block's `reasoning_details` entry (thinking and redacted_thinking blocks, in order). */
+  detail?: number
 }
 
 /**
@@ -22,9 +24,17 @@ interface BlockState {
  * message_start (id, model, input usage) · content_block_start / _delta / _stop per block · message_delta (stop_reason,
  * cumulative usage) · message_stop; `ping` is skipped, unknown event types too (the API may add some). Text deltas
  * become `delta.content`; a tool_use block becomes `delta.tool_calls[{ index, id, type, function: { name, arguments: '' } }]`
- * then its input_json_delta pieces as arguments; thinking deltas become `delta.reasoning` and each finished thinking
- * block one `delta.reasoning_details` entry (with its signature). message_delta gives the finish chunk (Anthropic's
- * stop_reason), message_stop the usage chunk (`choices: []`). An `error` event is thrown as the mapped GatewayError.
+ * then its input_json_delta pieces as arguments. message_delta gives the finish chunk (Anthropic's stop_reason),
+ * message_stop the usage chunk (`choices: []`). An `error` event is thrown as the mapped GatewayError.
+ *
+ * Thinking is streamed as OpenRouter streams it (docs/reasoning.md): each thinking delta is one chunk holding the
+ * piece twice, as `delta.reasoning` and as a `delta.reasoning_details` entry `{ type: 'reasoning.text', text, format,
+ * index }` of the same text, so a client that reads either (or both, preferring the details, as
+ * `@openrouter/ai-sdk-provider` does) shows it once; the block's signature follows once, at its end, as an entry with
+ * empty text. Pieces of one block share its `index`: merged by index they give the block back exactly, signature
+ * included. A blank line between two thinking blocks goes as a chunk of `delta.reasoning` only. A redacted_thinking
+ * block is one `reasoning.encrypted` entry. With the reasoning excluded nothing is streamed, and each block ends with
+ * one entry holding its (omitted, so empty) text and its signature.
  *
  * The chunk with `delta.role` waits for the first content block: an error event right after message_start then
  * fails the attempt before anything reached the client, so the gateway can still try another provider.
@@ -74,6 +84,7 @@ export async function* anthropicChunks(res: UpstreamResponse, provider: string, 
         yield* start()
         const block = data.content_block as Block
         const state: BlockState = { block, thinking: '', signature: '' }
+        if (block.type === 'thinking' || block.type === 'redacted_thinking') state.detail = details++
         blocks.set(data.index as number, state)
         if (block.type === 'text' && block.text) yield chunk({ content: block.text })
         else if (block.type === 'thinking') {
@@ -104,13 +115,16 @@ export async function* anthropicChunks(res: UpstreamResponse, provider: string, 
         if (state.toolIndex !== undefined && !state.argumentsSent) {
           yield chunk({ tool_calls: [{ index: state.toolIndex, function: { arguments: JSON.stringify(state.block.input ?? {}) } }] })
         }
-        const detail = state.block.type === 'thinking'
-          ? reasoningDetail({ ...state.block, thinking: state.thinking, signature: state.signature }, details)
-          : reasoningDetail(state.block, details)
-        if (detail) {
-          details++
-          yield chunk({ reasoning_details: [detail] })
+        if (state.detail === undefined) break
+        if (state.block.type === 'thinking' && !options.excludeReasoning) {
+          // The pieces went out as they came: only the signature is left to send.
+          if (state.signature) yield chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: state.signature, format: REASONING_FORMAT, index: state.detail }] })
+          break
         }
+        const detail = state.block.type === 'thinking'
+          ? reasoningDetail({ ...state.block, thinking: state.thinking, signature: state.signature }, state.detail)
+          : reasoningDetail(state.block, state.detail)
+        if (detail) yield chunk({ reasoning_details: [detail] })
         break
       }
       case 'message_delta': {
@@ -136,12 +150,14 @@ export async function* anthropicChunks(res: UpstreamResponse, provider: string, 
   }
   throw upstreamError(provider, 'provider_unavailable', 'the event stream ended before message_stop')
 
-  // Thinking text as `delta.reasoning` (left out when the client excluded it); blocks are separated by a blank line.
+  // A piece of thinking as `delta.reasoning` and the same text as its block's reasoning_details entry (left out when
+  // the client excluded the reasoning); a blank line, in `delta.reasoning` alone, before each block after the first.
   function* thought(state: BlockState, text: string): Iterable<UpstreamChunk> {
     const first = state.thinking === ''
     state.thinking += text
     if (options.excludeReasoning) return
-    yield chunk({ reasoning: first && thoughtBefore ? `\n\n${text}` : text })
+    if (first && thoughtBefore) yield chunk({ reasoning: '\n\n' })
     thoughtBefore = true
+    yield chunk({ reasoning: text, reasoning_details: [{ type: 'reasoning.text', text, format: REASONING_FORMAT, index: state.detail }] })
   }
 }

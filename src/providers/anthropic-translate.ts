@@ -134,18 +134,36 @@ function systemBlocks(content: unknown, provider: string, param: string): Block[
   return (content as { text: string }[]).filter((p) => p.text).map((p) => ({ type: 'text', text: p.text }))
 }
 
-interface ReasoningDetail {
+export interface ReasoningDetail {
   type?: string
   text?: string
   signature?: string
   data?: string
   format?: string
+  index?: number
+}
+
+/**
+ * `reasoning_details` as a client may send them back: a streamed thinking block arrives in pieces (its text, then its
+ * signature) that share the block's `index` (anthropic-stream.ts). Consecutive `reasoning.text` entries with the same
+ * index are joined into one block (text appended, the signature kept); anything else stays as it is.
+ */
+export function mergeReasoningDetails(details: ReasoningDetail[]): ReasoningDetail[] {
+  const merged: ReasoningDetail[] = []
+  for (const detail of details) {
+    if (!detail || typeof detail !== 'object') continue
+    const last = merged.at(-1)
+    if (detail.type === 'reasoning.text' && last?.type === 'reasoning.text' && detail.index !== undefined && detail.index === last.index && detail.format === last.format) {
+      merged[merged.length - 1] = { ...last, text: (last.text ?? '') + (detail.text ?? ''), signature: detail.signature || last.signature }
+    } else merged.push(detail)
+  }
+  return merged
 }
 
 /** An assistant message → thinking blocks (from `reasoning_details`), text, then tool_use blocks. */
 function assistantBlocks(message: Json, provider: string, param: string): Block[] {
   const blocks: Block[] = []
-  const details = Array.isArray(message.reasoning_details) ? (message.reasoning_details as ReasoningDetail[]) : []
+  const details = Array.isArray(message.reasoning_details) ? mergeReasoningDetails(message.reasoning_details as ReasoningDetail[]) : []
   for (const detail of details) {
     if (detail.format !== undefined && detail.format !== REASONING_FORMAT) continue // another provider's reasoning
     if (detail.type === 'reasoning.text' && typeof detail.signature === 'string' && detail.signature) blocks.push({ type: 'thinking', thinking: detail.text ?? '', signature: detail.signature })

@@ -7,7 +7,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anthropicModels } from '../../src/catalogue/anthropic-models'
 import { anthropic, ANTHROPIC_VERSION } from '../../src/providers/anthropic'
-import { traitsOf } from '../../src/providers/anthropic-translate'
+import { mergeReasoningDetails, traitsOf } from '../../src/providers/anthropic-translate'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import type { ProviderModel } from '../../src/providers/types'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
@@ -438,7 +438,8 @@ describe('structured output and reasoning', () => {
     expect(lastSent().body).toMatchObject({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: 'low' } })
     expect(streamed.reasoning).toBe('The user asked about Why is grass green?; I should answer plainly.')
     expect(streamed.content).toBe('Hello from claude-sonnet-5-5: Why is grass green?')
-    expect(streamed.reasoningDetails).toEqual([expect.objectContaining({ type: 'reasoning.text', text: streamed.reasoning, signature: expect.stringMatching(/^fakesig_/) })])
+    // Streamed in pieces of one block (its text, then its signature), which give the block back merged by index.
+    expect(mergeReasoningDetails(streamed.reasoningDetails)).toEqual([expect.objectContaining({ type: 'reasoning.text', text: streamed.reasoning, signature: expect.stringMatching(/^fakesig_/) })])
 
     await create({ model: 'anthropic/claude-sonnet-5.5', messages: [{ role: 'user', content: 'Budgeted' }], reasoning: { max_tokens: 10_000 } })
     expect(lastSent().body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'medium' } })

@@ -172,6 +172,25 @@ export function createHealthTracker(options: HealthOptions) {
     throughput: (key: HealthKey): number | null =>
       median((entries.get(idOf(key))?.outcomes ?? []).flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))),
 
+    /**
+     * p50, p75, p90 and p99 (nearest rank, ascending) of the window's successful latencies (ms) or completion tokens
+     * per second, or null with none: what `/models/{author}/{slug}/endpoints` shows and `provider.preferred_*` compare.
+     */
+    percentiles(key: HealthKey, metric: 'latency' | 'throughput'): { p50: number; p75: number; p90: number; p99: number } | null {
+      const outcomes = (entries.get(idOf(key))?.outcomes ?? []).filter((o) => o.ok)
+      const values = metric === 'latency' ? outcomes.map((o) => o.latencyMs) : outcomes.flatMap((o) => (o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))
+      if (!values.length) return null
+      const sorted = values.sort((a, b) => a - b)
+      const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]
+      return { p50: at(50), p75: at(75), p90: at(90), p99: at(99) }
+    },
+
+    /** Successful outcomes of the window in percent (0–100), or null when it holds none. */
+    uptime(key: HealthKey): number | null {
+      const outcomes = entries.get(idOf(key))?.outcomes ?? []
+      return outcomes.length ? (outcomes.filter((o) => o.ok).length / outcomes.length) * 100 : null
+    },
+
     /** Every tracked provider, model and credential, for the host (admin API). */
     snapshot(): HealthSnapshot[] {
       return [...entries.values()].map((entry) => {

@@ -3,6 +3,7 @@ import type { Logger } from '../logger'
 import { GatewayError } from '../errors'
 import type { Provider, ProviderModel } from '../providers/types'
 import type { modelSchema, providerSchema } from '../schemas/catalogue'
+import { dataPolicyOf } from './data-policies'
 import { knownAuthors } from './known-models'
 
 /** A model as `/models` shows it (api.md 2.7). */
@@ -176,7 +177,7 @@ export function createCatalogue(options: CatalogueOptions) {
         enabled: true,
         headquarters: p.headquarters ?? null,
         icon_url: p.iconUrl ?? null,
-        data_policy: p.dataPolicy ?? {},
+        data_policy: dataPolicyOf(p) ?? {},
         byok: { supported: p.byokSupported ?? false },
       }))
     },

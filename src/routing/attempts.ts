@@ -4,6 +4,7 @@ import { isRetryable, isRetryableOnSameProvider, retryAfterMs } from '../provide
 import type { Admission, HealthKey } from './health'
 import type { CallOptions, UpstreamChatRequest } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
+import { withoutConsumedFields } from '../chat/request-fields'
 import type { Attempt } from './plan'
 
 /** What the health of an attempt is kept by: its provider, model and credential (docs/routing.md). */
@@ -12,10 +13,10 @@ export const healthKeyOf = (attempt: Attempt): HealthKey => ({ provider: attempt
 // The provider as hooks and logs name it: the customer's key is told apart from the service's.
 const labelOf = (attempt: Attempt) => (attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug)
 
-/** The request as the attempt's provider receives it: gateway-only fields removed, the provider's model id. */
+/** The request as the attempt's provider receives it: gateway-only fields removed (src/chat/request-fields.ts), the provider's model id. */
 export function upstreamRequestFor(request: ChatRequest, attempt: Attempt): UpstreamChatRequest {
   const { model: _model, models: _models, provider: _provider, ...rest } = request
-  return { ...rest, model: attempt.offer.upstreamId }
+  return { ...withoutConsumedFields(rest, attempt.offer.model), model: attempt.offer.upstreamId }
 }
 
 /** What a routing hook receives. */

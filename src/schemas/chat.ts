@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { int, safeInt } from './common'
 import { providerPreferencesSchema } from './provider-preferences'
+import { GATEWAY_PLUGINS, pluginNotRun } from '../chat/request-fields'
 
 const text = v.object({ type: v.literal('text'), text: v.string() })
 const imageUrl = v.object({
@@ -85,14 +86,61 @@ export const CHAT_LIMITS = {
   tools: 128,
   /** Entries of `logit_bias`. */
   logitBias: 1024,
+  /** Entries of `plugins`. */
+  plugins: 16,
+  /** Characters of `session_id` (OpenRouter's own limit). */
+  sessionId: 128,
+  /** Entries of `metadata`; characters of each key and value (OpenAI's limits). */
+  metadata: 16,
+  metadataKey: 64,
+  metadataValue: 512,
+  /** Entries of `trace`; bytes of its JSON. */
+  trace: 32,
+  traceBytes: 16 * 1024,
+  /** Entries of `image_config`; entries of `transforms`; characters of an id or name among them. */
+  imageConfig: 16,
+  transforms: 8,
+  name: 64,
 } as const
 
 const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.modelId))
 const stopText = v.pipe(v.string(), v.maxLength(CHAT_LIMITS.stopLength))
+const name = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.name))
+
+// OpenRouter's fields the gateway consumes (decisions.md §11): accepted here, never sent to a provider as they are
+// (src/chat/request-fields.ts). A plugin the gateway does not run is refused there.
+const openRouterFields = {
+  plugins: v.optional(v.pipe(
+    v.array(v.pipe(
+      v.looseObject({ id: name, enabled: v.optional(v.boolean()) }),
+      v.check((plugin) => plugin.enabled === false || GATEWAY_PLUGINS.includes(plugin.id), (issue) => pluginNotRun((issue.input as { id: string }).id)),
+    )),
+    v.maxLength(CHAT_LIMITS.plugins),
+  )),
+  session_id: v.optional(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.sessionId))),
+  trace: v.optional(v.pipe(
+    v.record(name, v.unknown()),
+    v.maxEntries(CHAT_LIMITS.trace),
+    v.check((trace) => Buffer.byteLength(JSON.stringify(trace)) <= CHAT_LIMITS.traceBytes, `must be at most ${CHAT_LIMITS.traceBytes} bytes of JSON`),
+  )),
+  metadata: v.optional(v.pipe(
+    v.record(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataKey)), v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataValue))),
+    v.maxEntries(CHAT_LIMITS.metadata),
+  )),
+  debug: v.optional(v.object({ echo_upstream_body: v.optional(v.boolean()) })),
+  top_a: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1)))),
+  image_config: v.optional(v.pipe(
+    v.record(name, v.union([v.pipe(v.string(), v.maxLength(CHAT_LIMITS.name)), v.pipe(v.number(), v.finite()), v.pipe(v.array(v.unknown()), v.maxLength(CHAT_LIMITS.imageConfig))])),
+    v.maxEntries(CHAT_LIMITS.imageConfig),
+  )),
+  usage: v.optional(v.nullable(v.object({ include: v.optional(v.nullable(v.boolean())) }))),
+  transforms: v.optional(v.pipe(v.array(name), v.maxLength(CHAT_LIMITS.transforms))),
+  route: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.name)))),
+}
 
 export { providerPreferencesSchema } from './provider-preferences'
 
-/** Body of POST /chat/completions: OpenAI's request plus OpenRouter's `models` and `provider`. */
+/** Body of POST /chat/completions: OpenAI's request plus OpenRouter's `models`, `provider` and the fields it consumes. */
 export const chatRequestSchema = v.looseObject({
   model: v.optional(modelId),
   models: v.optional(v.pipe(v.array(modelId), v.minLength(1), v.maxLength(CHAT_LIMITS.models))),
@@ -129,6 +177,7 @@ export const chatRequestSchema = v.looseObject({
   service_tier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
   web_search_options: v.optional(v.nullable(v.looseObject({}))),
   provider: v.optional(providerPreferencesSchema),
+  ...openRouterFields,
 })
 
 /** A validated chat request. */

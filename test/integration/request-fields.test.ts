@@ -1,0 +1,129 @@
+/**
+ * OpenRouter's request fields over real HTTP on 127.0.0.1, against the fake upstreams of test/fakes/*.ts, checking
+ * what reached each upstream: the fields the gateway consumes never do (decisions.md §11), part-level cache_control
+ * reaches Anthropic only, and `n` reaches the providers that can answer several choices, billed for all of them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { geminiModels } from '../../src/catalogue/gemini-models'
+import { anthropic } from '../../src/providers/anthropic'
+import { gemini } from '../../src/providers/gemini'
+import { openai } from '../../src/providers/openai'
+import type { ProviderModel } from '../../src/providers/types'
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
+import { startFakeGemini, type FakeGemini } from '../fakes/gemini'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+
+const ANTHROPIC_KEY = 'sk-ant-api03-test-key-0123456789'
+const GEMINI_KEY = 'AIzaSy-test-key-0123456789'
+const OPENAI_KEY = 'sk-openai-test'
+const json = { 'content-type': 'application/json' }
+const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+const gpt = (id: string, extra: Partial<ProviderModel> = {}): ProviderModel => ({ id: `openai/${id}`, upstreamId: id, pricing, ...extra })
+
+/** Every field OpenRouter's clients may send that the gateway consumes (decisions.md §11). */
+const CONSUMED = {
+  plugins: [{ id: 'web', enabled: false }],
+  session_id: 'conversation-42',
+  trace: { trace_id: 'trace-1', span_name: 'answer', custom: { depth: 2 } },
+  metadata: { team: 'search', run: '7' },
+  debug: { echo_upstream_body: false },
+  top_a: 0.2,
+  image_config: { aspect_ratio: '16:9' },
+  usage: { include: true },
+  transforms: ['middle-out'],
+  route: 'fallback',
+}
+
+let openaiFake: FakeOpenAI
+let anthropicFake: FakeAnthropic
+let geminiFake: FakeGemini
+let t: TestGateway
+let customer: Awaited<ReturnType<typeof createCustomer>>
+
+const post = (body: Record<string, unknown>) => t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify(body) })
+const ask = (model: string, extra: Record<string, unknown> = {}) => post({ model, messages: [{ role: 'user', content: 'hello fields' }], ...extra })
+const lastOpenAI = () => openaiFake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body
+const lastAnthropic = () => anthropicFake.requests.filter((r) => r.path === '/v1/messages').at(-1)!.body
+const lastGemini = () => geminiFake.requests.filter((r) => r.path.includes(':generateContent') || r.path.includes(':streamGenerateContent')).at(-1)!.body
+
+beforeAll(async () => {
+  openaiFake = await startFakeOpenAI({ apiKey: OPENAI_KEY })
+  anthropicFake = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY })
+  geminiFake = await startFakeGemini({ apiKey: GEMINI_KEY })
+  t = await startGateway({
+    providers: [
+      openai({ apiKey: OPENAI_KEY, baseURL: openaiFake.url, models: [gpt('gpt-test'), gpt('gpt-top-a', { supportedParameters: ['top_a', 'temperature'] })] }),
+      anthropic({ apiKey: ANTHROPIC_KEY, baseURL: anthropicFake.url, models: anthropicModels }),
+      gemini({ apiKey: GEMINI_KEY, baseURL: geminiFake.url, models: geminiModels }),
+    ],
+  })
+  customer = await createCustomer(t.gateway, { credits: '50' })
+})
+afterAll(async () => {
+  await t?.close()
+  await openaiFake?.close()
+  await anthropicFake?.close()
+  await geminiFake?.close()
+})
+
+describe('fields the gateway consumes', () => {
+  it('never reach an OpenAI-compatible upstream, whole or streamed', async () => {
+    for (const stream of [false, true]) {
+      const res = await ask('openai/gpt-test', { ...CONSUMED, stream })
+      expect(res.status).toBe(200)
+      await res.text()
+      const sent = lastOpenAI()
+      for (const field of Object.keys(CONSUMED)) expect(sent, `${field} (stream: ${stream})`).not.toHaveProperty(field)
+      expect(sent).toMatchObject({ model: 'gpt-test', messages: [{ role: 'user', content: 'hello fields' }] })
+    }
+  })
+
+  it('never reach Anthropic or Gemini (whose fakes refuse unknown fields as the real APIs do)', async () => {
+    const claude = await ask('anthropic/claude-sonnet-5.5', CONSUMED)
+    expect(claude.status).toBe(200)
+    for (const field of Object.keys(CONSUMED)) expect(lastAnthropic()).not.toHaveProperty(field)
+    const flash = await ask('google/gemini-2.5-flash', CONSUMED)
+    expect(flash.status).toBe(200)
+    expect(JSON.stringify(lastGemini())).not.toMatch(/top_a|topA|session|trace|middle-out|aspect/)
+  })
+
+  it('top_a reaches only a model whose catalogue entry lists it', async () => {
+    await (await ask('openai/gpt-top-a', { top_a: 0.3 })).text()
+    expect(lastOpenAI().top_a).toBe(0.3)
+    await (await ask('openai/gpt-test', { top_a: 0.3 })).text()
+    expect(lastOpenAI()).not.toHaveProperty('top_a')
+  })
+
+  it('refuses a plugin the gateway does not run, naming it, before any upstream call', async () => {
+    const before = openaiFake.requests.length
+    for (const plugins of [[{ id: 'web' }], [{ id: 'file-parser', enabled: false }, { id: 'response-healing', enabled: true }]]) {
+      const res = await ask('openai/gpt-test', { plugins })
+      expect(res.status).toBe(400)
+      const { error } = await res.json()
+      const at = plugins.length - 1
+      expect(error).toMatchObject({ type: 'invalid_request', param: `plugins.${at}` })
+      expect(error.message).toContain(`the "${plugins[at].id}" plugin is not run by this gateway`)
+    }
+    expect(openaiFake.requests.length).toBe(before)
+  })
+
+  it('bounds their sizes (docs/limits.md)', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ session_id: 's'.repeat(129) }, 'session_id'],
+      [{ metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+      [{ metadata: { key: 'v'.repeat(513) } }, 'metadata.key'],
+      [{ trace: { big: 'x'.repeat(17 * 1024) } }, 'trace'],
+      [{ plugins: Array.from({ length: 17 }, () => ({ id: 'web', enabled: false })) }, 'plugins'],
+      [{ transforms: Array.from({ length: 9 }, () => 'middle-out') }, 'transforms'],
+      [{ top_a: 1.5 }, 'top_a'],
+      [{ image_config: { size: 'x'.repeat(65) } }, 'image_config.size'],
+    ]
+    for (const [extra, param] of cases) {
+      const res = await ask('openai/gpt-test', extra)
+      expect(res.status, param).toBe(400)
+      expect((await res.json()).error.param, param).toBe(param)
+    }
+  })
+})

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createGateway, openaiCompatible, type ProviderModel } from '../../src/index'
-import { parseCatalogueFile } from '../../src/catalogue/catalogue-file'
+import { createGateway, openaiCompatible, type Provider, type ProviderModel } from '../../src/index'
+import { applyCatalogueFile, parseCatalogueFile } from '../../src/catalogue/catalogue-file'
+import { priceText } from '../../src/catalogue/price-table'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../helpers/server'
 import { decimalText, roundUnits, units } from '../helpers/sse'
@@ -280,6 +281,57 @@ describe('a gateway created with the written catalogue file', () => {
     expect(create).toThrow(`catalogue file ${bad}: providers.openai[0].pricing.prompt must be a plain decimal string`)
     copyFileSync(path, bad)
     expect(() => createGateway({ secret: TEST_SECRET, logger: false, catalogue: { ...JSON.parse(readFileSync(bad, 'utf8')), updated: '26.11.2026' } })).toThrow(/catalogue file \(the catalogue option\): updated must be a day written YYYY-MM-DD/)
+  })
+})
+
+describe('applyCatalogueFile', () => {
+  const file = parseCatalogueFile({
+    format: 'model-gateway-catalogue',
+    version: 1,
+    updated: '2026-11-26',
+    providers: {
+      openai: [
+        { id: 'openai/gpt-4o-mini', pricing: { prompt: '0.00000025', completion: '0.000001' }, expirationDate: '2027-03-31' },
+        { id: 'openai/gpt-9', upstreamId: 'gpt-9-preview', pricing: { prompt: '0.00001', completion: '0.00003' } },
+      ],
+      nobody: [{ id: 'x/y', pricing: { prompt: '1', completion: '1' } }],
+    },
+  }, 'test')
+  const infos: string[] = []
+  const logger = { debug() {}, info: (message: string) => void infos.push(message), warn() {}, error() {} }
+
+  it('overrides the fields a file model gives (prices one by one), adds new ids, and logs the slugs it ignores once', () => {
+    infos.length = 0
+    const [provider] = applyCatalogueFile([openaiCompatible({ slug: 'openai', name: 'OpenAI', baseURL: 'http://127.0.0.1:9/v1', models: MODELS.openai })], file, logger)
+    const mini = provider.models.find((m) => m.id === 'openai/gpt-4o-mini')!
+    expect(mini).toMatchObject({ name: 'OpenAI: GPT-4o mini', contextLength: 128_000, expirationDate: '2027-03-31', pricing: { prompt: '0.00000025', completion: '0.000001', input_cache_read: '0.000000075', currency: 'USD' } })
+    expect(provider.models.map((m) => m.id)).toEqual([...MODELS.openai.map((m) => m.id), 'openai/gpt-9'])
+    expect(MODELS.openai[0].pricing.prompt).toBe('0.00000015') // the provider given is not changed
+    expect(infos.filter((line) => line.includes('nobody'))).toHaveLength(1)
+  })
+
+  it('keeps a class-based provider working: only its models differ', async () => {
+    class Own implements Provider {
+      readonly slug = 'openai'
+      readonly name = 'Own'
+      models: ProviderModel[] = [MODELS.openai[0]]
+      #secret = 'kept'
+      async chat() {
+        return { choices: [], model: this.#secret }
+      }
+      async chatStream(): Promise<AsyncIterable<never>> {
+        return (async function* () {})()
+      }
+    }
+    const [wrapped] = applyCatalogueFile([new Own()], file, logger)
+    expect(wrapped.models.map((m) => [m.id, m.pricing.prompt])).toEqual([['openai/gpt-4o-mini', '0.00000025'], ['openai/gpt-9', '0.00001']])
+    expect(wrapped.slug).toBe('openai')
+    expect((await wrapped.chat({ model: 'x', messages: [] }, { signal: new AbortController().signal, timeoutMs: 1000 })).model).toBe('kept')
+  })
+
+  it('writes table floats as their shortest exact decimal', () => {
+    expect([2.5e-6, 1.65e-7, 1e-5, 3e-7, 0.000015, 0].map(priceText)).toEqual(['0.0000025', '0.000000165', '0.00001', '0.0000003', '0.000015', '0'])
+    expect(['0.00000250', '1e-06', '-1', 'free', -1, Number.NaN].map(priceText)).toEqual(['0.0000025', '0.000001', undefined, undefined, undefined, undefined])
   })
 })
 

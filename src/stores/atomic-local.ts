@@ -49,9 +49,16 @@ export function lockFor(storage: Storage, key: string): Lock {
 
 interface CounterRecord {
   units?: string
+  /** A windowed counter: the start of the window its units count (epoch ms). */
+  window?: number
   count?: number
   expires?: number
 }
+
+// The units a decimal counter holds, for the window starting at `windowStart` when it is windowed: an earlier window's
+// spending does not count (a later one's does: an instance whose clock lags still sees it).
+const unitsOf = (record: CounterRecord, windowStart?: number): bigint =>
+  windowStart !== undefined && (record.window === undefined || record.window < windowStart) ? 0n : BigInt(record.units ?? '0')
 
 /** Single-process atomic operations for drivers without their own (memory, fs, …): a per-key lock around read-modify-write. */
 export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps {
@@ -59,14 +66,23 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
   const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as CounterRecord
   return {
     kind: 'local',
-    addUnits: (key, delta) =>
+    // A windowed counter is one record per key rewritten when its window changes: without TTLs (memory, fs) it
+    // still never grows.
+    addUnits: (key, delta, window) =>
       lock(key, async () => {
-        const next = BigInt((await read(key)).units ?? '0') + delta
-        await storage.setItem(key, { units: next.toString() })
+        const current = await read(key)
+        if (!window) {
+          const next = unitsOf(current) + delta
+          await storage.setItem(key, { units: next.toString() })
+          return next
+        }
+        const start = current.window !== undefined && current.window > window.start ? current.window : window.start
+        const next = unitsOf(current, window.start) + delta
+        await storage.setItem(key, { units: next.toString(), window: start })
         return next
       }),
     // Read under the lock too: the fs driver does not write atomically, so a read racing a write could see an empty file.
-    getUnits: (key) => lock(key, async () => BigInt((await read(key)).units ?? '0')),
+    getUnits: (key, windowStart) => lock(key, async () => unitsOf(await read(key), windowStart)),
     increment: (key, by = 1, ttlSeconds) =>
       lock(key, async () => {
         const now = Date.now()

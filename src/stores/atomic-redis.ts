@@ -35,6 +35,26 @@ const ADD_UNITS = `${addUnitsTo('KEYS[1]')}
 return {u, f}
 `
 
+/**
+ * A windowed counter (docs/keys.md) is a decimal counter with the start of its window in field `p`: one that counted
+ * an earlier window starts again from 0. In Lua, before adding to KEYS[i] for the window starting at `start` and
+ * keeping it `ttl` ms more; shared by the atomic operations and the holds' settle script.
+ */
+export const restartWindowLua = (key: string, start: string, ttl: string) => `
+do
+  local p = redis.call('HGET', ${key}, 'p')
+  if (not p) or tonumber(p) < tonumber(${start}) then
+    redis.call('DEL', ${key})
+    redis.call('HSET', ${key}, 'p', ${start})
+  end
+  if tonumber(${ttl}) > 0 and redis.call('PTTL', ${key}) < tonumber(${ttl}) then redis.call('PEXPIRE', ${key}, ${ttl}) end
+end
+`
+const ADD_WINDOW_UNITS = `${restartWindowLua('KEYS[1]', 'ARGV[3]', 'ARGV[4]')}
+${addUnitsTo('KEYS[1]')}
+return {u, f}
+`
+
 // Compare-and-set of a raw value: ARGV[1] '1' expects the key absent, else its value to be ARGV[2]; then ARGV[3]
 // '1' deletes it, else it is set to ARGV[4] (keeping any expiry). 1 when written, 0 when the value had changed.
 const COMPARE_AND_SET = `
@@ -88,12 +108,15 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
   const client = () => driver.getInstance()
   return {
     kind: 'redis',
-    async addUnits(key, delta) {
-      const [u, f] = (await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))) as [number, number]
+    async addUnits(key, delta, window) {
+      const [u, f] = (window
+        ? await client().eval(ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
+        : await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
     },
-    async getUnits(key) {
-      const [u, f] = await client().hmget(redisKey(key), 'u', 'f')
+    async getUnits(key, windowStart) {
+      const [u, f, p] = await client().hmget(redisKey(key), 'u', 'f', 'p')
+      if (windowStart !== undefined && (p === null || Number(p) < windowStart)) return 0n
       return BigInt(u ?? '0') * UNIT + BigInt(f ?? '0')
     },
     async increment(key, by = 1, ttlSeconds = 0) {

@@ -9,10 +9,14 @@ import { createRedisAtomic, isRedisDriver } from './atomic-redis'
 export interface AtomicOps {
   /** Which engine makes the operations atomic for keys at this mount: `redis` (shared by instances) or `local` (one process). */
   readonly kind: 'redis' | 'local'
-  /** Adds `delta` ledger units to an exact decimal counter and returns its new value. */
-  addUnits(key: string, delta: bigint): Promise<bigint>
-  /** Reads a decimal counter (0 when absent). */
-  getUnits(key: string): Promise<bigint>
+  /**
+   * Adds `delta` ledger units to an exact decimal counter and returns its new value. With `window`, the counter is
+   * windowed (what was spent in one UTC day, week or month: docs/keys.md): one that counted an earlier window starts
+   * again from 0, and where storage expires records it is kept `ttlMs` more (so nothing grows without bound).
+   */
+  addUnits(key: string, delta: bigint, window?: CounterWindow): Promise<bigint>
+  /** Reads a decimal counter (0 when absent); with `windowStart`, a windowed counter: 0 when it counted an earlier window. */
+  getUnits(key: string, windowStart?: number): Promise<bigint>
   /** Adds to an integer counter and returns the new value (`by` 0 reads it); `ttlSeconds` starts a window when the counter is new. */
   increment(key: string, by?: number, ttlSeconds?: number): Promise<number>
   /** Writes a JSON record only if the key is absent; true when written. */
@@ -34,6 +38,12 @@ export interface AtomicOps {
   claimAndAddUnits(claimKey: string, claim: unknown, counterKey: string, delta: bigint): Promise<boolean>
 }
 
+/** The window of a windowed counter: when it began (epoch ms), and how long storage keeps the counter after a write. */
+export interface CounterWindow {
+  start: number
+  ttlMs: number
+}
+
 /** Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on Redis, else an in-process lock. */
 export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: string): AtomicOps } {
   const engines = new Map<string, AtomicOps>()
@@ -51,8 +61,8 @@ export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: 
       return engineFor('').kind
     },
     engineFor,
-    addUnits: (key, delta) => engineFor(key).addUnits(key, delta),
-    getUnits: (key) => engineFor(key).getUnits(key),
+    addUnits: (key, delta, window) => engineFor(key).addUnits(key, delta, window),
+    getUnits: (key, windowStart) => engineFor(key).getUnits(key, windowStart),
     increment: (key, by, ttl) => engineFor(key).increment(key, by, ttl),
     setIfAbsent: (key, value) => engineFor(key).setIfAbsent(key, value),
     take: (key) => engineFor(key).take(key),

@@ -30,6 +30,11 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     return { units, pruned }
   }
   const ceiling = (budget: Budget) => ('units' in budget.limit ? Promise.resolve(budget.limit.units) : atomic.getUnits(budget.limit.key))
+  // What was spent against a budget: its counter and any others that count too, in its window when it resets.
+  const spent = async (budget: Budget) => {
+    const counted = await Promise.all([budget.usedKey, ...(budget.alsoUsed ?? [])].map((key) => atomic.getUnits(key, budget.usedWindow)))
+    return counted.reduce((sum, units) => sum + units, 0n)
+  }
 
   return {
     kind: 'local',
@@ -37,18 +42,19 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
       lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         const records = await Promise.all(budgets.map((b) => read(b.holdsKey)))
         for (let i = 0; i < budgets.length; i++) {
-          const [limit, used] = await Promise.all([ceiling(budgets[i]), atomic.getUnits(budgets[i].usedKey)])
+          const budget = budgets[i]
+          const [limit, used] = await Promise.all([ceiling(budget), spent(budget)])
           const { units: held, pruned } = liveUnits(records[i], now)
           const available = limit - used - held
-          if (available < units) {
-            if (pruned) await write(budgets[i].holdsKey, records[i])
+          if (available < (budget.units ?? units)) {
+            if (pruned) await write(budget.holdsKey, records[i])
             return { ok: false as const, index: i, available }
           }
         }
-        await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: units.toString(), expires: expiresAt } })))
+        await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: (b.units ?? units).toString(), expires: expiresAt } })))
         return { ok: true as const }
       }),
-    settle: ({ id, budgets, charges }) =>
+    settle: ({ id, budgets, charges, counters = [] }) =>
       lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         await Promise.all(budgets.map(async (b, i) => {
           const record = await read(b.holdsKey)
@@ -58,6 +64,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
           }
           if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
         }))
+        await Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
       }),
     held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,
   }

@@ -1,6 +1,6 @@
 import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
-import { splitUnits as split } from './atomic-redis'
+import { restartWindowLua, splitUnits as split } from './atomic-redis'
 import type { Budget, HoldOps } from './holds'
 
 type RedisDriver = Driver & { options: { base?: string }; getInstance: () => RedisClient }
@@ -15,26 +15,47 @@ interface RedisClient {
 // every number Lua sees stays below 2^53 and its doubles stay exact. A hold is the hash field `id` = "whole:fraction:expires".
 const LUA_HELPERS = `
 local UNIT = ${UNIT}
-local function counter(key)
-  local v = redis.call('HMGET', key, 'u', 'f')
+-- A decimal counter; with a window start, a windowed one (docs/keys.md): 0 when it counted an earlier window.
+local function counter(key, window)
+  local v = redis.call('HMGET', key, 'u', 'f', 'p')
+  if window ~= nil and ((not v[3]) or tonumber(v[3]) < window) then return 0, 0 end
   return tonumber(v[1] or '0'), tonumber(v[2] or '0')
 end
 local function normalise(w, f)
   local carry = math.floor(f / UNIT)
   return w + carry, f - carry * UNIT
 end
+local function add(key, w, f)
+  if w == '0' and f == '0' then return end
+  local nf = redis.call('HINCRBY', key, 'f', f)
+  local carry = 0
+  if nf >= UNIT then carry = 1 elseif nf < 0 then carry = -1 end
+  if carry ~= 0 then redis.call('HINCRBY', key, 'f', -carry * UNIT) end
+  redis.call('HINCRBY', key, 'u', tonumber(w) + carry)
+end
 `
 
-// KEYS: per budget i, used, holds, limit (the holds key again when the limit is fixed). ARGV: id, whole, fraction,
-// expires, now, n, then per budget the fixed limit's whole and fraction, or '-' and '-' for a counter.
+// KEYS: per budget i, used, holds, limit (the holds key again when the limit is fixed), then the counters it also
+// counts. ARGV: id, expires, now, n, then per budget six values: the fixed limit's whole and fraction ('-' and '-' for
+// a counter), its window start ('-' when it does not reset), how many counters it also counts, and the hold's whole
+// and fraction on it.
 const PLACE = `${LUA_HELPERS}
-local id, hw, hf, expires, now, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local id, expires, now, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local k, a = 1, 5
+local placed = {}
 for i = 1, n do
-  local used, holds, limit = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
+  local used, holds, limit = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  local window = nil
+  if ARGV[a + 2] ~= '-' then window = tonumber(ARGV[a + 2]) end
+  local also, hw, hf = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
   local lw, lf
-  if ARGV[5 + 2 * i] == '-' then lw, lf = counter(limit) else lw, lf = tonumber(ARGV[5 + 2 * i]), tonumber(ARGV[6 + 2 * i]) end
-  local uw, uf = counter(used)
+  if ARGV[a] == '-' then lw, lf = counter(limit, nil) else lw, lf = tonumber(ARGV[a]), tonumber(ARGV[a + 1]) end
+  local uw, uf = counter(used, window)
   local aw, af = lw - uw, lf - uf
+  for j = 1, also do
+    local xw, xf = counter(KEYS[k + 2 + j], window)
+    aw, af = aw - xw, af - xf
+  end
   local all = redis.call('HGETALL', holds)
   for j = 1, #all, 2 do
     local w, f, e = string.match(all[j + 1], '^(-?%d+):(%d+):(%d+)$')
@@ -42,33 +63,37 @@ for i = 1, n do
   end
   aw, af = normalise(aw, af)
   if aw < hw or (aw == hw and af < hf) then return {i, aw, af} end
+  placed[i] = {holds, ARGV[a + 4] .. ':' .. ARGV[a + 5] .. ':' .. ARGV[2]}
+  k, a = k + 3 + also, a + 6
 end
 for i = 1, n do
-  local holds = KEYS[3 * i - 1]
-  redis.call('HSET', holds, id, ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[4])
+  local holds = placed[i][1]
+  redis.call('HSET', holds, id, placed[i][2])
   if redis.call('PTTL', holds) < expires - now then redis.call('PEXPIRE', holds, expires - now) end
 end
 return {0}
 `
 
-// KEYS: per budget i, used and holds. ARGV: id, n, then per budget the charge's whole and fraction.
+// KEYS: per budget i, used and holds; then each counter charged. ARGV: id, n, per budget the charge's whole and
+// fraction, then m, and per counter its charge's whole and fraction, its window start ('-' when not windowed) and
+// how long to keep it (ms).
 const SETTLE = `${LUA_HELPERS}
 local id, n = ARGV[1], tonumber(ARGV[2])
 for i = 1, n do
   local used, holds = KEYS[2 * i - 1], KEYS[2 * i]
   redis.call('HDEL', holds, id)
-  local cw, cf = ARGV[1 + 2 * i], ARGV[2 + 2 * i]
-  if cw ~= '0' or cf ~= '0' then
-    local f = redis.call('HINCRBY', used, 'f', cf)
-    local carry = 0
-    if f >= UNIT then carry = 1 elseif f < 0 then carry = -1 end
-    if carry ~= 0 then redis.call('HINCRBY', used, 'f', -carry * UNIT) end
-    redis.call('HINCRBY', used, 'u', tonumber(cw) + carry)
+  add(used, ARGV[1 + 2 * i], ARGV[2 + 2 * i])
+end
+local m = tonumber(ARGV[3 + 2 * n])
+for c = 1, m do
+  local key, a = KEYS[2 * n + c], 4 + 2 * n + 4 * (c - 1)
+  if ARGV[a + 2] ~= '-' then
+    ${restartWindowLua('key', 'ARGV[a + 2]', 'ARGV[a + 3]')}
   end
+  add(key, ARGV[a], ARGV[a + 1])
 end
 return 0
 `
-
 
 /** Holds on Redis through the unstorage redis driver's own client: one script places, one settles; exact across instances. */
 export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps {
@@ -81,16 +106,22 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
   return {
     kind: 'redis',
     async place({ id, units, expiresAt, now, budgets }) {
-      const keys = budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey), redisKey('key' in b.limit ? b.limit.key : b.holdsKey)])
-      const limits = budgets.flatMap((b) => ('units' in b.limit ? split(b.limit.units) : ['-', '-']))
-      const [whole, fraction] = split(units)
-      const result = (await client().eval(PLACE, keys.length, ...keys, id, whole, fraction, Math.ceil(expiresAt), Math.floor(now), budgets.length, ...limits)) as number[]
+      const keys = budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey), redisKey('key' in b.limit ? b.limit.key : b.holdsKey), ...(b.alsoUsed ?? []).map(redisKey)])
+      const perBudget = budgets.flatMap((b) => [
+        ...('units' in b.limit ? split(b.limit.units) : ['-', '-']),
+        b.usedWindow === undefined ? '-' : String(b.usedWindow),
+        String(b.alsoUsed?.length ?? 0),
+        ...split(b.units ?? units),
+      ])
+      const result = (await client().eval(PLACE, keys.length, ...keys, id, Math.ceil(expiresAt), Math.floor(now), budgets.length, ...perBudget)) as number[]
       if (result[0] === 0) return { ok: true }
       return { ok: false, index: result[0] - 1, available: BigInt(result[1]) * UNIT + BigInt(result[2]) }
     },
-    async settle({ id, budgets, charges }) {
-      const keys = budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey)])
-      await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split))
+    async settle({ id, budgets, charges, counters = [] }) {
+      const charged = counters.filter((c) => c.units !== 0n)
+      const keys = [...budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey)]), ...charged.map((c) => redisKey(c.key))]
+      const perCounter = charged.flatMap((c) => [...split(c.units), c.window ? String(c.window.start) : '-', c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0'])
+      await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter)
     },
     async held(budget, now) {
       let units = 0n

@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage'
-import { createAtomicOps } from './atomic'
+import { createAtomicOps, type CounterWindow } from './atomic'
 import { createLocalHolds } from './holds-local'
 import { createRedisHolds } from './holds-redis'
 import { isRedisDriver } from './atomic-redis'
@@ -11,10 +11,28 @@ import { isRedisDriver } from './atomic-redis'
 export interface Budget {
   /** Full storage key of the decimal counter of what was spent. */
   usedKey: string
+  /**
+   * Set when the budget is a limit that resets (a key's daily, weekly or monthly limit: docs/keys.md): `usedKey` (and
+   * `alsoUsed`) are windowed counters, and only what they counted in the window starting then (epoch ms) counts.
+   */
+  usedWindow?: number
+  /** More counters of what was spent that count against this budget (a key's BYOK usage when its limit includes it). */
+  alsoUsed?: string[]
   /** Full storage key of the holds placed on this budget. */
   holdsKey: string
   /** The ceiling: the key of a decimal counter (credits granted), or a fixed amount in ledger units. */
   limit: { key: string } | { units: bigint }
+  /** The units to hold on this budget when not the request's `units` (a key whose limit counts BYOK usage holds more). */
+  units?: bigint
+}
+
+/** An amount added to a decimal counter when a hold is settled: a key's usage, total or in a window (docs/keys.md). */
+export interface CounterCharge {
+  /** Full storage key of the counter. */
+  key: string
+  units: bigint
+  /** For a windowed counter: the window the charge falls in (a counter of an earlier window starts again from 0). */
+  window?: CounterWindow
 }
 
 /** The outcome of placing a hold: placed, or the first budget that could not cover it and what it has available. */
@@ -25,12 +43,15 @@ export interface HoldOps {
   /** Which engine makes them atomic: `redis` (shared by instances) or `local` (one process). */
   readonly kind: 'redis' | 'local'
   /**
-   * Places hold `id` of `units` on every budget if each one's ceiling − spent − live holds covers it; else places
-   * none. Holds whose `expiresAt` (epoch ms) is past `now` no longer count, and are removed.
+   * Places hold `id` of `units` (or a budget's own `units`) on every budget if each one's ceiling − spent − live holds
+   * covers it; else places none. Holds whose `expiresAt` (epoch ms) is past `now` no longer count, and are removed.
    */
   place(input: { id: string; units: bigint; expiresAt: number; now: number; budgets: Budget[] }): Promise<PlaceResult>
-  /** Removes hold `id` from every budget and adds `charges[i]` ledger units to budget i's spent counter, in one step. */
-  settle(input: { id: string; budgets: Budget[]; charges: bigint[] }): Promise<void>
+  /**
+   * Removes hold `id` from every budget, adds `charges[i]` ledger units to budget i's spent counter (as a counter that
+   * is not windowed) and adds each of `counters`, in one step.
+   */
+  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[] }): Promise<void>
   /** The units of live holds on a budget (for tests and the admin view). */
   held(budget: Budget, now: number): Promise<bigint>
 }

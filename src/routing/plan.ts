@@ -1,8 +1,10 @@
 import { add, compare, decimal, multiply, type Decimal } from '../billing/decimal'
 import type { CatalogueEntry, ModelOffer } from '../catalogue/catalogue'
+import { dataPolicyFacts } from '../catalogue/data-policies'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
 import type { ChatRequest } from '../schemas/chat'
+import type { PerformanceThreshold, ProviderPreferences } from '../schemas/provider-preferences'
 import type { Principal } from '../stores/accounts'
 import type { CredentialRecord } from '../stores/byok'
 
@@ -28,106 +30,203 @@ export function usedParameters(request: ChatRequest): string[] {
 
 const MILLION = decimal(1_000_000)
 const perMillion = (price: string | undefined): Decimal => multiply(decimal(price ?? '0'), MILLION)
+
+/** One preference of the request that excluded one provider's offer (the 404's `metadata.excluded`, docs/routing.md). */
+export interface Exclusion {
+  provider: string
+  model: string
+  /** The `provider.…` field: `ignore`, `only`, `order`, `require_parameters`, `max_price`, `zdr`, `data_collection`, `quantizations`. */
+  preference: string
+  reason: string
+}
+
+/** A provider's offer of one model of the request, before credentials are chosen. */
+interface Candidate {
+  entry: CatalogueEntry
+  offer: ModelOffer
+}
+
 /**
- * The ordered attempts for a chat request (decisions.md §8): its model, then its `models` fallbacks, each over the
- * providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price`, ordered by
- * `provider.order`, then by `sort` or by default healthy first, then cheapest. Breakers do not filter here: routing
- * skips those cooling down while another way is left (docs/routing.md). Nothing eligible → 503 naming why.
+ * The customer's credentials (BYOK) that apply to an offer for the calling key (decisions.md §7): for a provider that
+ * accepts customers' keys, not disabled, `allowed_models` empty or holding the model, `allowed_api_key_hashes` empty or
+ * holding the key's hash; in `sort_order`.
+ */
+export function applicableCredentials(credentials: CredentialRecord[], entry: CatalogueEntry, offer: ModelOffer, keyHash: string): CredentialRecord[] {
+  return credentials.filter((c) =>
+    offer.provider.byokSupported && c.provider === offer.provider.slug && !c.disabled
+    && (!c.allowed_models.length || c.allowed_models.includes(entry.id))
+    && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(keyHash)))
+}
+
+/** The catalogue entries the caller's key can be routed to: some offer has the service's key, or a BYOK credential of the org applies (GET /models/user). */
+export async function usableEntries(ctx: GatewayContext, principal: Principal, entries: CatalogueEntry[]): Promise<CatalogueEntry[]> {
+  const byokPossible = entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
+  const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
+  return entries.filter((entry) => entry.offers.some((offer) =>
+    offer.provider.serviceKey !== false || applicableCredentials(credentials, entry, offer, principal.key.hash).length > 0))
+}
+
+const PERCENTILES = ['p50', 'p75', 'p90', 'p99'] as const
+// A threshold's cutoffs: a number is the p50's (OpenRouter's provider routing); an object gives any of p50 … p99.
+const cutoffsOf = (threshold: PerformanceThreshold | null | undefined): [(typeof PERCENTILES)[number], number][] => {
+  if (threshold == null) return []
+  if (typeof threshold === 'number') return [['p50', threshold]]
+  return PERCENTILES.flatMap((p) => (threshold[p] != null ? [[p, threshold[p]!] as [(typeof PERCENTILES)[number], number]] : []))
+}
+
+/**
+ * The ordered attempts for a chat request (decisions.md §8, docs/routing.md): its model, then its `models` fallbacks,
+ * each over the providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price`
+ * and the policies `zdr` / `data_collection` / `quantizations`, ordered by `provider.order`, then by `sort` (within
+ * each model, or across all with `partition: "none"`) or by default healthy first, then cheapest; offers that miss
+ * `preferred_min_throughput` / `preferred_max_latency` go after those that meet them (a provider not measured yet
+ * counts as meeting them). Breakers do not filter here: routing skips those cooling down while another way is left.
+ * When the request's own preferences exclude every offer → 404 naming which preference excluded which provider;
+ * when nothing is left for another reason (a provider that needs the customer's own key) → 503 naming why.
  */
 export async function planAttempts(ctx: GatewayContext, request: ChatRequest, principal?: Principal): Promise<Attempt[]> {
   const ids = [...new Set([request.model, ...(request.models ?? [])].filter((id): id is string => !!id))]
   if (!ids.length) throw invalidRequest('model: is required', 'model')
   await ctx.catalogue.ready()
   const entries = ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models'))
-  const preferences = request.provider ?? {}
+  const preferences: NonNullable<ProviderPreferences> = request.provider ?? {}
   const lower = (list?: string[] | null) => list?.map((s) => s.toLowerCase())
   const only = lower(preferences.only)
   const ignore = new Set(lower(preferences.ignore))
   const order = lower(preferences.order) ?? []
   const required = preferences.require_parameters ? usedParameters(request) : []
   const maxPrice = preferences.max_price
+  const quantizations = lower(preferences.quantizations)
+  const sortSetting = preferences.sort
+  const sortBy = typeof sortSetting === 'string' ? sortSetting : (sortSetting?.by ?? undefined)
+  const acrossModels = typeof sortSetting === 'object' && sortSetting?.partition === 'none' && sortBy !== undefined
+  const minThroughput = cutoffsOf(preferences.preferred_min_throughput)
+  const maxLatency = cutoffsOf(preferences.preferred_max_latency)
   const health = ctx.health
   const reasons: string[] = []
+  const excluded: Exclusion[] = []
+  // Set when an offer is left out for a reason that is not the request's own preference (it needs the customer's key).
+  let unavailable = false
 
   const eligible = (entry: CatalogueEntry, offer: ModelOffer): boolean => {
     const slug = offer.provider.slug.toLowerCase()
-    const why = (reason: string) => {
+    const why = (preference: string, reason: string) => {
       reasons.push(`${offer.provider.slug} (${entry.id}): ${reason}`)
+      excluded.push({ provider: offer.provider.slug, model: entry.id, preference, reason })
       return false
     }
-    if (ignore.has(slug)) return why('ignored by provider.ignore')
-    if (only && !only.includes(slug)) return why('not in provider.only')
-    if (preferences.allow_fallbacks === false && order.length && !order.includes(slug)) return why('not in provider.order and fallbacks are off')
+    if (ignore.has(slug)) return why('ignore', 'ignored by provider.ignore')
+    if (only && !only.includes(slug)) return why('only', 'not in provider.only')
+    if (preferences.allow_fallbacks === false && order.length && !order.includes(slug)) return why('order', 'not in provider.order and fallbacks are off')
     const supported = offer.model.supportedParameters
     const missing = supported ? required.filter((p) => !supported.includes(p)) : []
-    if (missing.length) return why(`does not support ${missing.join(', ')}`)
+    if (missing.length) return why('require_parameters', `does not support ${missing.join(', ')}`)
     if (maxPrice) {
       for (const field of ['prompt', 'completion', 'request', 'image'] as const) {
         const limit = maxPrice[field]
         if (limit != null && compare(perMillion(offer.model.pricing[field]), decimal(limit)) > 0) {
-          return why(`${field} price is above provider.max_price.${field}`)
+          return why('max_price', `${field} price is above provider.max_price.${field}`)
         }
       }
+    }
+    // Data policies: a provider whose policy does not say counts as one that may retain and train (docs/routing.md).
+    if (preferences.zdr || preferences.data_collection === 'deny') {
+      const facts = dataPolicyFacts(offer.provider)
+      if (preferences.zdr && facts.retainsPrompts !== false) {
+        return why('zdr', `excluded by provider.zdr: its data policy ${facts.retainsPrompts === undefined ? 'does not say whether it retains prompts' : 'lets it retain prompts'}`)
+      }
+      if (preferences.data_collection === 'deny' && facts.training !== false) {
+        return why('data_collection', `excluded by provider.data_collection "deny": its data policy ${facts.training === undefined ? 'does not say whether it trains on prompts' : 'lets it train on prompts'}`)
+      }
+    }
+    if (quantizations?.length) {
+      const served = offer.model.quantization?.toLowerCase() ?? 'unknown'
+      if (!quantizations.includes(served)) return why('quantizations', `excluded by provider.quantizations: it serves ${served === 'unknown' ? 'an undeclared quantization (unknown)' : served}, not ${quantizations.join(', ')}`)
     }
     return true
   }
 
-  const price = (offer: ModelOffer) => decimal(offer.model.pricing.prompt ?? '0')
-  const byPreference = (entry: CatalogueEntry) => (a: ModelOffer, b: ModelOffer): number => {
-    const serviceKey = (o: ModelOffer) => ({ provider: o.provider.slug, model: entry.id })
-    const rank = (o: ModelOffer) => {
-      const i = order.indexOf(o.provider.slug.toLowerCase())
-      return i === -1 ? order.length : i
-    }
+  const healthKey = (c: Candidate) => ({ provider: c.offer.provider.slug, model: c.entry.id })
+  const rank = (c: Candidate) => {
+    const i = order.indexOf(c.offer.provider.slug.toLowerCase())
+    return i === -1 ? order.length : i
+  }
+  const byPreference = (a: Candidate, b: Candidate): number => {
     if (rank(a) !== rank(b)) return rank(a) - rank(b)
-    const sort = preferences.sort
-    if (sort === 'latency' || sort === 'throughput') {
-      const value = (o: ModelOffer) => (sort === 'latency' ? health.latency(serviceKey(o)) : health.throughput(serviceKey(o)))
+    if (sortBy === 'latency' || sortBy === 'throughput') {
+      const value = (c: Candidate) => (sortBy === 'latency' ? health.latency(healthKey(c)) : health.throughput(healthKey(c)))
       const [va, vb] = [value(a), value(b)]
       if (va !== vb) {
         if (va === null) return 1
         if (vb === null) return -1
-        return sort === 'latency' ? va - vb : vb - va
+        return sortBy === 'latency' ? va - vb : vb - va
       }
-    } else if (sort !== 'price') {
+    } else if (sortBy !== 'price') {
       // Default: healthy first (a provider due for its probe counts as healthy: the probe needs a request), then cheapest.
-      const penalty = (o: ModelOffer) => health.penalty(serviceKey(o), principal?.org.id)
+      const penalty = (c: Candidate) => health.penalty(healthKey(c), principal?.org.id)
       if (penalty(a) !== penalty(b)) return penalty(a) - penalty(b)
     }
-    const byPrice = compare(sumPrice(a), sumPrice(b))
-    return byPrice || compare(price(a), price(b))
+    const byPrice = compare(sumPrice(a.offer), sumPrice(b.offer))
+    return byPrice || compare(price(a.offer), price(b.offer))
   }
+  // preferred_min_throughput / preferred_max_latency (seconds) against the router's measurements of the service's
+  // key; no measurement yet meets them.
+  const meetsThresholds = (c: Candidate): boolean => {
+    const throughput = minThroughput.length ? health.percentiles(healthKey(c), 'throughput') : null
+    if (throughput && minThroughput.some(([p, min]) => throughput[p] < min)) return false
+    const latency = maxLatency.length ? health.percentiles(healthKey(c), 'latency') : null
+    return !(latency && maxLatency.some(([p, max]) => latency[p] / 1000 > max))
+  }
+
+  // Each model's eligible offers in order of preference (with allow_fallbacks false and no order, only the first).
+  let candidates: Candidate[] = entries.flatMap((entry) => {
+    const offers = entry.offers.filter((offer) => eligible(entry, offer)).map((offer) => ({ entry, offer })).sort(byPreference)
+    return preferences.allow_fallbacks === false && !order.length ? offers.slice(0, 1) : offers
+  })
+  // sort.partition "none": one ranking over every model's offers (Array.prototype.sort is stable).
+  if (acrossModels) candidates = [...candidates].sort(byPreference)
+  // Offers missing a performance threshold go after all those that meet it, fallback models' included.
+  const tiers = minThroughput.length || maxLatency.length
+    ? [candidates.filter(meetsThresholds), candidates.filter((c) => !meetsThresholds(c))]
+    : [candidates]
 
   // Customers' keys matter only for providers that accept them: otherwise the org's credentials are not read at all.
   const byokPossible = principal !== undefined && entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
   const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
-  const applicable = (entry: CatalogueEntry, offer: ModelOffer) =>
-    credentials.filter((c) =>
-      offer.provider.byokSupported && c.provider === offer.provider.slug && !c.disabled
-      && (!c.allowed_models.length || c.allowed_models.includes(entry.id))
-      && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(principal!.key.hash)))
+  const applicable = (c: Candidate) => (principal ? applicableCredentials(credentials, c.entry, c.offer, principal.key.hash) : [])
 
   const attempts: Attempt[] = []
-  for (const entry of entries) {
-    const offers = entry.offers.filter((offer) => eligible(entry, offer)).sort(byPreference(entry))
-    const kept = preferences.allow_fallbacks === false && !order.length ? offers.slice(0, 1) : offers
-    // decisions.md §7: the customer's own keys first (whatever provider.order says), in sort_order; then each
-    // provider's service key, unless a credential says always_use or the service has none; is_fallback keys after it.
-    for (const offer of kept) for (const credential of applicable(entry, offer)) if (!credential.is_fallback) attempts.push({ entry, offer, credential })
-    for (const offer of kept) {
-      const own = applicable(entry, offer)
-      if (offer.provider.serviceKey !== false && !own.some((c) => c.always_use)) attempts.push({ entry, offer })
-      for (const credential of own) if (credential.is_fallback) attempts.push({ entry, offer, credential })
+  // decisions.md §7, within each group (a model's offers; all of a tier with partition "none"): the customer's own keys
+  // first (whatever provider.order says), in sort_order; then each provider's service key, unless a credential says
+  // always_use or the service has none; is_fallback keys after it.
+  const groupsOf = (tier: Candidate[]): Candidate[][] =>
+    acrossModels ? [tier] : entries.map((entry) => tier.filter((c) => c.entry === entry)).filter((group) => group.length)
+  for (const group of tiers.flatMap(groupsOf)) {
+    for (const c of group) for (const credential of applicable(c)) if (!credential.is_fallback) attempts.push({ ...c, credential })
+    for (const c of group) {
+      const own = applicable(c)
+      if (c.offer.provider.serviceKey !== false && !own.some((credential) => credential.always_use)) attempts.push({ ...c })
+      for (const credential of own) if (credential.is_fallback) attempts.push({ ...c, credential })
     }
-    for (const offer of kept) {
-      if (offer.provider.serviceKey === false && !applicable(entry, offer).length) reasons.push(`${offer.provider.slug} (${entry.id}): needs your own key (BYOK) for this provider`)
+    for (const c of group) {
+      if (c.offer.provider.serviceKey === false && !applicable(c).length) {
+        reasons.push(`${c.offer.provider.slug} (${c.entry.id}): needs your own key (BYOK) for this provider`)
+        unavailable = true
+      }
     }
   }
   if (!attempts.length) {
+    if (!unavailable && excluded.length) {
+      throw new GatewayError(404, `No provider of ${ids.join(', ')} matches the request's provider preferences: ${reasons.join('; ')}`, {
+        param: 'provider',
+        metadata: { models: ids, reasons, excluded },
+      })
+    }
     throw new GatewayError(503, `No provider is available for ${ids.join(', ')}: ${reasons.join('; ')}`, { metadata: { models: ids, reasons } })
   }
   return attempts
 }
 
+const price = (offer: ModelOffer) => decimal(offer.model.pricing.prompt ?? '0')
 // Price of a typical request's tokens: prompt + completion per token (the "cheapest first" of decisions.md §8).
 const sumPrice = (offer: ModelOffer): Decimal => add(decimal(offer.model.pricing.prompt), decimal(offer.model.pricing.completion))

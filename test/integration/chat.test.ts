@@ -200,8 +200,8 @@ describe('POST /api/v1/chat/completions', () => {
     const ordered = await (await ask('shared/model', 'beta first', { provider: { order: ['beta'] } })).json()
     expect(ordered.provider).toBe('Beta')
     const excluded = await ask('beta/only', 'x', { provider: { ignore: ['beta'] } })
-    expect(excluded.status).toBe(503)
-    expect((await excluded.json()).error.type).toBe('no_provider_available')
+    expect(excluded.status).toBe(404)
+    expect((await excluded.json()).error.type).toBe('not_found')
   })
 
   it('falls back across the models list', async () => {

@@ -213,11 +213,11 @@ describe('routing preferences', () => {
     const { planAttempts } = await import('../../src/routing/plan')
     await expect(planAttempts(t.gateway.context, { model: 'nobody/x', messages: [] } as never)).rejects.toMatchObject({ status: 404 })
   })
-  it('answers 503 naming why when nothing is eligible', async () => {
+  it('answers 404 naming which preference excluded which provider when the request\'s preferences leave nothing', async () => {
     const answer = await servedBy({ provider: { only: ['a'], ignore: ['a'] } })
-    expect(answer).toMatch(/^503 No provider is available for pref\/model: a \(pref\/model\): ignored by provider.ignore; b \(pref\/model\): not in provider.only; c/)
+    expect(answer).toMatch(/^404 No provider of pref\/model matches the request's provider preferences: a \(pref\/model\): ignored by provider.ignore; b \(pref\/model\): not in provider.only; c/)
     const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }]
-    expect(await servedBy({ tools, provider: { require_parameters: true, ignore: ['b'] } })).toMatch(/a \(pref\/model\): does not support tools/)
+    expect(await servedBy({ tools, provider: { require_parameters: true, ignore: ['b'] } })).toMatch(/^404 .*a \(pref\/model\): does not support tools/)
   })
 })
 

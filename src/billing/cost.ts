@@ -58,8 +58,17 @@ export function pricingWithOptions(pricing: ModelPricing, options: PricedOptions
   return priced
 }
 
-/** Prices reported usage with a model's pricing, exactly (decisions.md §4). */
-export function priceUsage(pricing: ModelPricing, usage: UpstreamUsage, extras: BillableExtras, eurPerUnit: string): RequestCost {
+/** The prices a request with this many prompt tokens pays: the long-context prices past their threshold, else the plain ones. */
+export function pricingForPrompt(pricing: ModelPricing, promptTokens: number | bigint): ModelPricing {
+  const long = pricing.long_context
+  if (!long || BigInt(promptTokens) <= BigInt(long.above_prompt_tokens)) return pricing
+  const { above_prompt_tokens: _threshold, ...prices } = long
+  return { ...pricing, ...prices }
+}
+
+/** Prices reported usage with a model's pricing (its long-context prices for a long prompt), exactly (decisions.md §4). */
+export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: BillableExtras, eurPerUnit: string): RequestCost {
+  const pricing = pricingForPrompt(plain, count(usage.prompt_tokens))
   const prompt = price(pricing.prompt)
   const completion = price(pricing.completion)
   const cached = count(usage.prompt_tokens_details?.cached_tokens)

@@ -11,10 +11,11 @@ import type { ProviderModel } from '../providers/types'
  * Flash-Lite, billed at those models' rates: both entries carry the new prices as `priceChanges` (the ids keep
  * answering, so they do not expire).
  *
+ * Prompts longer than 200k tokens are billed at Google's higher rates (`pricing.long_context`): Gemini 3.1 Pro Preview
+ * $4.00 in / $18.00 out / $0.40 cached (instead of $2.00 / $12.00 / $0.20); Gemini 2.5 Pro $2.50 in / $15.00 out /
+ * $0.25 cached (instead of $1.25 / $10.00 / $0.125) per million tokens (until its price change of 2026-12-01).
+ *
  * What the gateway's pricing cannot express (and is therefore billed at the listed base rate):
- * - Tiered prices for prompts longer than 200k tokens: Gemini 3.1 Pro Preview $4.00 in / $18.00 out / $0.40 cached
- *   (instead of $2.00 / $12.00 / $0.20); Gemini 2.5 Pro $2.50 in / $15.00 out / $0.25 cached (instead of
- *   $1.25 / $10.00 / $0.125) per million tokens.
  * - Audio input, priced higher than text per token: Gemini 3 Flash Preview $1.00 (cached $0.10), Gemini 2.5 Flash
  *   $1.00 (cached $0.10), Gemini 2.5 Flash-Lite $0.30 (cached $0.03) per million tokens.
  * - Context cache storage (per token-hour) and Google Search grounding, which this provider does not use.
@@ -35,6 +36,10 @@ export const GEMINI_PARAMETERS = [
   'response_format', 'structured_outputs', 'tools', 'tool_choice', 'reasoning', 'include_reasoning',
 ]
 const ALL_EFFORTS = ['minimal', 'low', 'medium', 'high']
+// Google's rates for a whole request whose prompt is longer than 200K tokens.
+const longContext = (input: number, output: number, cachedInput: number) => ({
+  above_prompt_tokens: 200_000, prompt: perMillion(input), completion: perMillion(output), input_cache_read: perMillion(cachedInput),
+})
 const LEVELS = ['low', 'medium', 'high']
 const PRICING = 'https://ai.google.dev/gemini-api/docs/pricing'
 const DEPRECATIONS = 'https://ai.google.dev/gemini-api/docs/deprecations'
@@ -79,10 +84,10 @@ export const geminiModels: ProviderModel[] = [
   {
     id: 'google/gemini-3.1-pro-preview', upstreamId: 'gemini-3.1-pro-preview', name: 'Google: Gemini 3.1 Pro Preview',
     description: 'Google’s most capable Gemini 3 model for complex reasoning, coding and long multimodal context (preview).',
-    contextLength: CONTEXT, maxCompletionTokens: 65_536, pricing: price(2, 12, 0.2), inputModalities: MODALITIES,
+    contextLength: CONTEXT, maxCompletionTokens: 65_536, pricing: { ...price(2, 12, 0.2), long_context: longContext(4, 18, 0.4) }, inputModalities: MODALITIES,
     supportedParameters: GEMINI_PARAMETERS, reasoning: { mandatory: true, efforts: ['low', 'medium', 'high'], supportsMaxTokens: true },
     tags: ['programming', 'science', 'academia'], created: 1771459200, releaseDate: '2026-02-19', knowledgeCutoff: '2025-01-31', detailsUrl: docs('gemini-3.1-pro-preview'),
-    source: source(PRICING, '$2.00 / $12.00 for prompts up to 200K tokens (Google’s page, 2026-10-07 transcription; $4.00 / $18.00 above, billed here at the base rate); no shutdown date announced (deprecations page). The $0.20 cache read per the 2026-11-26 audit.'),
+    source: source(PRICING, '$2.00 / $12.00 for prompts up to 200K tokens, $4.00 / $18.00 / $0.40 cached above (Google’s page, 2026-10-07 transcription); no shutdown date announced (deprecations page). The $0.20 cache read per the 2026-11-26 audit.'),
   },
   {
     id: 'google/gemini-3-flash-preview', upstreamId: 'gemini-3-flash-preview', name: 'Google: Gemini 3 Flash Preview',
@@ -95,7 +100,7 @@ export const geminiModels: ProviderModel[] = [
   {
     id: 'google/gemini-2.5-pro', upstreamId: 'gemini-2.5-pro', name: 'Google: Gemini 2.5 Pro',
     description: 'Google’s Gemini 2.5 thinking model for complex problems in code, math and science, over a 1M-token context.',
-    contextLength: CONTEXT, maxCompletionTokens: 65_536, pricing: price(1.25, 10, 0.125), inputModalities: MODALITIES,
+    contextLength: CONTEXT, maxCompletionTokens: 65_536, pricing: { ...price(1.25, 10, 0.125), long_context: longContext(2.5, 15, 0.25) }, inputModalities: MODALITIES,
     supportedParameters: GEMINI_PARAMETERS, reasoning: { mandatory: true, efforts: ALL_EFFORTS, supportsMaxTokens: true },
     tags: ['programming', 'science', 'academia'], created: 1750118400, releaseDate: '2025-06-17', knowledgeCutoff: '2025-01-31', detailsUrl: docs('gemini-2.5-pro'),
     priceChanges: [

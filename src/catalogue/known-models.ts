@@ -14,8 +14,7 @@ import { openaiAudioModels } from './audio-models'
  * - Retirements: `expirationDate` is the day the provider stops serving the model (from that UTC day the offer is not
  *   routed); `replacement` is the model to use instead, always one listed in this catalogue.
  * - OpenAI's GPT-6 family (gpt-6.1-sol, gpt-6.1-terra, gpt-6-luna), like GPT-5.4 and later, bills a whole request at
- *   2× input / cache and 1.5× output once its prompt exceeds 272K input tokens. A flat per-token price cannot express
- *   that: such prompts are billed at the listed base rate, below OpenAI's price (see each entry's note).
+ *   2× input / cache and 1.5× output once its prompt exceeds 272K input tokens: `pricing.long_context` says so.
  * - Left out: DeepSeek's current model (deepseek-flash, V4.1-Flash), which DeepSeek prices in yuan with off-peak and
  *   peak rates by time of day; the gateway bills one price per token in one currency and cannot bill it honestly.
  *   DeepSeek retired `deepseek-chat` and `deepseek-reasoner` on 2026-07-24, so the deepseek preset serves no model.
@@ -44,7 +43,12 @@ const docs = (model: string) => `https://platform.openai.com/docs/models/${model
 // Sources read on 2026-11-26.
 const OPENAI_DEPRECATIONS = 'https://developers.openai.com/api/docs/deprecations'
 const LITELLM = 'https://github.com/BerriAI/litellm/blob/main/model_prices_and_context_window.json'
-const LONG_CONTEXT = 'Prompts over 272K input tokens: OpenAI bills the whole request at 2× input and cache, 1.5× output; the gateway bills them at these base rates (under-charges).'
+const LONG_CONTEXT = 'Prompts over 272K input tokens: OpenAI bills the whole request at 2× input and cache, 1.5× output; so does the gateway (pricing.long_context).'
+// OpenAI's long-context rates of the GPT-6 family: past 272K prompt tokens, 2× input and cache, 1.5× output, for the whole request.
+const longContext = (input: number, output: number, cachedInput: number): ProviderModel['pricing'] => ({
+  ...price(input, output, cachedInput),
+  long_context: { above_prompt_tokens: 272_000, prompt: perMillion(input * 2), completion: perMillion(output * 1.5), input_cache_read: perMillion(cachedInput * 2) },
+})
 const DEC_11 = 'OpenAI shuts it down on 2026-12-11 (notice of 2026-06-11, OpenAI’s deprecations page).'
 const JAN_14 = 'OpenAI shuts it down on 2027-01-14 (deprecations page, notice of 2026-10-14); the replacement it names is gpt-6-luna (as quoted by dev.to/max_bob, codersera.com and importstatic.com; CometAPI recommends gpt-6.1-sol for gpt-4o and gpt-4.1 instead).'
 const OCT_23 = 'OpenAI shut it down on 2026-10-23 (deprecations page as of 2026-10-15, quoted by importstatic.com).'
@@ -56,7 +60,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
     {
       id: 'openai/gpt-6.1-sol', upstreamId: 'gpt-6.1-sol', name: 'OpenAI: GPT-6.1 Sol',
       description: 'OpenAI’s upgraded Sol reasoning model for coding, computer use and professional work (1.05M context, 922K input).',
-      contextLength: 1_050_000, maxCompletionTokens: 128_000, pricing: price(2, 10, 0.1), inputModalities: ['text', 'image'],
+      contextLength: 1_050_000, maxCompletionTokens: 128_000, pricing: longContext(2, 10, 0.1), inputModalities: ['text', 'image'],
       // Chat Completions takes function tools only with reasoning effort `none`, which gpt-6.1-sol does not accept.
       supportedParameters: OPENAI_REASONING.filter((p) => !TOOLS.includes(p)), reasoning: { efforts: ['low', 'medium', 'high', 'xhigh', 'max'] },
       tags: ['programming', 'science', 'academia'], created: epoch('2026-09-29'), releaseDate: '2026-09-29', detailsUrl: docs('gpt-6.1-sol'),
@@ -65,7 +69,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
     {
       id: 'openai/gpt-6.1-terra', upstreamId: 'gpt-6.1-terra', name: 'OpenAI: GPT-6.1 Terra',
       description: 'OpenAI’s mid-tier GPT-6.1 model for computer use, visual understanding, coding and everyday work (1.05M context, 922K input).',
-      contextLength: 1_050_000, maxCompletionTokens: 128_000, pricing: price(1, 5, 0.05), inputModalities: ['text', 'image'],
+      contextLength: 1_050_000, maxCompletionTokens: 128_000, pricing: longContext(1, 5, 0.05), inputModalities: ['text', 'image'],
       supportedParameters: OPENAI_REASONING, reasoning: { efforts: GPT6_EFFORTS },
       tags: ['programming', 'technology'], created: epoch('2026-10-26'), releaseDate: '2026-10-26', knowledgeCutoff: '2026-06-01', detailsUrl: docs('gpt-6.1-terra'),
       source: source('https://docs.litellm.ai/blog/gpt-6-1-terra', `$1 / $5, cache read $0.05 per M (LiteLLM’s day-0 post; apidog.com and OpenRouter via apidog agree); 1,050,000 context, 922K input, 128K output, efforts none…max, released 2026-10-26, cutoff 2026-06-01 (apidog.com, from OpenAI’s model page). Function tools on Chat Completions only with effort none. ${LONG_CONTEXT}`),
@@ -73,7 +77,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
     {
       id: 'openai/gpt-6-luna', upstreamId: 'gpt-6-luna', name: 'OpenAI: GPT-6 Luna',
       description: 'OpenAI’s most efficient GPT-6 reasoning model, for focused high-volume work (1.05M context, 922K input).',
-      contextLength: 1_050_000, maxCompletionTokens: 128_000, pricing: price(0.1, 0.5, 0.01), inputModalities: ['text', 'image'],
+      contextLength: 1_050_000, maxCompletionTokens: 128_000, pricing: longContext(0.1, 0.5, 0.01), inputModalities: ['text', 'image'],
       supportedParameters: OPENAI_REASONING, reasoning: { efforts: GPT6_EFFORTS },
       tags: ['translation', 'marketing', 'trivia'], created: epoch('2026-09-22'), releaseDate: '2026-09-22', knowledgeCutoff: '2026-05-18', detailsUrl: docs('gpt-6-luna'),
       source: source('https://vercel.com/ai-gateway/models/openai/gpt-6-luna', `$0.10 / $0.50 per M, 1,050,000 context, 128K output (Vercel AI Gateway, linking OpenAI’s pricing); cached input $0.01 (codersera.com, instructorphp 2.14.2); efforts none…max, cutoff 2026-05-18 (docs.oxen.ai); released 2026-09-22 (runware.ai, docs.venice.ai). Function tools on Chat Completions only with effort none (docs.oxen.ai). ${LONG_CONTEXT}`),

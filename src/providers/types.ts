@@ -20,12 +20,20 @@ export interface ModelPricing {
   /** ISO currency of these prices. Default `USD`. */
   currency?: string
   /**
+   * Other per-token prices for a whole request whose prompt is longer than `above_prompt_tokens` (Gemini above 200K,
+   * OpenAI's GPT-6 above 272K), each replacing the price it names (docs/catalogue.md).
+   */
+  long_context?: LongContextPricing
+  /**
    * Prices of the service tiers a request may ask for with `service_tier` (`priority`, `flex`, …), each replacing the
    * prices it gives. A tier that is not listed here is refused (400), so it is never billed at the plain price
    * (docs/limits.md); `auto` and `default` are the plain price.
    */
   service_tiers?: Record<string, ServiceTierPricing>
 }
+
+/** The prices of a request with a long prompt: from `above_prompt_tokens` + 1 prompt tokens on, for the whole request. */
+export type LongContextPricing = { above_prompt_tokens: number } & Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'internal_reasoning'>>
 
 /** What a service tier costs: the per-token prices that differ from the model's plain ones. */
 export type ServiceTierPricing = Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read'>>

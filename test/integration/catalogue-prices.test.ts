@@ -15,6 +15,14 @@ const byId = (id: string, provider?: string): ProviderModel => {
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
 describe('the built-in catalogue data (checked 2026-11-26)', () => {
+  it('prices long prompts as the providers do: GPT-6 past 272K tokens, Gemini Pro past 200K', () => {
+    expect(byId('openai/gpt-6.1-sol').pricing.long_context).toEqual({ above_prompt_tokens: 272_000, prompt: '0.000004', completion: '0.000015', input_cache_read: '0.0000002' })
+    expect(byId('openai/gpt-6.1-terra').pricing.long_context).toEqual({ above_prompt_tokens: 272_000, prompt: '0.000002', completion: '0.0000075', input_cache_read: '0.0000001' })
+    expect(byId('openai/gpt-6-luna').pricing.long_context).toEqual({ above_prompt_tokens: 272_000, prompt: '0.0000002', completion: '0.00000075', input_cache_read: '0.00000002' })
+    expect(byId('google/gemini-3.1-pro-preview').pricing.long_context).toEqual({ above_prompt_tokens: 200_000, prompt: '0.000004', completion: '0.000018', input_cache_read: '0.0000004' })
+    expect(byId('google/gemini-2.5-pro').pricing.long_context).toEqual({ above_prompt_tokens: 200_000, prompt: '0.0000025', completion: '0.000015', input_cache_read: '0.00000025' })
+  })
+
   it('gives every entry a source with a page and the day it was checked', () => {
     expect(all.length).toBeGreaterThan(40)
     for (const m of all) {

@@ -61,3 +61,24 @@ describe('stringifyExact', () => {
     expect(JSON.parse(stringifyExact({ cost: new ExactNumber('0.000451758') })).cost).toBe(0.000451758)
   })
 })
+
+describe('long-context prices', () => {
+  const pricing = {
+    prompt: '0.000002', completion: '0.00001', input_cache_read: '0.0000002', currency: 'USD',
+    long_context: { above_prompt_tokens: 1000, prompt: '0.000004', completion: '0.000015', input_cache_read: '0.0000004' },
+  }
+
+  it('bill a prompt up to the threshold at the plain prices', () => {
+    // 1000 × 0.000002 + 10 × 0.00001
+    expect(text(priceUsage(pricing, usage(1000, 10), {}, '1').units)).toBe('0.0021')
+  })
+
+  it('bill the whole request past the threshold at the long-context prices, cached tokens and completion included', () => {
+    // 801 uncached × 0.000004 + 200 cached × 0.0000004 + 10 × 0.000015
+    const cost = priceUsage(pricing, usage(1001, 10, { prompt_tokens_details: { cached_tokens: 200 } }), {}, '0.86')
+    expect(text(cost.units)).toBe('0.003434')
+    expect(text(cost.promptUnits)).toBe('0.003284')
+    expect(text(cost.completionUnits)).toBe('0.00015')
+    expect(text(cost.eurUnits)).toBe('0.00295324')
+  })
+})

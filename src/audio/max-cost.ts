@@ -18,6 +18,7 @@ export function maxAudioCost(ctx: GatewayContext, attempts: Attempt[], measure: 
     ? { input_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.input, output_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.output }
     : { input_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.input), output_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.output) }
   let worst = 0n
+  let withByok = 0n
   for (const attempt of attempts) {
     const pricing = attempt.offer.model.pricing
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
@@ -27,6 +28,8 @@ export function maxAudioCost(ctx: GatewayContext, attempts: Attempt[], measure: 
     const most = byMeasure > byTokens ? byMeasure : byTokens
     const eurUnits = attempt.credential ? platformFee(ctx, most) : most
     if (eurUnits > worst) worst = eurUnits
+    // With a customer's key, what a key whose limit counts BYOK usage holds: the upstream cost and the fee (docs/keys.md).
+    if (most + (attempt.credential ? eurUnits : 0n) > withByok) withByok = most + (attempt.credential ? eurUnits : 0n)
   }
-  return { eurUnits: worst }
+  return { eurUnits: worst, withByokEurUnits: withByok }
 }

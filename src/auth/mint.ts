@@ -1,8 +1,8 @@
-import { keyUsedKey } from '../billing/holds'
+import { limitLeft } from '../billing/key-usage'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
-import type { ApiKeyRecord, KeyAncestor, Principal } from '../stores/accounts'
+import { ancestorOf, type ApiKeyRecord, type KeyAncestor, type Principal } from '../stores/accounts'
 import type { MintTerms } from '../stores/codes'
 
 /** How many keys deep a chain of keys minting keys may go. */
@@ -37,14 +37,14 @@ export async function mintTerms(ctx: GatewayContext, principal: Principal, asked
   }
 }
 
-// The least credit left under the limits of these keys (null: none of them has a limit), never below 0.
+// The least credit left under the limits of these keys (null: none of them has a limit), never below 0; a limit that
+// resets has what is left of its current window (docs/keys.md).
 async function remainingLimit(ctx: GatewayContext, keys: KeyAncestor[]): Promise<bigint | null> {
+  const now = ctx.now()
   let least: bigint | null = null
   for (const key of keys) {
-    if (!key.credit_limit) continue
-    const left = toUnits(key.credit_limit) - (await ctx.atomic.getUnits(keyUsedKey(ctx, key.hash)))
-    const clamped = left > 0n ? left : 0n
-    if (least === null || clamped < least) least = clamped
+    const left = await limitLeft(ctx, key, now)
+    if (left !== null && (least === null || left < least)) least = left
   }
   return least
 }
@@ -60,7 +60,7 @@ export async function mintedKeyInput(ctx: GatewayContext, terms: MintTerms): Pro
   if (!parent || parent.revoked) return null
   const parentExpiry = parent.expires_at ? Date.parse(parent.expires_at) : undefined
   if (parentExpiry !== undefined && parentExpiry <= ctx.now()) return null
-  const ancestors: KeyAncestor[] = [{ hash: parent.hash, credit_limit: parent.credit_limit }, ...(parent.ancestors ?? [])]
+  const ancestors: KeyAncestor[] = [ancestorOf(parent), ...(parent.ancestors ?? [])]
   const left = await remainingLimit(ctx, ancestors)
   const asked = terms.limit === undefined ? null : toUnits(terms.limit)
   const limit = left === null ? asked : asked === null || left < asked ? left : asked

@@ -1,33 +1,54 @@
 import type { GatewayContext } from '../context'
 import { GatewayError } from '../errors'
-import type { Principal } from '../stores/accounts'
+import type { KeyAncestor, Principal } from '../stores/accounts'
 import type { Budget } from '../stores/holds'
-import { fromUnits, toUnits } from './money'
+import { keyBudget, keyCharges, keyCounterKey, resetWindow } from './key-usage'
+import { fromUnits } from './money'
 
 /** A hold on an org's credits (and its key's credit limits) for one request, replaced by its exact charge when it ends (docs/money.md). */
 export interface Hold {
   /** The EUR ledger units held. */
   readonly units: bigint
-  /** Replaces the hold by the exact charge in EUR ledger units; only the first call (or release) counts. */
-  settle(chargeEurUnits: bigint): Promise<void>
+  /**
+   * Replaces the hold by the exact charge in EUR ledger units, and adds to the usage counters of the request's key and
+   * the keys above it (docs/keys.md); only the first call (or release) counts. A request a customer's own key served
+   * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost.
+   */
+  settle(chargeEurUnits: bigint, byok?: ByokCharge): Promise<void>
   /** Releases the hold without charging anything (no provider served the request); a no-op once settled. */
   release(): Promise<void>
 }
 
-/** Storage key of a key's spent-credits counter (what its credit limit is checked against). */
-export const keyUsedKey = (ctx: GatewayContext, keyHash: string): string => ctx.kv.key('credits', 'key', keyHash, 'used')
+/** What a request a customer's own provider key served adds to its key's usage: the platform fee, and the upstream cost. */
+export interface ByokCharge {
+  feeEurUnits: bigint
+  upstreamEurUnits: bigint
+}
 
-/** The budgets a principal's request counts against: the org's credits, its key's credit limit, and those of the keys that minted it. */
-export function budgetsOf(ctx: GatewayContext, principal: Principal): { budgets: Budget[]; kinds: ('org' | 'key')[] } {
+/** Storage key of a key's spent-credits counter in all (what a credit limit without reset is checked against). */
+export const keyUsedKey = (ctx: GatewayContext, keyHash: string): string => keyCounterKey(ctx, keyHash, 'usage', 'total')
+
+/** The keys whose limits and usage a principal's request counts against: its own and those of the keys that minted it. */
+const keysOf = (principal: Principal): KeyAncestor[] => [principal.key, ...(principal.key.ancestors ?? [])]
+
+/**
+ * The budgets a principal's request counts against at `now`: the org's credits, its key's credit limit, and those of
+ * the keys that minted it (a limit that resets counts the current window's spending: docs/keys.md). `keys[i]` is the
+ * key of budget i (null for the org's).
+ */
+export function budgetsOf(ctx: GatewayContext, principal: Principal, now = ctx.now()): { budgets: Budget[]; kinds: ('org' | 'key')[]; keys: (KeyAncestor | null)[] } {
   const orgId = principal.org.id
   const budgets: Budget[] = [{ usedKey: ctx.kv.key('credits', orgId, 'used'), holdsKey: ctx.kv.key('holds', 'org', orgId), limit: { key: ctx.kv.key('credits', orgId, 'granted') } }]
   const kinds: ('org' | 'key')[] = ['org']
-  for (const key of [principal.key, ...(principal.key.ancestors ?? [])]) {
-    if (!key.credit_limit) continue
-    budgets.push({ usedKey: keyUsedKey(ctx, key.hash), holdsKey: ctx.kv.key('holds', 'key', key.hash), limit: { units: toUnits(key.credit_limit, 'credit_limit') } })
+  const keys: (KeyAncestor | null)[] = [null]
+  for (const key of keysOf(principal)) {
+    const budget = keyBudget(ctx, key, now)
+    if (!budget) continue
+    budgets.push(budget)
     kinds.push('key')
+    keys.push(key)
   }
-  return { budgets, kinds }
+  return { budgets, kinds, keys }
 }
 
 /** What a request may cost at most, and how to explain a refusal. */
@@ -38,6 +59,11 @@ export interface MaxCost {
   affordableTokens?: (available: bigint) => number
   /** The completion tokens the hold assumes at most. */
   maxTokens?: number
+  /**
+   * The most the request can cost when a customer's own key (BYOK) serves it and its upstream cost counts too (upstream
+   * cost plus fee): what a key whose limit includes BYOK usage holds. Absent: `eurUnits`.
+   */
+  withByokEurUnits?: bigint
 }
 
 /**
@@ -46,33 +72,40 @@ export interface MaxCost {
  * completion tokens it could afford.
  */
 export async function placeHold(ctx: GatewayContext, principal: Principal, id: string, cost: MaxCost): Promise<Hold> {
-  const { budgets, kinds } = budgetsOf(ctx, principal)
   const now = ctx.now()
+  const { budgets, kinds, keys } = budgetsOf(ctx, principal, now)
+  const withByok = cost.withByokEurUnits
+  if (withByok !== undefined && withByok > cost.eurUnits) keys.forEach((key, i) => key?.include_byok_in_limit && (budgets[i].units = withByok))
   const result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets })
-  if (!result.ok) throw insufficient(result.available, cost, kinds[result.index], principal)
+  if (!result.ok) throw insufficient(result.available, { ...cost, eurUnits: budgets[result.index].units ?? cost.eurUnits }, kinds[result.index], principal, keys[result.index], now)
   let done = false
-  const settle = async (charge: bigint) => {
+  const settle = async (charge: bigint, byok?: ByokCharge) => {
     if (done) return
     done = true
-    await ctx.holds.settle({ id, budgets, charges: budgets.map(() => charge) })
+    // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
+    // windows of the time the request ends, so a request that spans midnight counts in the new day.
+    const usage = { usage: byok ? byok.feeEurUnits : charge, byok: byok ? byok.upstreamEurUnits : 0n }
+    await ctx.holds.settle({ id, budgets, charges: budgets.map((_, i) => (i === 0 ? charge : 0n)), counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()) })
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }
 }
 
-function insufficient(available: bigint, cost: MaxCost, kind: 'org' | 'key', principal: Principal): GatewayError {
+function insufficient(available: bigint, cost: MaxCost, kind: 'org' | 'key', principal: Principal, key: KeyAncestor | null, now: number): GatewayError {
   const affordable = cost.affordableTokens && available > 0n ? Math.max(0, cost.affordableTokens(available)) : 0
   const tokens = cost.maxTokens !== undefined
     ? ` You asked for up to ${cost.maxTokens} completion tokens, but can afford ${affordable}: lower max_tokens${kind === 'org' ? ' or add credits' : ''}.`
     : ''
+  const resetsAt = key?.limit_reset ? new Date(resetWindow(key.limit_reset, now).end).toISOString() : undefined
   const subject = kind === 'org'
     ? `Insufficient credits: this request may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR is available (balance less requests in flight).`
-    : `This API key's credit limit cannot cover this request: it may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR of the limit is left.`
+    : `This API key's credit limit cannot cover this request: it may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR of the limit is left${resetsAt ? ` (its ${key!.limit_reset} limit starts over at ${resetsAt})` : ''}.`
   return new GatewayError(402, subject + tokens, {
     metadata: {
       required: fromUnits(cost.eurUnits),
       available: fromUnits(available),
       ...(cost.maxTokens !== undefined ? { requested_tokens: cost.maxTokens, affordable_tokens: affordable } : {}),
-      ...(kind === 'key' ? { credit_limit: principal.key.credit_limit } : {}),
+      ...(kind === 'key' ? { credit_limit: key?.credit_limit ?? principal.key.credit_limit } : {}),
+      ...(resetsAt ? { limit_reset: key!.limit_reset, limit_resets_at: resetsAt } : {}),
     },
   })
 }

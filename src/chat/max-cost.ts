@@ -52,6 +52,8 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   const images = countImages(request)
   const feeRate = decimal(ctx.options.byok.platformFeeRate)
   let worst: { eurUnits: bigint; attempt: Attempt; tokens: number } | undefined
+  // With a customer's key, what a key whose limit counts BYOK usage holds: the upstream cost and the fee (docs/keys.md).
+  let withByok = 0n
   for (const attempt of attempts) {
     const pricing = attempt.offer.model.pricing
     const tokens = maxCompletionTokens(request, attempt, prompt)
@@ -59,6 +61,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
     const cost = priceUsage({ ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined }, { prompt_tokens: prompt, completion_tokens: tokens }, { images }, rate)
     const eurUnits = attempt.credential ? platformFee(ctx, cost.eurUnits) : cost.eurUnits
     if (!worst || eurUnits > worst.eurUnits) worst = { eurUnits, attempt, tokens }
+    if (cost.eurUnits + (attempt.credential ? eurUnits : 0n) > withByok) withByok = cost.eurUnits + (attempt.credential ? eurUnits : 0n)
   }
   if (!worst) return { eurUnits: 0n }
   const { attempt, tokens } = worst
@@ -70,6 +73,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   const fixed = worst.eurUnits - perToken * BigInt(tokens)
   return {
     eurUnits: worst.eurUnits,
+    withByokEurUnits: withByok,
     maxTokens: tokens,
     affordableTokens: (available) => (perToken > 0n ? Number((available - fixed) / perToken) : tokens),
   }

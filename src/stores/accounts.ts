@@ -20,6 +20,9 @@ export interface User {
   created_at: string
 }
 
+/** When a key's credit limit starts over: each UTC day, week (from Monday) or month (docs/keys.md). */
+export type LimitReset = 'daily' | 'weekly' | 'monthly'
+
 /** What the gateway keeps of an API key: never the key itself, only its SHA-256. */
 export interface ApiKeyRecord {
   hash: string
@@ -33,14 +36,62 @@ export interface ApiKeyRecord {
   revoked_at: string | null
   /** Most this key may spend, in EUR (decimal string), or null for no limit. */
   credit_limit: string | null
+  /** When set, `credit_limit` is what the key may spend per UTC day, week or month (docs/keys.md). */
+  limit_reset?: LimitReset | null
+  /** The upstream cost of requests a customer's own provider key (BYOK) served counts against the limit too. */
+  include_byok_in_limit?: boolean
   /** A key minted by another key (docs/keys.md): the keys above it, nearest first, whose limits bound it too. */
   ancestors?: KeyAncestor[]
+  /** A management key (OpenRouter's provisioning key): it only manages the org's keys (docs/keys.md). */
+  management?: boolean
+  /** Disabled through PATCH /keys/{hash}: it answers 401 until enabled again. */
+  disabled?: boolean
+  /** Deleted through DELETE /keys/{hash}: revoked, and gone from the key management routes. */
+  deleted_at?: string
+  /** The user who created the key through the key management routes, when not its own user. */
+  creator_user_id?: string
+  /** When the key management routes last changed it. */
+  updated_at?: string
 }
 
-/** A key above a minted key: its hash and credit limit, copied when the key was minted. */
+/**
+ * A key above a minted key: its hash and credit limit (with its reset and BYOK rule when set), copied when the key was
+ * minted and read afresh from the key's record whenever the minted key is used.
+ */
 export interface KeyAncestor {
   hash: string
   credit_limit: string | null
+  limit_reset?: LimitReset | null
+  include_byok_in_limit?: boolean
+}
+
+/** What a key above a minted key bounds it by, from its record (only the fields that are set). */
+export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
+  return {
+    hash: record.hash,
+    credit_limit: record.credit_limit,
+    ...(record.limit_reset ? { limit_reset: record.limit_reset } : {}),
+    ...(record.include_byok_in_limit ? { include_byok_in_limit: true } : {}),
+  }
+}
+
+/** What a new key is issued with. */
+export interface IssueKeyInput {
+  userId: string
+  label?: string
+  /** Most it may spend, in EUR (a canonical decimal string), or null for no limit. */
+  creditLimit?: string | null
+  /** Its limit starts over each UTC day, week or month. */
+  limitReset?: LimitReset | null
+  /** BYOK upstream cost counts against its limit too. */
+  includeByokInLimit?: boolean
+  /** Epoch ms when it expires. */
+  expiresAt?: number
+  ancestors?: KeyAncestor[]
+  /** A management key: it only manages the org's keys. */
+  management?: boolean
+  /** The user who created it, when not its own user. */
+  creatorUserId?: string
 }
 
 /** A freshly issued key: `key` is shown this once and never stored. */
@@ -87,6 +138,30 @@ export function createAccountsStore(options: AccountsOptions) {
     return user
   }
 
+  const recordKey = (hash: string) => kv.key('keys', hash)
+
+  // The keys above a minted key as they are now (a limit changed through PATCH /keys/{hash} bounds it at once); a
+  // deleted key's record stays, and a missing one keeps what was copied at minting.
+  async function currentAncestors(ancestors: KeyAncestor[]): Promise<KeyAncestor[]> {
+    const records = await Promise.all(ancestors.map((a) => atomic.read<ApiKeyRecord>(recordKey(a.hash))))
+    return ancestors.map((ancestor, i) => (records[i] ? ancestorOf(records[i]!) : ancestor))
+  }
+
+  // Keys issued before the org index existed are indexed once, on the first listing (one pass over every key).
+  let indexed = false
+  async function indexOrgKeys(): Promise<void> {
+    if (indexed || (await kv.get('org-keys-indexed'))) {
+      indexed = true
+      return
+    }
+    for (const hash of await kv.list('keys')) {
+      const record = await atomic.read<ApiKeyRecord>(recordKey(hash))
+      if (record && !record.deleted_at) await kv.set({ hash }, 'org-keys', record.org_id, hash)
+    }
+    await kv.set({ at: iso(now()) }, 'org-keys-indexed')
+    indexed = true
+  }
+
   const store = {
     getOrg,
     getUser,
@@ -129,7 +204,7 @@ export function createAccountsStore(options: AccountsOptions) {
     },
 
     /** Issues a new API key for a user; the key is returned once and stored only as its hash. */
-    async issueKey(input: { userId: string; label?: string; creditLimit?: string | null; expiresAt?: number; ancestors?: KeyAncestor[] }): Promise<IssuedKey> {
+    async issueKey(input: IssueKeyInput): Promise<IssuedKey> {
       const user = await requireUser(input.userId)
       const key = generateApiKey(options.keyPrefix)
       const created = now()
@@ -146,10 +221,17 @@ export function createAccountsStore(options: AccountsOptions) {
         revoked: false,
         revoked_at: null,
         credit_limit: input.creditLimit ?? null,
+        ...(input.limitReset ? { limit_reset: input.limitReset } : {}),
+        ...(input.includeByokInLimit ? { include_byok_in_limit: true } : {}),
         ...(input.ancestors?.length ? { ancestors: input.ancestors } : {}),
+        ...(input.management ? { management: true } : {}),
+        ...(input.creatorUserId && input.creatorUserId !== user.id ? { creator_user_id: input.creatorUserId } : {}),
       }
       await kv.set(record, 'keys', record.hash)
-      await kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash)
+      await Promise.all([
+        kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash),
+        kv.set({ hash: record.hash }, 'org-keys', user.org_id, record.hash),
+      ])
       return { key, record }
     },
 
@@ -157,17 +239,49 @@ export function createAccountsStore(options: AccountsOptions) {
     async getKey(keyOrHash: string): Promise<ApiKeyRecord | null> {
       const hash = isWellFormedKey(keyOrHash, options.keyPrefix) ? sha256Hex(keyOrHash) : keyOrHash.toLowerCase()
       if (!/^[0-9a-f]{64}$/.test(hash)) return null
-      const [record, used] = await Promise.all([kv.get<ApiKeyRecord>('keys', hash), kv.get<{ at: string }>('key-used', hash)])
+      const [record, used] = await Promise.all([atomic.read<ApiKeyRecord>(recordKey(hash)), kv.get<{ at: string }>('key-used', hash)])
       return record && { ...record, last_used: used?.at ?? null }
+    },
+
+    /**
+     * Changes a key record in one atomic step (decisions.md §3): `fn` gets the current record and returns the next one,
+     * or throws to change nothing; it may run more than once. 404 when the key does not exist.
+     */
+    async updateKey(hash: string, fn: (record: ApiKeyRecord) => ApiKeyRecord): Promise<ApiKeyRecord> {
+      const next = await atomic.update<ApiKeyRecord>(recordKey(hash), (record) => {
+        if (!record) throw notFound('API key not found')
+        return fn(record)
+      })
+      const used = await kv.get<{ at: string }>('key-used', hash)
+      return { ...next!, last_used: used?.at ?? null }
     },
 
     /** Revokes a key (by the key or its hash): it answers 401 from then on. */
     async revokeKey(keyOrHash: string): Promise<ApiKeyRecord> {
       const record = await store.getKey(keyOrHash)
       if (!record) throw notFound('API key not found')
-      const revoked: ApiKeyRecord = { ...record, revoked: true, revoked_at: record.revoked_at ?? iso(now()) }
-      await kv.set(revoked, 'keys', record.hash)
-      return revoked
+      const at = iso(now())
+      return store.updateKey(record.hash, (current) => ({ ...current, revoked: true, revoked_at: current.revoked_at ?? at }))
+    },
+
+    /**
+     * Deletes a key (DELETE /keys/{hash}): it is revoked and leaves its org's key list; its record stays as a tombstone,
+     * so the keys it minted stay bounded by its limit and its codes stay void.
+     */
+    async deleteKey(hash: string): Promise<void> {
+      const at = iso(now())
+      const record = await store.updateKey(hash, (current) => ({ ...current, revoked: true, revoked_at: current.revoked_at ?? at, deleted_at: current.deleted_at ?? at }))
+      await kv.remove('org-keys', record.org_id, hash)
+    },
+
+    /** An org's keys (records only, never secrets, deleted ones left out), newest first. */
+    async listOrgKeys(orgId: string): Promise<ApiKeyRecord[]> {
+      await indexOrgKeys()
+      const hashes = await kv.list('org-keys', orgId)
+      const records = await Promise.all(hashes.map((hash) => store.getKey(hash)))
+      return records
+        .filter((r): r is ApiKeyRecord => r !== null && r.org_id === orgId && !r.deleted_at)
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.hash.localeCompare(b.hash))
     },
 
     /** Lists a user's keys (records only, never secrets), oldest first. */
@@ -182,15 +296,15 @@ export function createAccountsStore(options: AccountsOptions) {
       await kv.set({ at: iso(now()) }, 'key-used', record.hash)
     },
 
-    /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked or expired. */
+    /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked, disabled or expired. */
     async resolveKey(key: string): Promise<Principal | null> {
       if (!isWellFormedKey(key, options.keyPrefix)) return null
-      const record = await kv.get<ApiKeyRecord>('keys', sha256Hex(key))
-      if (!record || record.revoked) return null
+      const record = await atomic.read<ApiKeyRecord>(recordKey(sha256Hex(key)))
+      if (!record || record.revoked || record.disabled) return null
       if (record.expires_at && Date.parse(record.expires_at) <= now()) return null
-      const user = await getUser(record.user_id)
+      const [user, ancestors] = await Promise.all([getUser(record.user_id), record.ancestors?.length ? currentAncestors(record.ancestors) : undefined])
       const org = user && (await getOrg(user.org_id))
-      return user && org ? { key: record, user, org } : null
+      return user && org ? { key: ancestors ? { ...record, ancestors } : record, user, org } : null
     },
   }
   return store

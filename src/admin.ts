@@ -3,7 +3,7 @@ import type { GatewayContext } from './context'
 import { invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
 import { sweepExpired, type SweepCounts } from './maintenance/sweep'
-import type { ApiKeyRecord, IssuedKey, Org, Principal, User } from './stores/accounts'
+import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, User } from './stores/accounts'
 import type { Credits, LedgerEntry } from './stores/credits'
 import type { HealthSnapshot } from './routing/health'
 
@@ -21,8 +21,20 @@ export interface GatewayAdmin {
   findUserByEmail(email: string): Promise<User | null>
   /** Changes a user's plan or disables the account (its keys then answer 403). */
   updateUser(id: string, patch: { plan?: string; disabled?: boolean }): Promise<User>
-  /** Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for none. */
-  issueKey(input: { userId: string; label?: string; creditLimit?: string | number | null }): Promise<IssuedKey>
+  /**
+   * Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for
+   * none, and `limitReset` makes it a limit per UTC day, week or month. `management: true` issues a management key
+   * instead (OpenRouter's provisioning key): it manages the org's keys through /keys and is refused everywhere else
+   * (docs/keys.md); it takes no credit limit.
+   */
+  issueKey(input: {
+    userId: string
+    label?: string
+    creditLimit?: string | number | null
+    limitReset?: LimitReset | null
+    includeByokInLimit?: boolean
+    management?: boolean
+  }): Promise<IssuedKey>
   /** Revokes a key given itself or its hash. */
   revokeKey(keyOrHash: string): Promise<ApiKeyRecord>
   /** Lists a user's keys (records, never secrets). */
@@ -58,6 +70,23 @@ function creditLimitOf(value: unknown): string | null {
   return fromUnits(units)
 }
 
+const RESETS: readonly unknown[] = ['daily', 'weekly', 'monthly']
+
+// A key's limit terms from issueKey's input: a management key takes none (it spends nothing).
+function keyTermsOf(input: { creditLimit?: unknown; limitReset?: unknown; includeByokInLimit?: unknown; management?: unknown }) {
+  if (input.limitReset !== undefined && input.limitReset !== null && !RESETS.includes(input.limitReset)) {
+    throw invalidRequest('limitReset: must be "daily", "weekly", "monthly" or null', 'limitReset')
+  }
+  if (input.management === true && (input.creditLimit != null || input.limitReset != null || input.includeByokInLimit)) {
+    throw invalidRequest('management: a management key spends nothing, so it takes no credit limit', 'management')
+  }
+  return {
+    creditLimit: creditLimitOf(input.creditLimit),
+    limitReset: (input.limitReset ?? null) as LimitReset | null,
+    includeByokInLimit: input.includeByokInLimit === true,
+  }
+}
+
 /** Builds the admin API over a gateway's stores. */
 export function createAdmin(ctx: GatewayContext): GatewayAdmin {
   const { accounts, credits } = ctx
@@ -71,7 +100,7 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     getUser: (id) => accounts.getUser(id),
     findUserByEmail: (email) => accounts.findUserByEmail(email),
     updateUser: (id, patch) => accounts.updateUser(id, patch),
-    issueKey: async (input) => accounts.issueKey({ ...input, creditLimit: creditLimitOf(input.creditLimit) }),
+    issueKey: async (input) => accounts.issueKey({ ...keyTermsOf(input), userId: input.userId, label: input.label, management: input.management === true }),
     revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),
     listKeys: (userId) => accounts.listKeys(userId),
     findUserByKey: (key) => accounts.resolveKey(key),

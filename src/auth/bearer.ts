@@ -14,12 +14,22 @@ export function bearerKeyOf(event: H3Event): string {
   return match[1]
 }
 
-/** Authenticates the request's bearer key: 401 when missing, malformed, unknown, revoked or expired; 403 for a disabled user. */
-export async function authenticate(event: H3Event, ctx: GatewayContext): Promise<Principal> {
+/** Which keys a route takes (docs/keys.md): API keys (the default), management keys, or both. */
+export type KeyKind = 'api' | 'management' | 'any'
+
+/**
+ * Authenticates the request's bearer key: 401 when missing, malformed, unknown, revoked, disabled or expired; 403 for
+ * a disabled user, and for a key of the wrong kind: a management key anywhere but the key management routes (and
+ * GET /key), an API key on them.
+ */
+export async function authenticate(event: H3Event, ctx: GatewayContext, kind: KeyKind = 'api'): Promise<Principal> {
   const key = bearerKeyOf(event)
   const principal = await ctx.accounts.resolveKey(key)
-  if (!principal) throw unauthorized('Invalid API key: unknown, revoked or expired')
+  if (!principal) throw unauthorized('Invalid API key: unknown, revoked, disabled or expired')
   if (principal.user.disabled) throw new GatewayError(403, 'This account is disabled')
+  const management = principal.key.management === true
+  if (management && kind === 'api') throw new GatewayError(403, 'A management key only manages API keys (/keys): call this route with an API key')
+  if (!management && kind === 'management') throw new GatewayError(403, 'Managing API keys needs a management key')
   touchThrottled(principal, ctx)
   return principal
 }

@@ -51,7 +51,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     }
     shutdown.addEventListener('abort', stop, { once: true })
     try {
-      const principal: Principal | null = needsKey ? await authenticate(event, ctx) : null
+      const principal: Principal | null = needsKey ? await authenticate(event, ctx, route.keyKind) : null
       const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined

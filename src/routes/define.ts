@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import type * as v from 'valibot'
+import type { KeyKind } from '../auth/bearer'
 import type { GatewayContext } from '../context'
 import type { AnySchema } from '../http/validate'
 import type { Principal } from '../stores/accounts'
@@ -41,6 +42,8 @@ export interface RouteDefinition<
   summary: string
   tag: string
   auth: RouteAuth
+  /** Which keys a route that needs one takes (docs/keys.md): API keys (default), management keys, or both. */
+  keyKind?: KeyKind
   body?: B
   query?: Q
   params?: P

@@ -10,6 +10,7 @@ const create = defineCommand({
     ...emailArg,
     label: { type: 'string', valueHint: 'text', description: 'Label of the key. Default: "API key"' },
     'credit-limit': { type: 'string', valueHint: 'eur', description: 'Most this key may spend, in EUR (exact decimal). Default: no limit' },
+    management: { type: 'boolean', description: 'Issue a management key: it manages the org’s keys through /api/v1/keys and nothing else (docs/keys.md)' },
     org: { type: 'string', valueHint: 'name', description: 'Name of the org created with a new user. Default: the email' },
     ...jsonArg,
     ...configArg,
@@ -25,15 +26,15 @@ const create = defineCommand({
       else if (args.org) say.warn(`--org ignored: ${user.email} already belongs to an org`)
       const org = (await admin.getOrg(user.org_id))!
       if (user.disabled) say.warn(`${user.email} is disabled: its keys answer 403 until it is enabled again`)
-      const { key, record } = await admin.issueKey({ userId: user.id, label: args.label || undefined, creditLimit })
+      const { key, record } = await admin.issueKey({ userId: user.id, label: args.label || undefined, creditLimit, management: args.management === true })
       const credits = await admin.getCredits(org.id)
       if (args.json) {
-        outJson({ key, hash: record.hash, label: record.label, credit_limit: record.credit_limit, created_at: record.created_at, expires_at: record.expires_at, user_created: created, user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits })
+        outJson({ key, hash: record.hash, label: record.label, management: record.management === true, credit_limit: record.credit_limit, created_at: record.created_at, expires_at: record.expires_at, user_created: created, user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits })
         return
       }
       if (created) say.success(`Created user ${user.email} in a new org "${org.name}".`)
       const limit = record.credit_limit === null ? '' : `, credit limit ${eur(record.credit_limit)}`
-      say.info(`API key "${record.label}" for ${user.email}${limit}; shown only now, keep it safe:`)
+      say.info(`${record.management ? 'Management key' : 'API key'} "${record.label}" for ${user.email}${limit}; shown only now, keep it safe:`)
       out(key)
       if (record.expires_at) say.info(`It expires at ${record.expires_at}.`)
       if (Number(credits.balance) <= 0) say.info(`The org has no credits yet, so chat requests answer 402. Add some:  model-gateway credits add --email ${user.email} --amount 10${flagsOf(cli)}`)
@@ -41,7 +42,8 @@ const create = defineCommand({
   },
 })
 
-const status = (key: ApiKeyRecord, now: number) => (key.revoked ? 'revoked' : key.expires_at && Date.parse(key.expires_at) <= now ? 'expired' : 'active')
+const status = (key: ApiKeyRecord, now: number) =>
+  key.revoked ? 'revoked' : key.disabled ? 'disabled' : key.expires_at && Date.parse(key.expires_at) <= now ? 'expired' : key.management ? 'active (management)' : 'active'
 
 const list = defineCommand({
   meta: { name: 'list', description: 'List a user’s keys (hashes and labels; keys themselves are never stored)' },

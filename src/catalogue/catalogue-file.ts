@@ -32,6 +32,15 @@ const count = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue
 
 const tierPricing = v.strictObject({ prompt: v.optional(price), completion: v.optional(price), input_cache_read: v.optional(price) })
 
+const longContext = v.strictObject({
+  above_prompt_tokens: count,
+  prompt: v.optional(price),
+  completion: v.optional(price),
+  input_cache_read: v.optional(price),
+  input_cache_write: v.optional(price),
+  internal_reasoning: v.optional(price),
+})
+
 const pricingSchema = v.strictObject({
   prompt: price,
   completion: price,
@@ -46,6 +55,7 @@ const pricingSchema = v.strictObject({
   audio_second: v.optional(price),
   character: v.optional(price),
   currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO currency code such as "USD"'))),
+  long_context: v.optional(longContext),
   service_tiers: v.optional(v.pipe(v.record(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a tier name')), tierPricing), v.check((tiers) => Object.keys(tiers).length <= 10, 'must have at most 10 tiers'))),
 })
 
@@ -69,6 +79,7 @@ const modelSchema = v.strictObject({
   detailsUrl: v.optional(text(2000)),
   reasoning: v.optional(v.strictObject({ mandatory: v.optional(v.boolean()), efforts: v.optional(words(10)), supportsMaxTokens: v.optional(v.boolean()) })),
   endpoints: v.optional(words(5)),
+  quantization: v.optional(text(16)),
   expirationDate: v.optional(day),
   replacement: v.optional(modelId),
   source: v.optional(v.strictObject({ url: text(2000), checked: day, note: v.optional(text(1000)) })),

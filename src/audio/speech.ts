@@ -4,6 +4,7 @@ import { newId } from '../crypto/keys'
 import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
+import type { GenerationTags } from '../http/attribution'
 import { invalidRequest, toGatewayError } from '../errors'
 import { gatewayResponse } from '../http/respond'
 import { upstreamError } from '../providers/upstream-error'
@@ -27,6 +28,9 @@ interface Opened {
   first: Uint8Array
 }
 
+/** What serveSpeech takes: the caller, the request, the client's signal, the request id and the generation's tags. */
+type SpeechInput = { principal: Principal; request: SpeechRequest; signal: AbortSignal; requestId: string; tags?: GenerationTags }
+
 /** Characters of the input text, as speech is priced: Unicode code points. */
 export const countCharacters = (text: string): number => {
   let n = 0
@@ -40,7 +44,7 @@ export const countCharacters = (text: string): number => {
  * the client chunk by chunk as it arrives (at the client's pace), with the Content-Type of the requested format.
  * Billed exactly once however the stream ends (reported tokens, else characters).
  */
-export async function serveSpeech(ctx: GatewayContext, input: { principal: Principal; request: SpeechRequest; signal: AbortSignal; requestId: string }): Promise<Response> {
+export async function serveSpeech(ctx: GatewayContext, input: SpeechInput): Promise<Response> {
   const { request, principal } = input
   const { offers } = await audioOffers(ctx, request.model, '/audio/speech')
   const voices = [...new Set(offers.flatMap((offer) => offer.model.supportedVoices ?? []))]
@@ -63,7 +67,7 @@ export async function serveSpeech(ctx: GatewayContext, input: { principal: Princ
 }
 
 // Tries providers until one sends audio, then pipes it; the hold is replaced by the charge however the audio ends.
-async function speak(ctx: GatewayContext, input: { principal: Principal; request: SpeechRequest; signal: AbortSignal; requestId: string }, attempts: Attempt[], hold: Hold, characters: number): Promise<Response> {
+async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[], hold: Hold, characters: number): Promise<Response> {
   const { request, principal } = input
 
   const startedAt = ctx.now()
@@ -84,12 +88,13 @@ async function speak(ctx: GatewayContext, input: { principal: Principal; request
       throw error
     }
   })
+  const firstChunkAt = ctx.now()
 
   let settled: Promise<unknown> | undefined
   const bill = (status: UsageRecord['status']) =>
     (settled ??= settleAudio(ctx, {
       principal, attempt, endpoint: 'speech', measures: { characters, reported: opened.speech.usage }, estimatedMeasure: false,
-      generationId, upstreamId: opened.speech.id ?? null, stream: true, status, startedAt, attempts: tries, hold,
+      generationId, upstreamId: opened.speech.id ?? null, stream: true, status, startedAt, attempts: tries, hold, tags: input.tags, firstChunkAt,
     }))
 
   let closed = false

@@ -5,6 +5,7 @@ import type { Attempt } from '../routing/plan'
 import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
+import type { GenerationTags } from '../http/attribution'
 import { invalidRequest } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
@@ -58,6 +59,9 @@ export function fromForm(form: TranscriptionForm): TranscriptionInput {
   }
 }
 
+/** What serveTranscription takes: the caller, the request, the client's signal, the request id and the generation's tags. */
+type TranscribeInput = { principal: Principal; request: TranscriptionInput; signal: AbortSignal; requestId: string; tags?: GenerationTags }
+
 const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0
 
 /**
@@ -65,7 +69,7 @@ const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFi
  * the first provider that succeeds, bills once (reported tokens, else seconds: the upstream's, else measured from the
  * audio) and answers `{ text, usage }` (verbose_json adds `language`, `duration`, `segments`).
  */
-export async function serveTranscription(ctx: GatewayContext, input: { principal: Principal; request: TranscriptionInput; signal: AbortSignal; requestId: string }): Promise<Response> {
+export async function serveTranscription(ctx: GatewayContext, input: TranscribeInput): Promise<Response> {
   const { request, principal } = input
   const attempts = await planAudioAttempts(ctx, request, '/audio/transcriptions', principal)
   const measured = measureDuration(request.audio, request.format)
@@ -80,7 +84,7 @@ export async function serveTranscription(ctx: GatewayContext, input: { principal
 
 // Transcribes with the first provider that succeeds and bills it; the hold is replaced by the charge.
 async function transcribe(
-  ctx: GatewayContext, input: { principal: Principal; request: TranscriptionInput; signal: AbortSignal; requestId: string },
+  ctx: GatewayContext, input: TranscribeInput,
   attempts: Attempt[], hold: Hold, measuredAudio: { seconds: number; estimated: boolean },
 ): Promise<Response> {
   const { request, principal } = input
@@ -108,7 +112,7 @@ async function transcribe(
   const seconds = finite(reported?.seconds) ? reported.seconds : finite(result.duration) ? result.duration : measured!.seconds
   const { usage } = await settleAudio(ctx, {
     principal, attempt, endpoint: 'transcription', measures: { reported, seconds }, estimatedMeasure: measured?.estimated ?? false,
-    generationId, upstreamId: typeof result.id === 'string' ? result.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold,
+    generationId, upstreamId: typeof result.id === 'string' ? result.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold, tags: input.tags,
   })
   const verbose = request.response_format === 'verbose_json'
   const body = {

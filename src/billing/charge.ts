@@ -1,4 +1,6 @@
 import type { GatewayContext } from '../context'
+import { normalizeFinishReason } from '../chat/shape'
+import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
@@ -26,22 +28,35 @@ export interface RequestOutcome {
   attempts: number
   /** The request's hold on credits, replaced by its charge. */
   hold: Hold
+  /** The request's app attribution and grouping fields, recorded with it (docs/usage.md). */
+  tags?: GenerationTags
+  /** When the first chunk of a stream arrived (the clock's ms); a whole answer: when it is billed. */
+  firstChunkAt?: number
+  /** Chat: the provider's own finish reason, when it gave one. */
+  nativeFinishReason?: string | null
 }
 
 /** The usage record's fields that describe the request itself (who, what, how it ended, when), for any endpoint. */
 export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
   const now = ctx.now()
+  const latency = Math.max(0, now - input.startedAt)
+  const native = input.nativeFinishReason ?? null
   return {
+    ...input.tags,
     id: input.generationId,
     org_id: input.principal.org.id,
     user_id: input.principal.user.id,
     key_hash: input.principal.key.hash,
     model: input.attempt.entry.id,
     provider: input.attempt.offer.provider.slug,
+    provider_name: input.attempt.offer.provider.name,
     upstream_id: input.upstreamId,
     stream: input.stream,
     status: input.status,
-    latency_ms: Math.max(0, now - input.startedAt),
+    latency_ms: latency,
+    first_token_ms: input.firstChunkAt === undefined ? latency : Math.min(latency, Math.max(0, input.firstChunkAt - input.startedAt)),
+    finish_reason: input.status === 'error' ? 'error' : normalizeFinishReason(native),
+    native_finish_reason: native,
     attempts: input.attempts,
     created_at: new Date(now).toISOString(),
   }

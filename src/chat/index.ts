@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../context'
 import { newId } from '../crypto/keys'
+import type { GenerationTags } from '../http/attribution'
 import { placeHold, releaseOrLog } from '../billing/holds'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
@@ -14,7 +15,7 @@ import { completeWhole } from './whole'
  * Serves POST /chat/completions: plan the attempts, hold the request's maximum cost (402 when it cannot be covered),
  * then answer whole or streamed; the hold is replaced by the exact charge, or released, however the request ends.
  */
-export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string }): Promise<Response> {
+export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags }): Promise<Response> {
   assertToolMessagesAnswered(input.request.messages)
   const attempts = withPricedFields(input.request, await planAttempts(ctx, input.request, input.principal))
   const hold = await placeHold(ctx, input.principal, newId(), maxChatCost(ctx, input.request, attempts))

@@ -1,4 +1,5 @@
 import type { GatewayContext } from '../context'
+import type { GenerationTags } from '../http/attribution'
 import { toGatewayError, type GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
@@ -21,6 +22,8 @@ interface Opened {
   tries: number
   iterator: AsyncIterator<UpstreamChunk>
   first: IteratorResult<UpstreamChunk>
+  /** When the first chunk arrived (the gateway's clock). */
+  firstAt: number
 }
 
 // Characters of generated text in a delta (content, reasoning, tool arguments): what an estimate bills.
@@ -32,7 +35,7 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
   return length
 }
 
-type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold }
+type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold; tags?: GenerationTags }
 
 /**
  * Serves a streamed chat completion (decisions.md §8). Attempts are tried until one sends its first chunk; when
@@ -56,7 +59,7 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
       void iterator.return?.()?.catch(() => undefined)
       throw error
     }
-  }).then(({ result, attempt, tries }): Opened => ({ ...result, attempt, tries }))
+  }).then(({ result, attempt, tries }): Opened => ({ ...result, attempt, tries, firstAt: ctx.now() }))
 
   let timer: ReturnType<typeof setTimeout> | undefined
   // At the gateway's drain deadline, an opening still awaited here stops: the request answers 503 (docs/operations.md).
@@ -90,6 +93,7 @@ function createSseStream(
   let base: Record<string, unknown> = { id: generationId, object: 'chat.completion.chunk', created: Math.floor(startedAt / 1000) }
   let reported: UpstreamUsage | undefined
   let upstreamId: string | null = null
+  let nativeFinishReason: string | null = null
   let generatedChars = 0
   let closed = false
   let upstreamDone = false
@@ -102,7 +106,7 @@ function createSseStream(
   const bill = (served: Opened, status: UsageRecord['status']) =>
     (settled ??= settle(ctx, {
       principal: input.principal, attempt: served.attempt, request: input.request, generationId, upstreamId, stream: true, status, startedAt,
-      attempts: served.tries, hold: input.hold,
+      attempts: served.tries, hold: input.hold, tags: input.tags, firstChunkAt: served.firstAt, nativeFinishReason,
       estimated: !reported,
       usage: reported ?? estimatedUsage(ctx, input.request, served.attempt, { generatedChars, status, elapsedMs: ctx.now() - startedAt }),
     }))
@@ -120,7 +124,10 @@ function createSseStream(
   const account = (chunk: UpstreamChunk) => {
     if (chunk.usage) reported = chunk.usage
     if (typeof chunk.id === 'string') upstreamId = chunk.id
-    for (const choice of chunk.choices) generatedChars += generatedTextLength(choice.delta)
+    for (const choice of chunk.choices) {
+      generatedChars += generatedTextLength(choice.delta)
+      if (choice.finish_reason) nativeFinishReason = typeof choice.native_finish_reason === 'string' ? choice.native_finish_reason : choice.finish_reason
+    }
   }
   // After the client left: read on, silently, until the provider reports usage or the wait ends; then bill.
   const drainThenBill = async (served: Opened) => {

@@ -1,4 +1,5 @@
 import type { GatewayContext } from '../context'
+import type { GenerationTags } from '../http/attribution'
 import { stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
 import { upstreamError } from '../providers/upstream-error'
@@ -10,8 +11,12 @@ import type { Attempt } from '../routing/plan'
 import type { Hold } from '../billing/holds'
 import { newGenerationId, shapeChoice } from './shape'
 
+/** The provider's own finish reason of a choice (what `native_finish_reason` shows). */
+const nativeFinishReasonOf = (choice: { finish_reason?: string | null; native_finish_reason?: unknown } | undefined): string | null =>
+  (typeof choice?.native_finish_reason === 'string' ? choice.native_finish_reason : choice?.finish_reason) ?? null
+
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
-export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold }): Promise<Response> {
+export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold; tags?: GenerationTags }): Promise<Response> {
   const startedAt = ctx.now()
   const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>
     a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
@@ -29,6 +34,7 @@ export async function completeWhole(ctx: GatewayContext, input: { principal: Pri
   const usageView = await settle(ctx, {
     principal: input.principal, attempt, request: input.request, usage, estimated, generationId,
     upstreamId: typeof completion.id === 'string' ? completion.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold: input.hold,
+    tags: input.tags, nativeFinishReason: nativeFinishReasonOf(completion.choices[0]),
   })
   const body = {
     id: generationId,

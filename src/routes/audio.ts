@@ -1,5 +1,6 @@
 import { serveSpeech } from '../audio/speech'
 import { fromForm, fromJson, serveTranscription } from '../audio/transcription'
+import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { speechRequestSchema, transcriptionFormSchema, transcriptionRequestSchema, transcriptionSchema } from '../schemas/audio'
 import { defineRoute } from './define'
@@ -8,7 +9,8 @@ import { defineRoute } from './define'
 export const speechRoute = defineRoute({
   method: 'POST', path: '/audio/speech', operationId: 'createSpeech', summary: 'Synthesize speech; answers the audio bytes', tag: 'Audio',
   auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg',
-  handler: ({ ctx, principal, body, event, requestId }) => serveSpeech(ctx, { principal: principal!, request: body, signal: clientAbortController(event).signal, requestId }),
+  handler: ({ ctx, principal, body, event, requestId }) =>
+    serveSpeech(ctx, { principal: principal!, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
 })
 
 /** POST /audio/transcriptions (api.md 4.4, decisions.md §9): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
@@ -17,5 +19,8 @@ export const transcriptionRoute = defineRoute({
   auth: 'key', status: 200, body: transcriptionRequestSchema, form: transcriptionFormSchema, response: transcriptionSchema,
   bodyLimit: 'transcription',
   handler: ({ ctx, principal, body, form, event, requestId }) =>
-    serveTranscription(ctx, { principal: principal!, request: form ? fromForm(form) : fromJson(body!), signal: clientAbortController(event).signal, requestId }),
+    serveTranscription(ctx, {
+      principal: principal!, request: form ? fromForm(form) : fromJson(body!), signal: clientAbortController(event).signal, requestId,
+      tags: generationTags(event, requestId, form ?? body),
+    }),
 })

@@ -1,4 +1,5 @@
 import { serveChat } from '../chat'
+import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { chatCompletionSchema, chatRequestSchema } from '../schemas/chat'
 import { defineRoute } from './define'
@@ -8,5 +9,6 @@ export const chatCompletionsRoute = defineRoute({
   method: 'POST', path: '/chat/completions', operationId: 'createChatCompletion', summary: 'Create a chat completion (streamed with stream: true)', tag: 'Chat',
   auth: 'key', status: 200, body: chatRequestSchema, response: chatCompletionSchema,
   bodyLimit: 'chat',
-  handler: ({ ctx, principal, body, event, requestId }) => serveChat(ctx, { principal: principal!, request: body, abort: clientAbortController(event), requestId }),
+  handler: ({ ctx, principal, body, event, requestId }) =>
+    serveChat(ctx, { principal: principal!, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
 })

@@ -1,7 +1,11 @@
+import type { GenerationTags } from '../http/attribution'
 import type { Kv } from './kv'
 
-/** One served request, as kept for activity and BYOK figures (append-only). */
-export interface UsageRecord {
+/**
+ * One served request, as kept for GET /generation and the BYOK figures (append-only), with the request's app
+ * attribution and grouping fields (docs/usage.md).
+ */
+export interface UsageRecord extends GenerationTags {
   id: string
   org_id: string
   user_id: string
@@ -40,14 +44,37 @@ export interface UsageRecord {
   /** BYOK: counted against the period (served successfully), and whether it fell within the free allowance. */
   byok_counted?: boolean
   byok_free?: boolean
+  /** The provider's display name when it served (what the response's `provider` said). */
+  provider_name?: string
+  /** Milliseconds from the start to the first chunk of a stream (whole answers: to the answer, as `latency_ms`). */
+  first_token_ms?: number
+  /** Chat: how the generation finished (decisions.md §8's set) and the provider's own reason. */
+  finish_reason?: string | null
+  native_finish_reason?: string | null
 }
 
-/** The usage records store: one record per request, under the org, time-ordered. */
+/** Where a generation's usage record is, by id: `generation-ids:<org>:<id>` (swept with the retention, docs/retention.md). */
+export interface GenerationPointer {
+  key: string
+  created_at: string
+}
+
+/**
+ * The usage records store: one record per request, under the org, time-ordered; and, per generation id, a pointer to
+ * its record, so that GET /generation reads one record and never lists the org's records.
+ */
 export function createUsageStore(kv: Kv) {
   return {
-    /** Appends a record (unique key: no lock needed). */
+    /** Appends a record and its generation pointer (unique keys: no lock needed). */
     async append(record: UsageRecord): Promise<void> {
-      await kv.set(record, 'usage', record.org_id, `${Date.parse(record.created_at).toString().padStart(15, '0')}-${record.id}`)
+      const key = `${Date.parse(record.created_at).toString().padStart(15, '0')}-${record.id}`
+      const pointer: GenerationPointer = { key, created_at: record.created_at }
+      await Promise.all([kv.set(record, 'usage', record.org_id, key), kv.set(pointer, 'generation-ids', record.org_id, record.id)])
+    },
+    /** The record of a generation of the org, or null (an unknown id, another org's, or one past the retention). */
+    async get(orgId: string, id: string): Promise<UsageRecord | null> {
+      const pointer = await kv.get<GenerationPointer>('generation-ids', orgId, id)
+      return pointer ? kv.get<UsageRecord>('usage', orgId, pointer.key) : null
     },
     /** An org's records, oldest first; with `from`/`to` (epoch ms), only those created in [from, to). */
     async list(orgId: string, range?: { from: number; to: number }): Promise<UsageRecord[]> {

@@ -4,7 +4,10 @@ import {
   byokUsageRoute, createCredentialRoute, deleteCredentialRoute, getCredentialRoute, listCredentialsRoute,
   testCredentialRoute, testKeyRoute, updateCredentialRoute,
 } from './byok'
-import { countModelsRoute, listModelsRoute, listProvidersRoute } from './catalogue'
+import {
+  countModelsRoute, getModelRoute, listModelEndpointsRoute, listModelsRoute, listProvidersRoute, listUserModelsRoute, retrieveModelByIdRoute,
+  retrieveModelRoute,
+} from './catalogue'
 import { chatCompletionsRoute } from './chat'
 import type { RouteDefinition } from './define'
 import { meRoute } from './me'
@@ -30,6 +33,11 @@ export const apiRoutes = [
   transcriptionRoute,
   listModelsRoute,
   countModelsRoute,
+  listUserModelsRoute,
+  retrieveModelByIdRoute,
+  retrieveModelRoute,
+  listModelEndpointsRoute,
+  getModelRoute,
   chatCompletionsRoute,
   listProvidersRoute,
 ] as RouteDefinition[]

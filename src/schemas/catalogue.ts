@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { int } from './common'
+import { int, queryInteger } from './common'
 
 const strings = v.array(v.string())
 
@@ -78,20 +78,115 @@ export const modelSchema = v.object({
 
 const flag = v.optional(v.picklist(['true', 'false', '1', '0']))
 
-/** Query of GET /models (api.md 4.5, decisions.md §5). */
-export const listModelsQuerySchema = v.object({
+// The filters of /models, /models/count and /models/user (src/catalogue/filter.ts).
+const filters = {
   category: v.optional(v.string()),
   supported_parameters: v.optional(v.string()),
   provider: v.optional(v.string()),
+  /** Comma list of `text`, `image`, `audio`, `file`, …: models accepting any of them. */
+  input_modalities: v.optional(v.string()),
+  /** Comma list of `text`, `image`, `audio`, …, or `all`: models producing any of them. */
+  output_modalities: v.optional(v.string()),
+}
+// OpenRouter's pagination (its SDK always sends offset=0&limit=500): both absent lists everything.
+const pagination = {
+  offset: v.optional(queryInteger(0, Number.MAX_SAFE_INTEGER)),
+  limit: v.optional(queryInteger(1, 1000)),
+}
+
+/** Query of GET /models (api.md 4.5, decisions.md §5, and OpenRouter's modality filters and pagination). */
+export const listModelsQuerySchema = v.object({
+  ...filters,
+  ...pagination,
   use_rss: flag,
   use_rss_chat_links: flag,
 })
 
-/** GET /models answer. */
-export const modelListSchema = v.object({ object: v.literal('list'), data: v.array(modelSchema) })
+/** Query of GET /models/user. */
+export const listUserModelsQuerySchema = v.object({ ...filters, ...pagination })
+
+/** Query of GET /models/count: the same filters as /models, so that the count matches the list. */
+export const countModelsQuerySchema = v.object(filters)
+
+/** GET /models answer: the seed's `object` and `data`, and OpenRouter's `total_count` (after filters, before pagination) and `links.next` (the next page, or null). */
+export const modelListSchema = v.object({
+  object: v.literal('list'),
+  data: v.array(modelSchema),
+  total_count: int(),
+  links: v.object({ next: v.nullable(v.string()) }),
+})
 
 /** GET /models/count answer. */
 export const modelCountSchema = v.object({ data: v.object({ count: int() }) })
+
+const pathPart = v.pipe(v.string(), v.minLength(1), v.maxLength(256))
+/** Path of a model as `{author}/{slug}`. */
+export const modelPathSchema = v.object({ author: pathPart, slug: pathPart })
+/** Path of a model as one `{id}` segment (`openai%2Fgpt-4o-mini`, as OpenAI's SDK encodes it). */
+export const modelIdPathSchema = v.object({ id: pathPart })
+
+/** GET /models/{id}: OpenAI's model object (`id`, `object`, `created`, `owned_by`) with every field of the catalogue's model beside it. */
+export const modelObjectSchema = v.object({ ...modelSchema.entries, owned_by: v.string() })
+
+/** GET /model/{author}/{slug} answer (OpenRouter's `getModel`). */
+export const modelResponseSchema = v.object({ data: modelSchema })
+
+const percentileStats = v.nullable(v.object({ p50: v.number(), p75: v.number(), p90: v.number(), p99: v.number() }))
+
+/** One provider's endpoint of a model, in OpenRouter's shape (`PublicEndpoint`). */
+export const modelEndpointSchema = v.object({
+  name: v.string(),
+  model_id: v.string(),
+  model_name: v.string(),
+  context_length: int(),
+  pricing: v.object({
+    prompt: v.string(),
+    completion: v.string(),
+    request: v.optional(v.string()),
+    image: v.optional(v.string()),
+    image_output: v.optional(v.string()),
+    audio: v.optional(v.string()),
+    web_search: v.optional(v.string()),
+    internal_reasoning: v.optional(v.string()),
+    input_cache_read: v.optional(v.string()),
+    input_cache_write: v.optional(v.string()),
+    character: v.optional(v.string()),
+    audio_second: v.optional(v.string()),
+    currency: v.string(),
+    discount: v.number(),
+  }),
+  provider_name: v.string(),
+  /** The provider's slug, usable in `provider.order` / `only` / `ignore`. */
+  tag: v.string(),
+  quantization: v.nullable(v.string()),
+  max_completion_tokens: v.nullable(int()),
+  max_prompt_tokens: v.nullable(int()),
+  supported_parameters: strings,
+  /** 0 healthy, -1 failed recently, -2 half-open (a probe may go), -3 open (skipped while another way is left). */
+  status: int(),
+  /** Successful outcomes in percent over the router's health window; null before any. */
+  uptime_last_30m: v.nullable(v.number()),
+  uptime_last_5m: v.nullable(v.number()),
+  uptime_last_1d: v.nullable(v.number()),
+  supports_implicit_caching: v.boolean(),
+  supports_tool_choice: v.object({ auto: v.boolean(), none: v.boolean(), required: v.boolean(), function: v.boolean() }),
+  /** Milliseconds until the answer (or the stream) began, percentiles over the health window. */
+  latency_last_30m: percentileStats,
+  /** Completion tokens per second, percentiles over the health window. */
+  throughput_last_30m: percentileStats,
+})
+
+/** GET /models/{author}/{slug}/endpoints answer (OpenRouter's `listEndpoints`). */
+export const modelEndpointsSchema = v.object({
+  data: v.object({
+    id: v.string(),
+    name: v.string(),
+    created: int(),
+    description: v.string(),
+    architecture: modelSchema.entries.architecture,
+    endpoints: v.array(modelEndpointSchema),
+  }),
+})
 
 /** api.md 2.8: one provider. */
 export const providerSchema = v.object({

@@ -65,7 +65,7 @@ describe('embedding in a host server', () => {
     const closed = createGateway({ secret: TEST_SECRET, logger: false, publicCatalogue: false })
     const listed = await open.fetch(new Request('http://x/api/v1/models'))
     expect(listed.status).toBe(200)
-    expect(await listed.json()).toEqual({ object: 'list', data: [] })
+    expect(await listed.json()).toEqual({ object: 'list', data: [], total_count: 0, links: { next: null } })
     const res = await closed.fetch(new Request('http://x/api/v1/models'))
     expect(res.status).toBe(401)
     expect((await closed.fetch(new Request('http://x/api/v1/providers'))).status).toBe(401)

@@ -21,6 +21,12 @@ const specOperations = [
   'POST /api/v1/audio/transcriptions',
   'GET /api/v1/models',
   'GET /api/v1/models/count',
+  // OpenRouter's and OpenAI's catalogue routes beyond api.md (decisions.md §11).
+  'GET /api/v1/models/user',
+  'GET /api/v1/models/{id}',
+  'GET /api/v1/models/{author}/{slug}',
+  'GET /api/v1/models/{author}/{slug}/endpoints',
+  'GET /api/v1/model/{author}/{slug}',
   'POST /api/v1/chat/completions',
   'GET /api/v1/providers',
 ]

@@ -47,7 +47,7 @@ interface Candidate {
 }
 
 /**
- * The customer's credentials (BYOK) that apply to an offer for the calling key (decisions.md §7): for a provider that
+ * The customer's credentials (BYOK) that apply to an offer for the calling key (docs/byok.md): for a provider that
  * accepts customers' keys, not disabled, `allowed_models` empty or holding the model, `allowed_api_key_hashes` empty or
  * holding the key's hash; in `sort_order`.
  */
@@ -75,7 +75,7 @@ const cutoffsOf = (threshold: PerformanceThreshold | null | undefined): [(typeof
 }
 
 /**
- * The ordered attempts for a chat request (decisions.md §8, docs/routing.md): its model, then its `models` fallbacks,
+ * The ordered attempts for a chat request (docs/routing.md): its model, then its `models` fallbacks,
  * each over the providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price`
  * and the policies `zdr` / `data_collection` / `quantizations`, ordered by `provider.order`, then by `sort` (within
  * each model, or across all with `partition: "none"`) or by default healthy first, then cheapest; offers that miss
@@ -196,7 +196,7 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
   const applicable = (c: Candidate) => (principal ? applicableCredentials(credentials, c.entry, c.offer, principal.key.hash) : [])
 
   const attempts: Attempt[] = []
-  // decisions.md §7, within each group (a model's offers; all of a tier with partition "none"): the customer's own keys
+  // docs/byok.md, within each group (a model's offers; all of a tier with partition "none"): the customer's own keys
   // first (whatever provider.order says), in sort_order; then each provider's service key, unless a credential says
   // always_use or the service has none; is_fallback keys after it.
   const groupsOf = (tier: Candidate[]): Candidate[][] =>

@@ -23,7 +23,7 @@ const threshold = v.union([
 ], 'expected a number or an object of p50, p75, p90, p99 cutoffs')
 
 /**
- * OpenRouter's routing preferences (decisions.md §8; docs/routing.md "Provider preferences"): `order`, `only`,
+ * OpenRouter's routing preferences (docs/routing.md "Provider preferences"): `order`, `only`,
  * `ignore`, `allow_fallbacks`, `sort` (a string or `{ by, partition }`), `require_parameters`, `max_price`, and the
  * policies `zdr`, `data_collection`, `quantizations`, `preferred_min_throughput` (tokens per second),
  * `preferred_max_latency` (seconds), which `src/routing/plan.ts` applies.

@@ -2,6 +2,7 @@ import { GatewayError } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
 import { fromHttpStatus, retryHeaders, upstreamError } from './upstream-error'
+import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /*
  * OpenAI chat format ⇄ Anthropic Messages API, version 2026-10-21: the request body the provider sends, the whole
@@ -25,6 +26,8 @@ export interface ClaudeTraits {
   thinkingAlwaysOn: boolean
   /** The largest `max_tokens` the model takes, when known. */
   maxOutputTokens?: number
+  /** The `output_config.effort` values the model takes (its catalogue `reasoning.efforts`), when known. */
+  efforts?: string[]
 }
 
 /** The format tag of the `reasoning_details` this provider writes (OpenRouter's name for Claude's thinking blocks). */
@@ -40,10 +43,16 @@ export const WHOLE_ANSWER_MAX_TOKENS = 21_333
 /** Anthropic's smallest thinking budget. */
 export const MIN_THINKING_BUDGET = 1024
 
-// Share of max_tokens given to thinking per effort, on models with a token budget.
-const BUDGET_SHARE: Record<string, number> = { minimal: 0.1, low: 0.2, medium: 0.5, high: 0.8, xhigh: 0.9, max: 0.95 }
+/** Anthropic's largest thinking budget as OpenRouter computes it (its budget formula caps there). */
+export const MAX_THINKING_BUDGET = 128_000
+/**
+ * Share of max_tokens given to thinking per effort, on models with a token budget: OpenRouter's documented shares
+ * (minimal ≈ 10 %, low ≈ 20 %, medium ≈ 50 %, high ≈ 80 %, xhigh ≈ 95 %); `max` as xhigh. docs/reasoning.md.
+ */
+export const BUDGET_SHARE: Record<string, number> = { minimal: 0.1, low: 0.2, medium: 0.5, high: 0.8, xhigh: 0.95, max: 0.95 }
 // OpenAI / OpenRouter effort → Anthropic `output_config.effort` (low, medium, high, xhigh, max).
 const ADAPTIVE_EFFORT: Record<string, string> = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', xhigh: 'xhigh', max: 'max' }
+const ADAPTIVE_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max']
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 const JSON_INSTRUCTION = 'Answer with a single valid JSON object and nothing else: no prose before or after it, no code fences.'
 
@@ -64,7 +73,7 @@ const version = (id: string): [number, number] | undefined => {
 export function traitsOf(model: ProviderModel | undefined, upstreamId: string): ClaudeTraits {
   const reasoning = model?.reasoning
   const maxOutputTokens = model?.maxCompletionTokens
-  if (reasoning?.efforts?.length) return { thinking: 'adaptive', thinkingAlwaysOn: !!reasoning.mandatory, maxOutputTokens }
+  if (reasoning?.efforts?.length) return { thinking: 'adaptive', thinkingAlwaysOn: !!reasoning.mandatory, maxOutputTokens, efforts: reasoning.efforts }
   if (reasoning?.supportsMaxTokens) return { thinking: 'budget', thinkingAlwaysOn: !!reasoning.mandatory, maxOutputTokens }
   const v = version(upstreamId)
   const adaptive = !!v && (v[0] > 4 || (v[0] === 4 && v[1] >= 6))
@@ -241,37 +250,35 @@ export function closeObjects(schema: unknown): unknown {
   return out
 }
 
-interface ReasoningRequest {
-  effort?: string
-  max_tokens?: number
-  exclude?: boolean
-  enabled?: boolean
-}
-
 /** Whether the client asked for the reasoning text to be left out (`reasoning.exclude`, `include_reasoning: false`). */
 export const excludesReasoning = (request: UpstreamChatRequest): boolean =>
-  (request.reasoning as ReasoningRequest | undefined)?.exclude === true || request.include_reasoning === false
-
-const effortForBudget = (budget: number): string => (budget <= 4096 ? 'low' : budget <= 16_384 ? 'medium' : 'high')
+  reasoningOf(request)?.exclude === true || request.include_reasoning === false
 
 /**
- * `reasoning` (OpenRouter) / `reasoning_effort` (OpenAI) → `thinking`, `output_config.effort` and the final max_tokens.
- * Adaptive models: effort minimal/low → low, medium → medium, high → high; a `reasoning.max_tokens` without effort
- * picks low (≤ 4,096), medium (≤ 16,384) or high. Budget models: `budget_tokens` = `reasoning.max_tokens`, else
- * max_tokens × 0.1 / 0.2 / 0.5 / 0.8 for minimal / low / medium (default) / high, at least 1,024; when that leaves no
- * room under max_tokens, max_tokens grows by the budget (up to the model's maximum) so the answer keeps its room.
+ * `reasoning` (OpenRouter) / `reasoning_effort` (OpenAI) → `thinking`, `output_config.effort` and the final max_tokens
+ * (docs/reasoning.md). Effort `none` (or `reasoning.enabled: false`) turns thinking off; on a model whose thinking is
+ * always on (`type: 'disabled'` is a 400 there) `thinking` is left out, so the model thinks as it does by default.
+ * Adaptive models: effort minimal/low → low, medium → medium, high → high, xhigh → xhigh, max → max, then the nearest
+ * the model takes; a `reasoning.max_tokens` without effort picks low (≤ 4,096), medium (≤ 16,384) or high.
+ * Budget models: `budget_tokens` = `reasoning.max_tokens`, else max_tokens × 0.1 / 0.2 / 0.5 / 0.8 / 0.95 for
+ * minimal / low / medium (the default) / high / xhigh and max, within 1,024 … 128,000 and always below max_tokens;
+ * when the budget leaves no room under max_tokens, max_tokens grows by it (up to the model's maximum) so the answer
+ * keeps its room.
  */
 function thinkingOf(request: UpstreamChatRequest, traits: ClaudeTraits, maxTokens: number): { thinking?: Json; effort?: string; maxTokens: number } {
-  const reasoning = request.reasoning as ReasoningRequest | undefined
-  const effort = reasoning?.effort ?? (typeof request.reasoning_effort === 'string' ? request.reasoning_effort : undefined)
-  if (reasoning?.enabled === false || effort === 'none') return traits.thinkingAlwaysOn ? { maxTokens } : { thinking: { type: 'disabled' }, maxTokens }
-  if (!reasoning && !effort) return { maxTokens }
+  const reasoning = reasoningOf(request)
+  const asked = requestedEffort(request)
+  if (asked === 'none') return traits.thinkingAlwaysOn ? { maxTokens } : { thinking: { type: 'disabled' }, maxTokens }
+  if (!reasoning && !asked) return { maxTokens }
   const exclude = excludesReasoning(request)
+  const effort = asked
   if (traits.thinking === 'adaptive') {
     const level = effort ? ADAPTIVE_EFFORT[effort] : reasoning?.max_tokens ? effortForBudget(reasoning.max_tokens) : undefined
-    return { thinking: { type: 'adaptive', display: exclude ? 'omitted' : 'summarized' }, effort: level, maxTokens }
+    const offered = traits.efforts?.filter((e) => ADAPTIVE_EFFORTS.includes(e))
+    return { thinking: { type: 'adaptive', display: exclude ? 'omitted' : 'summarized' }, effort: level && offered?.length ? nearestEffort(level, offered) : level, maxTokens }
   }
-  let budget = Math.max(MIN_THINKING_BUDGET, reasoning?.max_tokens ?? Math.floor(maxTokens * (BUDGET_SHARE[effort ?? 'medium'] ?? 0.5)))
+  const share = BUDGET_SHARE[effort ?? 'medium'] ?? BUDGET_SHARE.medium
+  let budget = Math.min(MAX_THINKING_BUDGET, Math.max(MIN_THINKING_BUDGET, reasoning?.max_tokens ?? Math.floor(maxTokens * share)))
   let max = maxTokens
   if (budget >= max) max = Math.min(budget + max, traits.maxOutputTokens ?? Number.MAX_SAFE_INTEGER)
   if (budget >= max) budget = max - 1

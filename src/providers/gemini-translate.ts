@@ -4,6 +4,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import { toGeminiJsonSchema, toGeminiParameters } from './gemini-schema'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
 import { upstreamError } from './upstream-error'
+import { nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /*
  * OpenAI chat format ⇄ Gemini `generateContent` (API reference: ai.google.dev/api/generate-content, types as in
@@ -91,11 +92,15 @@ export const FOREIGN_SIGNATURE = 'skip_thought_signature_validator'
 
 /**
  * `reasoning.effort` → `thinkingBudget` (tokens) for Gemini 2.5, whose budgets run from 0 (Flash, Flash-Lite) or 128
- * (Pro) up to 24 576 (Flash) / 32 768 (Pro). Gemini 3 takes `thinkingLevel` instead (the effort itself, or the
- * nearest level the model offers). `reasoning.max_tokens` is sent as `thinkingBudget` as it is, for both.
+ * (Pro) up to 24 576 (Flash, Flash-Lite) / 32 768 (Pro): minimal 512, low 2 048, medium 8 192, high 24 576, xhigh and
+ * max the model's largest. Gemini 3 takes `thinkingLevel` instead: the nearest level the model offers (its catalogue
+ * `reasoning.efforts`). `reasoning.max_tokens` is sent as `thinkingBudget` as it is, for both. docs/reasoning.md.
  */
 export const THINKING_BUDGETS: Record<string, number> = { minimal: 512, low: 2_048, medium: 8_192, high: 24_576 }
-const EFFORT_ORDER = ['minimal', 'low', 'medium', 'high']
+/** The largest `thinkingBudget` of Gemini 2.5 Pro, and of the other 2.5 models; the smallest of 2.5 Pro, which cannot turn thinking off. */
+export const MAX_THINKING_BUDGET = { pro: 32_768, other: 24_576 }
+export const MIN_PRO_THINKING_BUDGET = 128
+const LEVELS = ['minimal', 'low', 'medium', 'high']
 
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', heic: 'image/heic', heif: 'image/heif' }
 const FILE_TYPES: Record<string, string> = {
@@ -107,7 +112,6 @@ const FILE_TYPES: Record<string, string> = {
 export const AUDIO_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mp3', aiff: 'audio/aiff', aac: 'audio/aac', ogg: 'audio/ogg', flac: 'audio/flac' }
 
 type Json = Record<string, unknown>
-type Reasoning = { effort?: string; max_tokens?: number; exclude?: boolean; enabled?: boolean }
 type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema?: Json } }
 interface Message {
   role: string
@@ -195,41 +199,30 @@ function generationConfig(request: UpstreamChatRequest, model: ProviderModel | u
     config.responseMimeType = 'application/json'
     if (format.json_schema.schema) config.responseJsonSchema = toGeminiJsonSchema(format.json_schema.schema, 'response_format.json_schema.schema')
   }
-  const thinking = thinkingConfig(request.reasoning as Reasoning | undefined, model, thinkingLevel)
+  const thinking = thinkingConfig(request, model, thinkingLevel)
   if (thinking) config.thinkingConfig = thinking
   return config
 }
 
-function thinkingConfig(reasoning: Reasoning | undefined, model: ProviderModel | undefined, thinkingLevel: boolean): Json | undefined {
-  const efforts = model?.reasoning?.efforts?.length ? model.reasoning.efforts : EFFORT_ORDER
-  if (!reasoning) return model?.reasoning ? { includeThoughts: true } : undefined
-  const config: Json = { includeThoughts: !reasoning.exclude }
-  if (reasoning.enabled === false) {
-    // Gemini 2.5 Flash / Flash-Lite turn thinking off with a budget of 0; Gemini 3 cannot: its lowest level then.
-    if (thinkingLevel) config.thinkingLevel = nearestEffort('minimal', efforts).toUpperCase()
-    else config.thinkingBudget = 0
+function thinkingConfig(request: UpstreamChatRequest, model: ProviderModel | undefined, thinkingLevel: boolean): Json | undefined {
+  const reasoning = reasoningOf(request)
+  const asked = requestedEffort(request)
+  if (!reasoning && !asked) return model?.reasoning ? { includeThoughts: true } : undefined
+  const levels = model?.reasoning?.efforts?.filter((e) => LEVELS.includes(e))
+  const level = (effort: string) => (nearestEffort(effort, levels?.length ? levels : LEVELS) ?? 'high').toUpperCase()
+  const pro = /(^|\/)gemini-[\d.]+-pro/.test(request.model)
+  const config: Json = { includeThoughts: !reasoning?.exclude }
+  if (asked === 'none') {
+    // Gemini 2.5 Flash / Flash-Lite turn thinking off with a budget of 0; 2.5 Pro and Gemini 3 cannot: their least then.
+    if (thinkingLevel) config.thinkingLevel = level('minimal')
+    else config.thinkingBudget = pro || model?.reasoning?.mandatory ? MIN_PRO_THINKING_BUDGET : 0
     config.includeThoughts = false
-  } else if (reasoning.max_tokens !== undefined) config.thinkingBudget = reasoning.max_tokens
-  else if (reasoning.effort) {
-    if (thinkingLevel) config.thinkingLevel = nearestEffort(reasoning.effort, efforts).toUpperCase()
-    else config.thinkingBudget = THINKING_BUDGETS[reasoning.effort]
+  } else if (reasoning?.max_tokens !== undefined) config.thinkingBudget = reasoning.max_tokens
+  else if (asked) {
+    if (thinkingLevel) config.thinkingLevel = level(asked)
+    else config.thinkingBudget = THINKING_BUDGETS[asked] ?? (pro ? MAX_THINKING_BUDGET.pro : MAX_THINKING_BUDGET.other)
   }
   return config
-}
-
-/** The effort among `offered` closest to `wanted` (ties go to the higher). */
-function nearestEffort(wanted: string, offered: string[]): string {
-  const at = EFFORT_ORDER.indexOf(wanted)
-  let best = offered[0] ?? wanted
-  let distance = Infinity
-  for (const effort of offered) {
-    const d = Math.abs(EFFORT_ORDER.indexOf(effort) - at)
-    if (EFFORT_ORDER.includes(effort) && d <= distance) {
-      best = effort
-      distance = d
-    }
-  }
-  return best
 }
 
 /** Text parts only (system instructions, assistant text). */

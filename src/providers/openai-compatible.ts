@@ -7,6 +7,7 @@ import type {
   UpstreamTranscription,
 } from './types'
 import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
+import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
 export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe'> {
@@ -27,8 +28,25 @@ export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat'
   useMaxCompletionTokens?: boolean
 }
 
-// Fields of OpenRouter's request that no OpenAI-compatible host takes as they are.
+// Fields of OpenRouter's request that no OpenAI-compatible host takes as they are (routing removes most of them
+// already: src/chat/request-fields.ts).
 const GATEWAY_ONLY = ['models', 'provider', 'reasoning', 'transforms', 'route', 'usage']
+
+/**
+ * The `reasoning_effort` sent for a request (docs/reasoning.md): the effort asked (`reasoning.effort`, else
+ * `reasoning_effort`; `reasoning.enabled: false` is `none`; a `reasoning.max_tokens` alone stands for low ≤ 4,096,
+ * medium ≤ 16,384, else high). For a model of the catalogue that lists `reasoning.efforts`, the nearest of those
+ * (a tie goes to the higher); for a catalogue model without that list, none (it takes no effort); for a model the
+ * catalogue does not know (one discovered from the host), the effort as asked.
+ */
+export function reasoningEffortFor(request: UpstreamChatRequest, model: ProviderModel | undefined): string | undefined {
+  const budget = reasoningOf(request)?.max_tokens
+  const asked = requestedEffort(request) ?? (budget !== undefined ? effortForBudget(budget) : undefined)
+  if (asked === undefined) return undefined
+  if (!model) return reasoningOf(request)?.enabled === false ? undefined : asked
+  const offered = model.reasoning?.efforts
+  return offered?.length ? nearestEffort(asked, offered) : undefined
+}
 
 /** A provider for any host that speaks OpenAI's chat completions API. */
 export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
@@ -41,11 +59,14 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
     return { 'content-type': 'application/json', accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }
   }
 
+  const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
+
   const toBody = (request: UpstreamChatRequest, stream: boolean): string => {
     const body: Record<string, unknown> = { ...request }
     for (const field of [...GATEWAY_ONLY, ...dropParameters]) delete body[field]
-    const effort = (request.reasoning as { effort?: string } | undefined)?.effort
-    if (effort && body.reasoning_effort === undefined) body.reasoning_effort = effort
+    const effort = reasoningEffortFor(request, byUpstreamId.get(request.model))
+    if (effort === undefined) delete body.reasoning_effort
+    else body.reasoning_effort = effort
     if (useMaxCompletionTokens && body.max_tokens != null && body.max_completion_tokens == null) {
       body.max_completion_tokens = body.max_tokens
       delete body.max_tokens

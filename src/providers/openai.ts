@@ -18,7 +18,8 @@ export interface HostedProviderOptions {
 export function openai(options: HostedProviderOptions = {}): Provider {
   return hosted('openai', options, {
     description: 'OpenAI’s GPT and o-series models.',
-    dropParameters: ['top_k', 'repetition_penalty', 'min_p'],
+    // OpenAI answers 400 "Unrecognized request argument" to these (include_reasoning is OpenRouter's).
+    dropParameters: ['top_k', 'repetition_penalty', 'min_p', 'include_reasoning'],
     useMaxCompletionTokens: true,
   })
 }

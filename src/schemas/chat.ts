@@ -67,6 +67,13 @@ const responseFormat = v.variant('type', [
   }),
 ])
 
+/** The reasoning efforts a request may ask for, least to most (OpenRouter's and OpenAI's values; docs/reasoning.md). */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const
+
+// An object without its null fields, typed as if they were never there.
+const withoutNulls = <T extends Record<string, unknown>>(value: T) =>
+  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) as { [K in keyof T]?: Exclude<T[K], null> }
+
 const unit = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max))
 const positiveInt = safeInt(1)
 
@@ -166,12 +173,20 @@ export const chatRequestSchema = v.looseObject({
   tool_choice: v.optional(toolChoice),
   parallel_tool_calls: v.optional(v.nullable(v.boolean())),
   response_format: v.optional(responseFormat),
-  reasoning: v.optional(v.object({
-    effort: v.optional(v.picklist(['minimal', 'low', 'medium', 'high'])),
-    max_tokens: v.optional(positiveInt),
-    exclude: v.optional(v.boolean()),
-    enabled: v.optional(v.boolean()),
-  })),
+  // OpenRouter's reasoning settings and OpenAI's reasoning_effort, mapped per provider (docs/reasoning.md). OpenRouter's
+  // SDK sends null for what it leaves unset: null is read as absent.
+  reasoning: v.optional(v.pipe(
+    v.nullable(v.object({
+      effort: v.optional(v.nullable(v.picklist(REASONING_EFFORTS))),
+      max_tokens: v.optional(v.nullable(positiveInt)),
+      exclude: v.optional(v.nullable(v.boolean())),
+      enabled: v.optional(v.nullable(v.boolean())),
+      summary: v.optional(v.nullable(v.picklist(['auto', 'concise', 'detailed']))),
+    })),
+    v.transform((reasoning) => (reasoning ? withoutNulls(reasoning) : undefined)),
+  )),
+  reasoning_effort: v.optional(v.pipe(v.nullable(v.picklist(REASONING_EFFORTS)), v.transform((effort) => effort ?? undefined))),
+  include_reasoning: v.optional(v.nullable(v.boolean())),
   user: v.optional(v.string()),
   // Fields that change the provider's price: allowed only where the catalogue prices them (src/chat/priced-fields.ts).
   service_tier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),

@@ -137,7 +137,7 @@ describe('anthropic(): catalogue and connectivity', () => {
   })
 
   it('knows how each model thinks: from the catalogue, else from the version in its id', () => {
-    expect(traitsOf(SONNET, 'claude-sonnet-5-5')).toEqual({ thinking: 'adaptive', thinkingAlwaysOn: false, maxOutputTokens: 128_000 })
+    expect(traitsOf(SONNET, 'claude-sonnet-5-5')).toEqual({ thinking: 'adaptive', thinkingAlwaysOn: false, maxOutputTokens: 128_000, efforts: ['low', 'medium', 'high', 'xhigh', 'max'] })
     expect(traitsOf(model('anthropic/claude-opus-5.5'), 'claude-opus-5-5')).toMatchObject({ thinking: 'adaptive', thinkingAlwaysOn: true })
     expect(traitsOf(HAIKU, 'claude-haiku-4-5')).toEqual({ thinking: 'budget', thinkingAlwaysOn: false, maxOutputTokens: 64_000 })
     // Models the catalogue does not know: adaptive from Claude 4.6 on.

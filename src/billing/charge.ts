@@ -3,6 +3,7 @@ import { normalizeFinishReason } from '../chat/shape'
 import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { Principal } from '../stores/accounts'
+import { rollupsOf } from '../stores/rollups'
 import type { UsageRecord } from '../stores/usage'
 import { assessByokFee, notePending } from './byok-fees'
 import type { RequestCost } from './cost'
@@ -85,6 +86,10 @@ export async function chargeAndRecord(
     upstream_inference_cost: fromUnits(cost.units),
     ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
   }
+  // The day's rollups behind GET /activity (docs/usage.md): apart from the charge, whose failure means something else.
+  const rolledUp = rollupsOf(ctx)
+    .add(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
+    .catch((error) => ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }))
   try {
     await Promise.all([
       hold.settle(byok ? 0n : cost.eurUnits),
@@ -94,5 +99,6 @@ export async function chargeAndRecord(
   } catch (error) {
     ctx.logger.error('billing failed: charge this request by hand', { record, error: (error as Error).message })
   }
+  await rolledUp
   return { ...owed, byok }
 }

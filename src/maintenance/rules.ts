@@ -1,7 +1,8 @@
 import type { GatewayContext } from '../context'
+import { ROLLUP_PREFIX, rollupDayOfKey } from '../stores/rollups'
 
 /** The kinds of records the sweep removes once expired (docs/retention.md). */
-export type SweepKind = 'rate_limit_windows' | 'codes' | 'consent_answers' | 'byok_request_counters' | 'usage_records'
+export type SweepKind = 'rate_limit_windows' | 'codes' | 'consent_answers' | 'byok_request_counters' | 'usage_records' | 'generation_ids' | 'usage_rollups'
 
 /** How the sweep finds one kind of record and tells when it has expired. */
 export interface ExpiryRule {
@@ -96,9 +97,43 @@ function usageRule(ctx: GatewayContext): ExpiryRule {
   }
 }
 
+/**
+ * Generation pointers `generation-ids:<org>:<gen-<seconds>-…>` (docs/usage.md): a day longer than the retention after
+ * the second their id names (when the request began), so never before their usage record; an id that names none, by
+ * the `created_at` the pointer holds.
+ */
+function generationIdsRule(ctx: GatewayContext): ExpiryRule {
+  const keptMs = ctx.options.retention.usageDays * DAY_MS + DAY_MS
+  return {
+    kind: 'generation_ids',
+    prefix: 'generation-ids',
+    fromKey(key) {
+      const match = /^gen-(\d{1,12})-/.exec(lastPart(key))
+      return match ? Number(match[1]) * 1000 + keptMs : undefined
+    },
+    expiredRecord: (record, now) => {
+      const created = Date.parse(String(field(record, 'created_at')))
+      return Number.isFinite(created) && created + keptMs <= now
+    },
+  }
+}
+
+/** Usage rollups `rollups:<org>:<YYYY-MM-DD>:…` (docs/usage.md): once their whole day is older than the retention. */
+function rollupsRule(ctx: GatewayContext): ExpiryRule {
+  const retentionMs = ctx.options.retention.usageDays * DAY_MS
+  return {
+    kind: 'usage_rollups',
+    prefix: ROLLUP_PREFIX,
+    fromKey(key) {
+      const day = rollupDayOfKey(key)
+      return day ? Date.parse(`${day}T00:00:00Z`) + DAY_MS + retentionMs : undefined
+    },
+  }
+}
+
 /** Every rule the sweep applies, in the order it applies them. */
 export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
-  return [rateLimitRule(ctx), codesRule(), consentRule(ctx), byokCountersRule(), usageRule(ctx)]
+  return [rateLimitRule(ctx), codesRule(), consentRule(ctx), byokCountersRule(), usageRule(ctx), generationIdsRule(ctx), rollupsRule(ctx)]
 }
 
 /** The id and org of a usage record from its key relative to `usage` (`<org>:<15-digit ms>-<id>`). */

@@ -50,13 +50,13 @@ async function findExpired(ctx: GatewayContext, rule: ExpiryRule, keys: string[]
 /**
  * Removes expired records that the storage does not expire by itself (docs/retention.md): rate-limit windows,
  * authorization codes, consent answers, past BYOK request counters, and usage records older than the retention
- * with their BYOK settlement records. Ledger entries are never removed. Work is bounded: at most `limit` deletions
- * per kind per run. Returns the counts removed by kind.
+ * with their BYOK settlement records, generation pointers and usage rollups (docs/usage.md). Ledger entries are
+ * never removed. Work is bounded: at most `limit` deletions per kind per run. Returns the counts removed by kind.
  */
 export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = {}): Promise<SweepCounts> {
   const limit = options.limit ?? DEFAULT_SWEEP_LIMIT
   const now = ctx.now()
-  const counts: SweepCounts = { rate_limit_windows: 0, codes: 0, consent_answers: 0, byok_request_counters: 0, usage_records: 0, byok_claims: 0 }
+  const counts: SweepCounts = { rate_limit_windows: 0, codes: 0, consent_answers: 0, byok_request_counters: 0, usage_records: 0, generation_ids: 0, usage_rollups: 0, byok_claims: 0 }
   for (const rule of expiryRules(ctx)) {
     if (rule.expiresOnItsOwn && expiresByItself(ctx, rule.prefix)) continue
     const keys = await ctx.kv.list(rule.prefix)

@@ -98,6 +98,7 @@ function describeRetention(makeKind: () => StorageKind) {
     expect(ledger.map((e) => Date.parse(e.at))).toEqual([T0, T0]) // the grant and the charge, both older than 90 days
 
     expect([await count('codes'), await count('consent-used'), await count('usage'), await count('byok-settled'), await count('byok-pending'), await count('byok-requests')]).toEqual([57, 3, 8, 2, 2, 2])
+    expect([await count('generation-ids'), await count('rollups')]).toEqual([8, 10])
     if (redis) {
       // Redis expires windows (and now codes) by itself: each carries a TTL, and the sweep leaves windows alone.
       const client = (storage.getMount('gateway:').driver as unknown as { getInstance(): { pttl(key: string): Promise<number> }; options: { base: string } })
@@ -110,17 +111,19 @@ function describeRetention(makeKind: () => StorageKind) {
 
     // A bounded run removes at most 10 per kind, oldest windows first; the next run removes the rest.
     const first = await sweepExpired(ctx, { limit: 10 })
-    expect(first).toEqual({ rate_limit_windows: redis ? 0 : 10, codes: 10, consent_answers: 2, byok_request_counters: 1, usage_records: 5, byok_claims: 2 })
+    // The old day's rollups: its index and 4 counters (requests, prompt and completion tokens, usage; reasoning and BYOK were 0).
+    expect(first).toEqual({ rate_limit_windows: redis ? 0 : 10, codes: 10, consent_answers: 2, byok_request_counters: 1, usage_records: 5, generation_ids: 5, usage_rollups: 5, byok_claims: 2 })
     if (!redis) {
       const starts = (await storage.getKeys('gateway:ratelimit:')).map((k) => Number(k.slice(k.lastIndexOf(':') + 1))).sort((a, b) => a - b)
       expect(starts[0]).toBe(T0 + 10_000) // the 10 oldest (T0, T0+1s, …, T0+9s) are gone
     }
     const second = await gateway.admin.sweep()
-    expect(second).toEqual({ rate_limit_windows: redis ? 0 : 12, codes: 42, consent_answers: 0, byok_request_counters: 0, usage_records: 0, byok_claims: 0 })
+    expect(second).toEqual({ rate_limit_windows: redis ? 0 : 12, codes: 42, consent_answers: 0, byok_request_counters: 0, usage_records: 0, generation_ids: 0, usage_rollups: 0, byok_claims: 0 })
 
     // What is live is left: 2 windows, 5 codes, 1 consent answer, 3 usage records with their BYOK records, 1 counter.
     if (!redis) expect((await storage.getKeys('gateway:ratelimit:')).map((k) => Number(k.slice(k.lastIndexOf(':') + 1))).sort((a, b) => a - b)).toEqual([T1, T1 + 1000])
     expect([await count('codes'), await count('consent-used'), await count('usage'), await count('byok-settled'), await count('byok-pending'), await count('byok-requests')]).toEqual([5, 1, 3, 1, 1, 1])
+    expect([await count('generation-ids'), await count('rollups')]).toEqual([3, 5]) // the live day's rollups stay
     expect((await ctx.usage.list(customer.user.org_id)).map((r) => r.id)).toEqual(liveRecords.map((r) => r.id))
     expect(await ctx.kv.get('byok-settled', liveRecords[0].id)).not.toBeNull()
     expect(await ctx.kv.get('byok-pending', customer.user.org_id, liveRecords[1].id)).not.toBeNull()

@@ -11,6 +11,7 @@ import {
 import { chatCompletionsRoute } from './chat'
 import type { RouteDefinition } from './define'
 import { meRoute } from './me'
+import { activityRoute, creditsRoute, generationRoute } from './usage'
 
 /** Every route of api.md part 4, in the order of the specification (plus the consent page of the browser flow). */
 export const apiRoutes = [
@@ -40,4 +41,8 @@ export const apiRoutes = [
   getModelRoute,
   chatCompletionsRoute,
   listProvidersRoute,
+  // OpenRouter's usage routes beyond api.md: GET /credits, /generation and /activity (docs/usage.md).
+  creditsRoute,
+  generationRoute,
+  activityRoute,
 ] as RouteDefinition[]

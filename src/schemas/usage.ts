@@ -1,0 +1,125 @@
+import * as v from 'valibot'
+import { int } from './common'
+
+// Shapes of OpenRouter's GET /credits, /generation and /activity (their API reference and @openrouter/sdk 1.3's
+// models: GetCreditsResponse, GenerationResponse, ActivityResponse), with the gateway's own fields beside them
+// (decisions.md §11; docs/usage.md). Amounts are JSON numbers whose decimal text is the exact amount (docs/money.md).
+
+const amount = v.number()
+const nullableInt = v.nullable(int())
+
+/** GET /credits: the org's credits in EUR, as OpenRouter shapes them (numbers), with the balance beside. */
+export const creditsSchema = v.object({
+  data: v.object({
+    total_credits: amount,
+    total_usage: amount,
+    balance: amount,
+    currency: v.literal('EUR'),
+  }),
+})
+
+/** A generation id (`gen-…`): letters, digits, `-` and `_`. */
+export const generationIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(/^[A-Za-z0-9_-]+$/, 'must be a generation id such as gen-…'))
+
+/** Query of GET /generation. */
+export const generationQuerySchema = v.object({ id: generationIdSchema })
+
+/** GET /generation: one generation's stats, as OpenRouter's GenerationResponse, with the gateway's fields beside. */
+export const generationSchema = v.object({
+  data: v.object({
+    id: v.string(),
+    upstream_id: v.nullable(v.string()),
+    /** The cost in `cost_currency`: the response's `usage.cost`. */
+    total_cost: amount,
+    cache_discount: v.nullable(amount),
+    upstream_inference_cost: v.nullable(amount),
+    created_at: v.string(),
+    model: v.string(),
+    app_id: nullableInt,
+    streamed: v.nullable(v.boolean()),
+    cancelled: v.nullable(v.boolean()),
+    provider_name: v.nullable(v.string()),
+    latency: v.nullable(v.number()),
+    moderation_latency: v.nullable(v.number()),
+    generation_time: v.nullable(v.number()),
+    finish_reason: v.nullable(v.string()),
+    native_finish_reason: v.nullable(v.string()),
+    tokens_prompt: nullableInt,
+    tokens_completion: nullableInt,
+    native_tokens_prompt: nullableInt,
+    native_tokens_completion: nullableInt,
+    native_tokens_completion_images: nullableInt,
+    native_tokens_reasoning: nullableInt,
+    native_tokens_cached: nullableInt,
+    num_media_prompt: nullableInt,
+    num_input_audio_prompt: nullableInt,
+    num_media_completion: nullableInt,
+    num_search_results: nullableInt,
+    num_fetches: nullableInt,
+    origin: v.string(),
+    /** What the credits were charged, in EUR: the response's `usage.cost_eur`. */
+    usage: amount,
+    is_byok: v.boolean(),
+    api_type: v.nullable(v.picklist(['completions', 'tts', 'stt'])),
+    data_region: v.string(),
+    external_user: v.nullable(v.string()),
+    http_referer: v.nullable(v.string()),
+    user_agent: v.nullable(v.string()),
+    preset_id: v.nullable(v.string()),
+    provider_responses: v.nullable(v.array(v.looseObject({}))),
+    request_id: v.nullable(v.string()),
+    response_cache_source_id: v.nullable(v.string()),
+    router: v.nullable(v.string()),
+    service_tier: v.nullable(v.string()),
+    session_id: v.nullable(v.string()),
+    web_search_engine: v.nullable(v.string()),
+    workspace_id: v.nullable(v.string()),
+    // The gateway's fields beside OpenRouter's.
+    cost_currency: v.string(),
+    cost_eur: amount,
+    status: v.picklist(['success', 'error', 'cancelled']),
+    provider: v.string(),
+    app_title: v.nullable(v.string()),
+    app_categories: v.array(v.string()),
+    trace: v.nullable(v.record(v.string(), v.unknown())),
+    metadata: v.nullable(v.record(v.string(), v.string())),
+  }),
+})
+
+/** A UTC day, YYYY-MM-DD. */
+export const daySchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'), v.check((day) => new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), 'must be a real date'))
+
+/**
+ * Query of GET /activity: OpenRouter's filters. `group_by=workspace` adds `workspace_id` (the org: its one workspace);
+ * `group_by=api_key` is the gateway's: a row per API key, with its hash.
+ */
+export const activityQuerySchema = v.object({
+  date: v.optional(daySchema),
+  api_key_hash: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, 'must be a SHA-256 hex digest'))),
+  user_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+  group_by: v.optional(v.picklist(['workspace', 'api_key'])),
+})
+
+/** One row of GET /activity: a day, model and provider (and key with `group_by=api_key`). */
+export const activityItemSchema = v.object({
+  date: v.string(),
+  model: v.string(),
+  model_permaslug: v.string(),
+  endpoint_id: v.string(),
+  provider_name: v.string(),
+  /** Credits charged, in EUR (the sum of the usage records' `cost_eur`). */
+  usage: amount,
+  /** BYOK: the upstream cost the customer's own provider charges, in EUR (estimated from the catalogue). */
+  byok_usage_inference: amount,
+  requests: int(),
+  prompt_tokens: int(),
+  completion_tokens: int(),
+  reasoning_tokens: int(),
+  // The gateway's fields beside OpenRouter's.
+  provider: v.string(),
+  api_key_hash: v.optional(v.nullable(v.string())),
+  workspace_id: v.optional(v.string()),
+})
+
+/** GET /activity: usage per day, model and provider over the last 30 completed UTC days and today. */
+export const activitySchema = v.object({ data: v.array(activityItemSchema) })

@@ -92,7 +92,8 @@ export async function chargeAndRecord(
     .catch((error) => ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }))
   try {
     await Promise.all([
-      hold.settle(byok ? 0n : cost.eurUnits),
+      // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
+      hold.settle(byok ? 0n : cost.eurUnits, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined),
       ctx.usage.append(record),
       counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
     ])

@@ -10,6 +10,7 @@ import {
 } from './catalogue'
 import { chatCompletionsRoute } from './chat'
 import type { RouteDefinition } from './define'
+import { keyRoutes } from './keys'
 import { meRoute } from './me'
 import { activityRoute, creditsRoute, generationRoute } from './usage'
 
@@ -45,4 +46,6 @@ export const apiRoutes = [
   creditsRoute,
   generationRoute,
   activityRoute,
+  // OpenRouter's API key routes beyond api.md: GET /key and the key management routes (docs/keys.md).
+  ...keyRoutes,
 ] as RouteDefinition[]

@@ -266,11 +266,14 @@ export function createAccountsStore(options: AccountsOptions) {
 
     /**
      * Deletes a key (DELETE /keys/{hash}): it is revoked and leaves its org's key list; its record stays as a tombstone,
-     * so the keys it minted stay bounded by its limit and its codes stay void.
+     * so the keys it minted stay bounded by its limit and its codes stay void. `check` may refuse (throw) in the same step.
      */
-    async deleteKey(hash: string): Promise<void> {
+    async deleteKey(hash: string, check?: (record: ApiKeyRecord) => void): Promise<void> {
       const at = iso(now())
-      const record = await store.updateKey(hash, (current) => ({ ...current, revoked: true, revoked_at: current.revoked_at ?? at, deleted_at: current.deleted_at ?? at }))
+      const record = await store.updateKey(hash, (current) => {
+        check?.(current)
+        return { ...current, revoked: true, revoked_at: current.revoked_at ?? at, deleted_at: current.deleted_at ?? at }
+      })
       await kv.remove('org-keys', record.org_id, hash)
     },
 

@@ -102,8 +102,12 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     expect(data[0]).toEqual({
       id: 'openai', name: 'OpenAI', slug: 'openai', description: 'OpenAI’s GPT and o-series models.', model_count: knownModels.openai.length,
       privacy_policy_url: 'https://openai.com/policies/privacy-policy/', terms_of_service_url: 'https://openai.com/policies/row-terms-of-use/',
-      status_page_url: 'https://status.openai.com/', region: null, enabled: true, headquarters: 'US', icon_url: null, data_policy: {}, byok: { supported: true },
+      status_page_url: 'https://status.openai.com/', region: null, enabled: true, headquarters: 'US', icon_url: null, byok: { supported: true },
+      // The preset's documented default (src/catalogue/data-policies.ts, docs/routing.md "Provider preferences").
+      data_policy: expect.objectContaining({ training: false, retains_prompts: true, retention_days: 30, source: 'https://platform.openai.com/docs/guides/your-data', checked: '2026-11-26' }),
     })
+    expect(data.find((p: any) => p.slug === 'fireworks').data_policy).toMatchObject({ training: false, retains_prompts: false })
+    expect(data.find((p: any) => p.slug === 'together').data_policy).toEqual({})
     expect(data.find((p: any) => p.slug === 'ollama')).toMatchObject({ model_count: 2, byok: { supported: false }, region: 'local' })
   })
 

@@ -119,7 +119,25 @@ function fileBlock(file: { file_data?: string; file_id?: string; filename?: stri
   throw untranslatable(provider, `file type ${parsed.mediaType} is not supported (PDF, plain text and images are)`, param)
 }
 
-/** User content (string or parts) → text, image and document blocks; empty text is dropped (Anthropic rejects it). */
+/**
+ * A prompt-cache breakpoint (`cache_control` on a content part, a message or a tool, as OpenRouter takes them) as
+ * Anthropic's: `{ type: 'ephemeral' }`. A `ttl` is not sent: the catalogue prices cache writes at the 5-minute rate,
+ * and a 1-hour write costs more (as for the top-level cache_control).
+ */
+function cacheOf(source: Json | undefined): Json {
+  const cache = source?.cache_control as { type?: string } | undefined
+  return cache?.type === 'ephemeral' ? { cache_control: { type: 'ephemeral' } } : {}
+}
+
+/** Sets a message-level `cache_control` on the last block the message gave (a breakpoint caches up to its block). */
+function cacheLast(blocks: Block[], message: Json): Block[] {
+  const cache = cacheOf(message)
+  const last = blocks.at(-1)
+  if (last && cache.cache_control) Object.assign(last, cache)
+  return blocks
+}
+
+/** User content (string or parts) → text, image and document blocks, with their cache_control; empty text is dropped (Anthropic rejects it). */
 function userBlocks(content: unknown, provider: string, param: string): Block[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
   const blocks: Block[] = []
@@ -127,20 +145,20 @@ function userBlocks(content: unknown, provider: string, param: string): Block[] 
     const where = `${param}.content[${j}]`
     if (part.type === 'text' || part.type === 'refusal') {
       const text = (part.text ?? part.refusal) as string
-      if (text) blocks.push({ type: 'text', text })
-    } else if (part.type === 'image_url') blocks.push(imageBlock((part.image_url as { url: string }).url, provider, where))
-    else if (part.type === 'file') blocks.push(fileBlock(part.file as { file_data?: string }, provider, where))
+      if (text) blocks.push({ type: 'text', text, ...cacheOf(part) })
+    } else if (part.type === 'image_url') blocks.push({ ...imageBlock((part.image_url as { url: string }).url, provider, where), ...cacheOf(part) })
+    else if (part.type === 'file') blocks.push({ ...fileBlock(part.file as { file_data?: string }, provider, where), ...cacheOf(part) })
     else if (part.type === 'input_audio') throw untranslatable(provider, 'audio input is not supported by Claude', where)
     else throw untranslatable(provider, `content part type ${String(part.type)} is not supported`, where)
   }
   return blocks
 }
 
-/** System and developer content → text blocks (Anthropic's system prompt is text only). */
+/** System and developer content → text blocks, with their cache_control (Anthropic's system prompt is text only). */
 function systemBlocks(content: unknown, provider: string, param: string): Block[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : []
   if ((content as Json[]).some((p) => p.type !== 'text')) throw untranslatable(provider, 'system and developer messages may hold text only', param)
-  return (content as { text: string }[]).filter((p) => p.text).map((p) => ({ type: 'text', text: p.text }))
+  return (content as Json[]).filter((p) => p.text).map((p) => ({ type: 'text', text: p.text as string, ...cacheOf(p) }))
 }
 
 export interface ReasoningDetail {
@@ -223,10 +241,10 @@ export function convertMessages(messages: Json[], provider: string): { system: B
   }
   for (const [i, message] of messages.entries()) {
     const param = `messages[${i}]`
-    if (message.role === 'system' || message.role === 'developer') system.push(...systemBlocks(message.content, provider, param))
-    else if (message.role === 'user') push('user', userBlocks(message.content, provider, param))
-    else if (message.role === 'assistant') push('assistant', assistantBlocks(message, provider, param))
-    else if (message.role === 'tool') push('user', [toolResultBlock(message, provider, param)])
+    if (message.role === 'system' || message.role === 'developer') system.push(...cacheLast(systemBlocks(message.content, provider, param), message))
+    else if (message.role === 'user') push('user', cacheLast(userBlocks(message.content, provider, param), message))
+    else if (message.role === 'assistant') push('assistant', cacheLast(assistantBlocks(message, provider, param), message))
+    else if (message.role === 'tool') push('user', cacheLast([toolResultBlock(message, provider, param)], message))
   }
   // Anthropic wants a user turn's tool_result blocks before anything else in it.
   for (const turn of turns) {
@@ -315,12 +333,13 @@ export function toAnthropicRequest(request: UpstreamChatRequest, options: { prov
   if (format?.type === 'json_schema' && format.json_schema?.schema) outputConfig.format = { type: 'json_schema', schema: closeObjects(format.json_schema.schema) }
   else if (format?.type === 'json_schema' || format?.type === 'json_object') system.push({ type: 'text', text: JSON_INSTRUCTION })
 
-  type OpenAITool = { function: { name: string; description?: string; parameters?: Json; strict?: boolean | null } }
-  let tools = ((request.tools as OpenAITool[] | undefined) ?? []).map((t) => ({
+  type OpenAITool = { function: { name: string; description?: string; parameters?: Json; strict?: boolean | null }; cache_control?: Json }
+  let tools: Json[] = ((request.tools as OpenAITool[] | undefined) ?? []).map((t) => ({
     name: t.function.name,
     ...(t.function.description ? { description: t.function.description } : {}),
     input_schema: inputSchemaOf(t.function.parameters),
     ...(t.function.strict ? { strict: true } : {}),
+    ...cacheOf(t as Json),
   }))
   let toolChoice = tools.length ? toolChoiceOf(request.tool_choice, request.parallel_tool_calls) : undefined
   // Anthropic needs the tools of tool_use blocks in the conversation defined; OpenAI lets a last turn leave them out.

@@ -30,7 +30,32 @@ export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat'
 
 // Fields of OpenRouter's request that no OpenAI-compatible host takes as they are (routing removes most of them
 // already: src/chat/request-fields.ts).
-const GATEWAY_ONLY = ['models', 'provider', 'reasoning', 'transforms', 'route', 'usage']
+const GATEWAY_ONLY = ['models', 'provider', 'reasoning', 'transforms', 'route', 'usage', 'cache_control']
+
+type Json = Record<string, unknown>
+const hasCache = (value: unknown) => !!value && typeof value === 'object' && 'cache_control' in value
+const withoutCache = <T>(value: T): T => {
+  if (!hasCache(value)) return value
+  const { cache_control: _cache, ...rest } = value as Json
+  return rest as T
+}
+
+/**
+ * Messages and tools without OpenRouter's `cache_control` (on a message, a content part or a tool): Anthropic's
+ * breakpoints, which OpenAI-compatible hosts do not take (they cache prompts on their own). Copies only what holds one.
+ */
+export function withoutCacheControl(body: Json): Json {
+  const messages = body.messages as Json[] | undefined
+  if (messages?.some((m) => hasCache(m) || (Array.isArray(m.content) && m.content.some(hasCache)))) {
+    body.messages = messages.map((m) => {
+      const message = withoutCache(m)
+      return Array.isArray(message.content) && message.content.some(hasCache) ? { ...message, content: message.content.map(withoutCache) } : message
+    })
+  }
+  const tools = body.tools as Json[] | undefined
+  if (tools?.some(hasCache)) body.tools = tools.map(withoutCache)
+  return body
+}
 
 /**
  * The `reasoning_effort` sent for a request (docs/reasoning.md): the effort asked (`reasoning.effort`, else
@@ -62,7 +87,7 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
 
   const toBody = (request: UpstreamChatRequest, stream: boolean): string => {
-    const body: Record<string, unknown> = { ...request }
+    const body: Record<string, unknown> = withoutCacheControl({ ...request })
     for (const field of [...GATEWAY_ONLY, ...dropParameters]) delete body[field]
     const effort = reasoningEffortFor(request, byUpstreamId.get(request.model))
     if (effort === undefined) delete body.reasoning_effort

@@ -3,13 +3,25 @@ import { int, safeInt } from './common'
 import { providerPreferencesSchema } from './provider-preferences'
 import { GATEWAY_PLUGINS, pluginNotRun } from '../chat/request-fields'
 
-const text = v.object({ type: v.literal('text'), text: v.string() })
+/**
+ * A prompt-cache breakpoint as OpenRouter takes it, on a content part, a message, a tool or the whole request: sent to
+ * Anthropic (which caches up to it), left out for providers that cache on their own (docs/limits.md).
+ */
+export const cacheControlSchema = v.object({ type: v.literal('ephemeral'), ttl: v.optional(v.picklist(['5m', '1h'])) })
+const cacheControl = v.optional(cacheControlSchema)
+
+const text = v.object({ type: v.literal('text'), text: v.string(), cache_control: cacheControl })
 const imageUrl = v.object({
   type: v.literal('image_url'),
   image_url: v.object({ url: v.string(), detail: v.optional(v.picklist(['auto', 'low', 'high'])) }),
+  cache_control: cacheControl,
 })
-const inputAudio = v.object({ type: v.literal('input_audio'), input_audio: v.object({ data: v.string(), format: v.string() }) })
-const file = v.object({ type: v.literal('file'), file: v.looseObject({ file_data: v.optional(v.string()), file_id: v.optional(v.string()), filename: v.optional(v.string()) }) })
+const inputAudio = v.object({ type: v.literal('input_audio'), input_audio: v.object({ data: v.string(), format: v.string() }), cache_control: cacheControl })
+const file = v.object({
+  type: v.literal('file'),
+  file: v.looseObject({ file_data: v.optional(v.string()), file_id: v.optional(v.string()), filename: v.optional(v.string()) }),
+  cache_control: cacheControl,
+})
 const refusal = v.object({ type: v.literal('refusal'), refusal: v.string() })
 
 /** One content part of a message. */
@@ -24,9 +36,9 @@ const toolCall = v.object({
 
 /** One chat message: every OpenAI role. */
 export const messageSchema = v.variant('role', [
-  v.looseObject({ role: v.literal('system'), content, name: v.optional(v.string()) }),
-  v.looseObject({ role: v.literal('developer'), content, name: v.optional(v.string()) }),
-  v.looseObject({ role: v.literal('user'), content, name: v.optional(v.string()) }),
+  v.looseObject({ role: v.literal('system'), content, name: v.optional(v.string()), cache_control: cacheControl }),
+  v.looseObject({ role: v.literal('developer'), content, name: v.optional(v.string()), cache_control: cacheControl }),
+  v.looseObject({ role: v.literal('user'), content, name: v.optional(v.string()), cache_control: cacheControl }),
   v.looseObject({
     role: v.literal('assistant'),
     content: v.optional(v.nullable(content)),
@@ -34,8 +46,9 @@ export const messageSchema = v.variant('role', [
     tool_calls: v.optional(v.array(toolCall)),
     refusal: v.optional(v.nullable(v.string())),
     reasoning: v.optional(v.nullable(v.string())),
+    cache_control: cacheControl,
   }),
-  v.looseObject({ role: v.literal('tool'), content, tool_call_id: v.string() }),
+  v.looseObject({ role: v.literal('tool'), content, tool_call_id: v.string(), cache_control: cacheControl }),
 ])
 
 const tool = v.object({
@@ -46,6 +59,7 @@ const tool = v.object({
     parameters: v.optional(v.record(v.string(), v.unknown())),
     strict: v.optional(v.nullable(v.boolean())),
   }),
+  cache_control: cacheControl,
 })
 
 const toolChoice = v.union([
@@ -191,6 +205,8 @@ export const chatRequestSchema = v.looseObject({
   // Fields that change the provider's price: allowed only where the catalogue prices them (src/chat/priced-fields.ts).
   service_tier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
   web_search_options: v.optional(v.nullable(v.looseObject({}))),
+  // Anthropic's automatic prompt caching (OpenRouter's top-level cache_control).
+  cache_control: cacheControl,
   provider: v.optional(providerPreferencesSchema),
   ...openRouterFields,
 })

@@ -127,3 +127,69 @@ describe('fields the gateway consumes', () => {
     }
   })
 })
+
+describe('cache_control on content parts, messages and tools', () => {
+  const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  const ephemeral = { type: 'ephemeral' }
+  const tool = { type: 'function', function: { name: 'lookup', description: 'Looks a word up', parameters: { type: 'object', properties: { word: { type: 'string' } } } }, cache_control: ephemeral }
+  const messages = [
+    { role: 'system', content: [{ type: 'text', text: 'A long, stable system prompt.', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+    { role: 'user', content: [{ type: 'text', text: 'Look at this' }, { type: 'image_url', image_url: { url: PNG }, cache_control: ephemeral }, { type: 'text', text: 'and answer', cache_control: { type: 'ephemeral', ttl: '5m' } }] },
+    { role: 'assistant', content: 'Noted.', cache_control: ephemeral },
+    { role: 'user', content: 'The answer, please.', cache_control: ephemeral },
+  ]
+
+  it('reach Anthropic as breakpoints on the blocks they mark (ttl left out: writes are priced at the 5-minute rate)', async () => {
+    const res = await post({ model: 'anthropic/claude-sonnet-5.5', messages, tools: [tool], tool_choice: 'none' })
+    expect(res.status, await res.clone().text()).toBe(200)
+    const sent = lastAnthropic()
+    expect(sent.system).toEqual([{ type: 'text', text: 'A long, stable system prompt.', cache_control: ephemeral }])
+    expect(sent.messages[0].content).toEqual([
+      { type: 'text', text: 'Look at this' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.split(',')[1] }, cache_control: ephemeral },
+      { type: 'text', text: 'and answer', cache_control: ephemeral },
+    ])
+    expect(sent.messages[1].content).toEqual([{ type: 'text', text: 'Noted.', cache_control: ephemeral }])
+    expect(sent.messages[2].content).toEqual([{ type: 'text', text: 'The answer, please.', cache_control: ephemeral }])
+    expect(sent.tools[0]).toMatchObject({ name: 'lookup', cache_control: ephemeral })
+  })
+
+  it('a tool result keeps its message-level breakpoint', async () => {
+    const round = [
+      { role: 'user', content: 'Define cache' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'lookup', arguments: '{"word":"cache"}' } }] },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'a store of things', cache_control: ephemeral },
+    ]
+    const res = await post({ model: 'anthropic/claude-sonnet-5.5', messages: round, tools: [tool] })
+    expect(res.status, await res.clone().text()).toBe(200)
+    expect(lastAnthropic().messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a store of things', cache_control: ephemeral }])
+  })
+
+  it('are left out for OpenAI-compatible providers and Gemini, whole and streamed', async () => {
+    for (const stream of [false, true]) {
+      const res = await post({ model: 'openai/gpt-test', messages, tools: [tool], tool_choice: 'none', cache_control: ephemeral, stream })
+      expect(res.status).toBe(200)
+      await res.text()
+      const sent = lastOpenAI()
+      expect(JSON.stringify(sent)).not.toContain('cache_control')
+      expect(sent.messages[1].content[1]).toEqual({ type: 'image_url', image_url: { url: PNG } })
+      expect(sent.tools[0]).toEqual({ type: 'function', function: tool.function })
+    }
+    const flash = await post({ model: 'google/gemini-2.5-flash', messages, tools: [tool], tool_choice: 'none', cache_control: ephemeral })
+    expect(flash.status, await flash.clone().text()).toBe(200)
+    expect(JSON.stringify(lastGemini())).not.toMatch(/cache_?control|ephemeral/i)
+  })
+
+  it('must be { type: "ephemeral", ttl?: "5m" | "1h" }', async () => {
+    for (const [body, param] of [
+      // content is a string or a list of parts: a bad part is reported at the content.
+      [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'persistent' } }] }] }, 'messages.0.content'],
+      [{ messages: [{ role: 'user', content: 'x', cache_control: { type: 'ephemeral', ttl: '2h' } }] }, 'messages.0.cache_control.ttl'],
+      [{ messages: [{ role: 'user', content: 'x' }], tools: [{ ...tool, cache_control: 'yes' }] }, 'tools.0.cache_control'],
+    ] as const) {
+      const res = await post({ model: 'anthropic/claude-sonnet-5.5', ...body })
+      expect(res.status).toBe(400)
+      expect((await res.json()).error.param).toBe(param)
+    }
+  })
+})

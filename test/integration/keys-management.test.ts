@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { OpenRouter } from '@openrouter/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type ProviderModel } from '../../src/index'
 import { toUnits } from '../../src/billing/money'
@@ -235,6 +236,30 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
     }
     // A management key has no credit limit.
     await expect(t.gateway.admin.issueKey({ userId: owner.user.id, management: true, creditLimit: '1' })).rejects.toMatchObject({ status: 400 })
+  })
+
+  it('OpenRouter’s own SDK (@openrouter/sdk) manages keys and reads GET /key unchanged', async () => {
+    const sdk = new OpenRouter({ apiKey: manager, serverURL: `${t.url}/api/v1` })
+    const current = await sdk.apiKeys.getCurrentKeyMetadata()
+    expect(current.data).toMatchObject({ label: 'manager', isManagementKey: true, isProvisioningKey: true, limit: null, usage: 0, organizationId: owner.user.org_id })
+
+    const created = await sdk.apiKeys.create({ requestBody: { name: 'From the SDK', limit: 3, limitReset: 'monthly', includeByokInLimit: true, expiresAt: new Date('2027-12-31T23:59:59Z') } })
+    expect(created.key).toMatch(/^sk-service-v1-/)
+    expect(created.data).toMatchObject({ hash: sha256(created.key), name: 'From the SDK', limit: 3, limitRemaining: 3, limitReset: 'monthly', includeByokInLimit: true, disabled: false, workspaceId: owner.user.org_id })
+    expect(created.data.expiresAt).toEqual(new Date('2027-12-31T23:59:59Z'))
+    expect((await chat(created.key)).status).toBe(200)
+
+    const got = await sdk.apiKeys.get({ hash: created.data.hash })
+    expect(got.data).toMatchObject({ usage: Number(COST), usageDaily: Number(COST), limitRemaining: 2.99998624 })
+    const listed = await sdk.apiKeys.list({ offset: 0, includeDisabled: false })
+    expect(listed.data.map((k) => k.hash)).toContain(created.data.hash)
+    const updated = await sdk.apiKeys.update({ hash: created.data.hash, requestBody: { name: 'Renamed', disabled: true, limit: null, limitReset: null } })
+    expect(updated.data).toMatchObject({ name: 'Renamed', disabled: true, limit: null, limitReset: null })
+    expect((await chat(created.key)).status).toBe(401)
+    expect(await sdk.apiKeys.delete({ hash: created.data.hash })).toEqual({ deleted: true })
+
+    const own = await new OpenRouter({ apiKey: owner.key, serverURL: `${t.url}/api/v1` }).apiKeys.getCurrentKeyMetadata()
+    expect(own.data).toMatchObject({ label: 'test key', isManagementKey: false, creatorUserId: owner.user.id })
   })
 
   it('limit_reset daily: at most `limit` a UTC day (402 past it, naming when it starts over), allowed again the next day', async () => {

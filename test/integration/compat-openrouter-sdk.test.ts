@@ -1,0 +1,444 @@
+/**
+ * OpenRouter's own client, `@openrouter/sdk` (pinned in package.json), unchanged against the gateway over real HTTP on
+ * 127.0.0.1, with the fake OpenAI upstream of test/fakes/openai.ts behind it: one test per SDK method that maps to a
+ * route of the gateway. Each checks what reached the upstream, what the SDK parsed (its zod schemas validate every
+ * answer, so a missing or mistyped field fails the call) and, for billed calls, the exact cost. Methods that map to
+ * nothing the gateway serves are in the README's compatibility table, not here.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { OpenRouter } from '@openrouter/sdk'
+import * as sdkErrors from '@openrouter/sdk/models/errors'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openaiAudioModels } from '../../src/catalogue/audio-models'
+import { openaiCompatible } from '../../src/providers/openai-compatible'
+import type { ProviderModel } from '../../src/providers/types'
+import { makeWav } from '../fakes/audio'
+import { fakeSpeechAudio } from '../fakes/openai-audio'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+import { decimalText, roundUnits, units } from '../helpers/sse'
+
+const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+const SUPPORTED = ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'reasoning']
+// OpenAI's audio models without their retirement dates, so the tests do not depend on the day they run.
+const audioModels: ProviderModel[] = openaiAudioModels.filter((m) => m.id === 'openai/tts-1' || m.id === 'openai/whisper-1').map((m) => ({ ...m, expirationDate: undefined }))
+
+/** The exact cost of a request: USD at the model's prices, EUR at 0.86 (rounded half-up once, to 12 digits). */
+const usdToEur = (usd: bigint) => ({ usd: decimalText(usd), eur: decimalText(roundUnits(usd * 86n, 2)) })
+const chatCost = (promptTokens: number, completionTokens: number) =>
+  usdToEur(BigInt(promptTokens) * units(PRICING.prompt) + BigInt(completionTokens) * units(PRICING.completion))
+
+/** The fake's token counts: its prompt is the JSON of the messages it received / 4, its completion one token per word. */
+const fakePromptTokens = (upstreamBody: any) => Math.ceil(JSON.stringify(upstreamBody.messages).length / 4)
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length
+
+const weatherTool = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'The current weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+}
+
+let fake: FakeOpenAI
+let t: TestGateway
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ apiKey: ['sk-upstream', 'sk-customer-own-0123456789'] })
+  t = await startGateway({
+    exchangeRates: { EUR: '1', USD: '0.86' },
+    // The host's session, for the browser PKCE flow: here, a header the tests set.
+    auth: { resolveUser: (event) => event.req.headers.get('x-test-user'), signInUrl: '/sign-in' },
+    providers: [
+      openaiCompatible({
+        slug: 'fake', name: 'Fake', baseURL: fake.url, apiKey: 'sk-upstream', byokSupported: true,
+        // A zero-retention provider, so that provider.zdr and data_collection "deny" keep it.
+        dataPolicy: { training: false, retains_prompts: false, source: 'test', checked: '2026-11-26' },
+        models: [
+          { id: 'fake/gpt-test', upstreamId: 'gpt-test', name: 'Fake GPT', pricing: PRICING, contextLength: 32_000, maxCompletionTokens: 4_096, quantization: 'fp8', supportedParameters: SUPPORTED },
+        ],
+      }),
+    ],
+  })
+})
+
+afterAll(async () => {
+  await t?.close()
+  await fake?.close()
+})
+
+/** A new customer (its own org with 5 EUR) and an SDK client on its key. */
+async function customerWithSdk(options: ConstructorParameters<typeof OpenRouter>[0] = {}, on: TestGateway = t) {
+  const customer = await createCustomer(on.gateway, { credits: '5' })
+  const sdk = new OpenRouter({ apiKey: customer.key, serverURL: `${on.url}/api/v1`, retryConfig: { strategy: 'none' }, ...options })
+  return { ...customer, sdk }
+}
+const chatsSince = (from: number) => fake.requests.slice(from).filter((r) => r.path === '/v1/chat/completions')
+const spent = async (orgId: string, on: TestGateway = t) => (await on.gateway.admin.getCredits(orgId)).total_usage
+
+describe('@openrouter/sdk: chat', () => {
+  it('chat.send answers a whole completion with the exact cost, and the org pays exactly cost × 0.86', async () => {
+    const { sdk, user } = await customerWithSdk()
+    const sent = fake.requests.length
+    const text = 'What is the capital of France?'
+    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: text }], maxTokens: 100, temperature: 0.5 } })
+
+    const [upstream] = chatsSince(sent)
+    expect(upstream.headers.authorization).toBe('Bearer sk-upstream')
+    expect(upstream.body).toMatchObject({ model: 'gpt-test', messages: [{ role: 'user', content: text }], max_tokens: 100, temperature: 0.5 })
+
+    if (!('choices' in result)) throw new Error('expected a whole completion')
+    const answer = `Hello from gpt-test: ${text}`
+    expect(result.id).toMatch(/^gen-\d+-[A-Za-z0-9]{20}$/)
+    expect(result.model).toBe('fake/gpt-test')
+    expect(result.object).toBe('chat.completion')
+    expect(result.choices).toHaveLength(1)
+    expect(result.choices[0].message).toMatchObject({ role: 'assistant', content: answer })
+    expect(result.choices[0].finishReason).toBe('stop')
+
+    const promptTokens = fakePromptTokens(upstream.body)
+    const cost = chatCost(promptTokens, words(answer))
+    expect(result.usage).toMatchObject({ promptTokens, completionTokens: words(answer), totalTokens: promptTokens + words(answer), cost: Number(cost.usd), isByok: false })
+    expect(await spent(user.org_id)).toBe(cost.eur)
+  })
+
+  it('chat.send with stream: true yields the chunks, the usage and cost in the last one', async () => {
+    const { sdk, user } = await customerWithSdk()
+    const sent = fake.requests.length
+    const text = 'Tell me a story'
+    const stream = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: text }], stream: true } })
+    if ('choices' in stream) throw new Error('expected a stream')
+    const chunks = []
+    for await (const chunk of stream) chunks.push(chunk)
+
+    const [upstream] = chatsSince(sent)
+    expect(upstream.body).toMatchObject({ model: 'gpt-test', stream: true, stream_options: { include_usage: true } })
+    const answer = `Hello from gpt-test: ${text}`
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe(answer)
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1)
+    expect(chunks.filter((c) => c.choices.length).at(-1)!.choices[0].finishReason).toBe('stop')
+    const last = chunks.at(-1)!
+    expect(last.choices).toEqual([])
+    const promptTokens = fakePromptTokens(upstream.body)
+    const cost = chatCost(promptTokens, words(answer))
+    expect(last.usage).toMatchObject({ promptTokens, completionTokens: words(answer), cost: Number(cost.usd) })
+    expect(await spent(user.org_id)).toBe(cost.eur)
+  })
+
+  it('chat.send with tools returns the tool call, and answers the tool result', async () => {
+    const { sdk } = await customerWithSdk()
+    const first = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Paris' }], tools: [weatherTool], toolChoice: 'auto' } })
+    if (!('choices' in first)) throw new Error('expected a whole completion')
+    expect(first.choices[0].finishReason).toBe('tool_calls')
+    const call = first.choices[0].message.toolCalls![0]
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } })
+    expect(call.id).toMatch(/^call_fake0/)
+
+    const sent = fake.requests.length
+    const second = await sdk.chat.send({
+      chatRequest: {
+        model: 'fake/gpt-test',
+        tools: [weatherTool],
+        messages: [
+          { role: 'user', content: 'Paris' },
+          { role: 'assistant', content: null, toolCalls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }] },
+          { role: 'tool', toolCallId: call.id, content: 'Sunny, 24 °C' },
+        ],
+      },
+    })
+    if (!('choices' in second)) throw new Error('expected a whole completion')
+    expect(second.choices[0].message.content).toBe('The tool said: Sunny, 24 °C')
+    const [upstream] = chatsSince(sent)
+    expect(upstream.body.tools).toEqual([weatherTool])
+    expect(upstream.body.messages.slice(1)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: call.id, content: 'Sunny, 24 °C' },
+    ])
+  })
+
+  it('chat.send with a json_schema response format answers matching JSON, the format passed upstream unchanged', async () => {
+    const { sdk } = await customerWithSdk()
+    const sent = fake.requests.length
+    const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false }
+    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Ada' }], responseFormat: { type: 'json_schema', jsonSchema: { name: 'person', schema, strict: true } } } })
+    if (!('choices' in result)) throw new Error('expected a whole completion')
+    expect(JSON.parse(result.choices[0].message.content as string)).toEqual({ name: 'Ada', age: 42 })
+    expect(chatsSince(sent)[0].body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'person', schema, strict: true } })
+  })
+
+  it('chat.send with OpenRouter’s own fields: provider preferences, reasoning, session, metadata, trace reach no provider', async () => {
+    const { sdk } = await customerWithSdk()
+    const sent = fake.requests.length
+    const result = await sdk.chat.send({
+      chatRequest: {
+        model: 'fake/gpt-test',
+        messages: [{ role: 'user', content: 'Private please' }],
+        provider: { zdr: true, dataCollection: 'deny', quantizations: ['fp8'], sort: { by: 'price', partition: 'none' }, allowFallbacks: false, order: ['fake'] },
+        reasoning: { effort: 'low' },
+        sessionId: 'session-42',
+        metadata: { team: 'compat' },
+        trace: { traceId: 'trace-1' },
+        user: 'end-user-7',
+      },
+    })
+    if (!('choices' in result)) throw new Error('expected a whole completion')
+    expect(result.choices[0].message.content).toBe('Hello from gpt-test: Private please')
+    const [upstream] = chatsSince(sent)
+    for (const field of ['provider', 'reasoning', 'session_id', 'metadata', 'trace', 'plugins', 'usage', 'transforms']) expect(upstream.body, field).not.toHaveProperty(field)
+    expect(upstream.body.messages).toEqual([{ role: 'user', content: 'Private please' }])
+  })
+
+  it('errors are the SDK’s typed errors: a bad key → UnauthorizedResponseError, an unknown model → NotFoundResponseError', async () => {
+    const bad = new OpenRouter({ apiKey: 'sk-service-v1-' + '0'.repeat(64), serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    const unauthorized = await bad.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }] } }).catch((e: unknown) => e)
+    expect(unauthorized).toBeInstanceOf(sdkErrors.UnauthorizedResponseError)
+    expect(unauthorized).toMatchObject({ statusCode: 401, error: { code: 401 } })
+
+    const { sdk } = await customerWithSdk()
+    const missing = await sdk.chat.send({ chatRequest: { model: 'nobody/nothing', messages: [{ role: 'user', content: 'hi' }] } }).catch((e: unknown) => e)
+    expect(missing).toBeInstanceOf(sdkErrors.NotFoundResponseError)
+    expect(missing).toMatchObject({ statusCode: 404, error: { code: 404 } })
+  })
+})
+
+describe('@openrouter/sdk: catalogue', () => {
+  const expectedModel = {
+    id: 'fake/gpt-test',
+    canonicalSlug: 'fake/gpt-test',
+    name: 'Fake GPT',
+    contextLength: 32_000,
+    pricing: expect.objectContaining({ prompt: '0.000001', completion: '0.000002' }),
+    supportedParameters: SUPPORTED,
+    topProvider: expect.objectContaining({ contextLength: 32_000, maxCompletionTokens: 4_096 }),
+    architecture: expect.objectContaining({ inputModalities: ['text'], outputModalities: ['text'] }),
+  }
+
+  it('models.list returns the catalogue’s chat models with their exact prices', async () => {
+    const { sdk } = await customerWithSdk()
+    const page = await sdk.models.list()
+    expect(page.result.data.map((m) => m.id)).toEqual(['fake/gpt-test'])
+    expect(page.result.data[0]).toMatchObject(expectedModel)
+    expect(page.result.totalCount).toBe(1)
+  })
+
+  it('models.count counts them', async () => {
+    const { sdk } = await customerWithSdk()
+    expect(await sdk.models.count()).toEqual({ data: { count: 1 } })
+  })
+
+  it('models.get reads one model by author and slug', async () => {
+    const { sdk } = await customerWithSdk()
+    const model = await sdk.models.get({ author: 'fake', slug: 'gpt-test' })
+    expect(model.data).toMatchObject(expectedModel)
+  })
+
+  it('models.listForUser lists the models the key may use', async () => {
+    const { sdk, key } = await customerWithSdk()
+    const page = await sdk.models.listForUser({ bearer: key })
+    expect(page.result.data.map((m) => m.id)).toEqual(['fake/gpt-test'])
+    expect(page.result.data[0]).toMatchObject(expectedModel)
+  })
+
+  it('endpoints.list lists the providers serving a model, with their prices and quantization', async () => {
+    const { sdk } = await customerWithSdk()
+    const listed = await sdk.endpoints.list({ author: 'fake', slug: 'gpt-test' })
+    expect(listed.data).toMatchObject({ id: 'fake/gpt-test', name: 'Fake GPT' })
+    expect(listed.data.endpoints).toHaveLength(1)
+    expect(listed.data.endpoints[0]).toMatchObject({
+      providerName: 'Fake', tag: 'fake', quantization: 'fp8', contextLength: 32_000, maxCompletionTokens: 4_096,
+      pricing: expect.objectContaining({ prompt: '0.000001', completion: '0.000002' }), supportedParameters: SUPPORTED,
+    })
+  })
+
+  it('providers.list lists the upstream providers', async () => {
+    const { sdk } = await customerWithSdk()
+    const listed = await sdk.providers.list()
+    expect(listed.data).toEqual([expect.objectContaining({ name: 'Fake', slug: 'fake' })])
+  })
+})
+
+describe('@openrouter/sdk: credits, generations, activity', () => {
+  it('credits.getCredits gives the org’s credits and exact usage', async () => {
+    const { sdk, user } = await customerWithSdk()
+    expect(await sdk.credits.getCredits()).toEqual({ data: { totalCredits: 5, totalUsage: 0 } })
+    const sent = fake.requests.length
+    await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Count me' }] } })
+    const [upstream] = chatsSince(sent)
+    const cost = chatCost(fakePromptTokens(upstream.body), words('Hello from gpt-test: Count me'))
+    expect(await sdk.credits.getCredits()).toEqual({ data: { totalCredits: 5, totalUsage: Number(cost.eur) } })
+    expect(await spent(user.org_id)).toBe(cost.eur)
+  })
+
+  it('generations.getGeneration reads a generation’s stats: tokens, cost, provider, app attribution', async () => {
+    const { sdk } = await customerWithSdk({ httpReferer: 'https://app.example/chat', appTitle: 'Compat App' })
+    const sent = fake.requests.length
+    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Remember me' }], sessionId: 'session-7' } })
+    if (!('choices' in result)) throw new Error('expected a whole completion')
+    const [upstream] = chatsSince(sent)
+    const promptTokens = fakePromptTokens(upstream.body)
+    const completionTokens = words('Hello from gpt-test: Remember me')
+    const cost = chatCost(promptTokens, completionTokens)
+
+    const generation = await sdk.generations.getGeneration({ id: result.id })
+    expect(generation.data).toMatchObject({
+      id: result.id, model: 'fake/gpt-test', providerName: 'Fake', upstreamId: `chatcmpl-fake${fake.requests.length}`,
+      streamed: false, cancelled: false, isByok: false, finishReason: 'stop', nativeFinishReason: 'stop',
+      tokensPrompt: promptTokens, tokensCompletion: completionTokens, nativeTokensPrompt: promptTokens, nativeTokensCompletion: completionTokens,
+      totalCost: Number(cost.usd), usage: Number(cost.eur), httpReferer: 'https://app.example/chat', sessionId: 'session-7', apiType: 'completions',
+    })
+    expect(generation.data.appId).toEqual(expect.any(Number))
+  })
+
+  it('analytics.getUserActivity sums the day’s requests, tokens and usage per model and provider', async () => {
+    const { sdk } = await customerWithSdk()
+    const sent = fake.requests.length
+    await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'One' }] } })
+    await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Two more' }] } })
+    const upstream = chatsSince(sent)
+    const prompt = upstream.reduce((n, r) => n + fakePromptTokens(r.body), 0)
+    const completion = words('Hello from gpt-test: One') + words('Hello from gpt-test: Two more')
+    const cost = chatCost(prompt, completion)
+
+    const activity = await sdk.analytics.getUserActivity()
+    expect(activity.data).toEqual([
+      expect.objectContaining({
+        date: new Date().toISOString().slice(0, 10), model: 'fake/gpt-test', modelPermaslug: 'fake/gpt-test', providerName: 'Fake',
+        requests: 2, promptTokens: prompt, completionTokens: completion, reasoningTokens: 0, usage: Number(cost.eur), byokUsageInference: 0,
+      }),
+    ])
+  })
+})
+
+describe('@openrouter/sdk: API keys', () => {
+  it('apiKeys.getCurrentKeyMetadata describes the calling key: its label, limit and usage', async () => {
+    const { sdk, record, user } = await customerWithSdk()
+    const sent = fake.requests.length
+    await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Spend' }] } })
+    const cost = chatCost(fakePromptTokens(chatsSince(sent)[0].body), words('Hello from gpt-test: Spend'))
+    const current = await sdk.apiKeys.getCurrentKeyMetadata()
+    expect(current.data).toMatchObject({
+      label: record.label, limit: null, limitRemaining: null, limitReset: null, includeByokInLimit: false,
+      isManagementKey: false, isProvisioningKey: false, isFreeTier: false,
+      usage: Number(cost.eur), usageDaily: Number(cost.eur), usageWeekly: Number(cost.eur), usageMonthly: Number(cost.eur), byokUsage: 0,
+    })
+    expect(current.data.organizationId ?? user.org_id).toBe(user.org_id)
+  })
+
+  describe('with a management key', () => {
+    let manager: OpenRouter
+    let userId: string
+    beforeAll(async () => {
+      const customer = await createCustomer(t.gateway, { credits: '5' })
+      userId = customer.user.id
+      const management = await t.gateway.admin.issueKey({ userId, management: true, label: 'manager' })
+      manager = new OpenRouter({ apiKey: management.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    })
+
+    it('apiKeys.create creates a key, shown once, that works for chat', async () => {
+      const created = await manager.apiKeys.create({ requestBody: { name: 'ci key', limit: 2, limitReset: 'monthly' } })
+      expect(created.key).toMatch(/^sk-service-v1-[0-9a-f]{64}$/)
+      expect(created.data).toMatchObject({ name: 'ci key', limit: 2, limitRemaining: 2, limitReset: 'monthly', disabled: false, usage: 0, includeByokInLimit: false })
+      expect(created.data.hash).toBe(createHash('sha256').update(created.key).digest('hex'))
+      const client = new OpenRouter({ apiKey: created.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+      const answer = await client.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'new key' }] } })
+      expect('choices' in answer && answer.choices[0].message.content).toBe('Hello from gpt-test: new key')
+    })
+
+    it('apiKeys.list lists the org’s keys', async () => {
+      const created = await manager.apiKeys.create({ requestBody: { name: 'listed key' } })
+      const listed = await manager.apiKeys.list()
+      expect(listed.data.map((k) => k.hash)).toContain(created.data.hash)
+      expect(listed.data.find((k) => k.hash === created.data.hash)).toMatchObject({ name: 'listed key', limit: null, disabled: false })
+    })
+
+    it('apiKeys.get reads one key by its hash', async () => {
+      const created = await manager.apiKeys.create({ requestBody: { name: 'read key', limit: 1.5 } })
+      const read = await manager.apiKeys.get({ hash: created.data.hash })
+      expect(read.data).toMatchObject({ hash: created.data.hash, name: 'read key', limit: 1.5, limitRemaining: 1.5, usage: 0 })
+    })
+
+    it('apiKeys.update renames, limits and disables a key; a disabled key answers 401', async () => {
+      const created = await manager.apiKeys.create({ requestBody: { name: 'old name' } })
+      const updated = await manager.apiKeys.update({ hash: created.data.hash, requestBody: { name: 'new name', limit: 3, disabled: true } })
+      expect(updated.data).toMatchObject({ hash: created.data.hash, name: 'new name', limit: 3, disabled: true })
+      const client = new OpenRouter({ apiKey: created.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+      await expect(client.credits.getCredits()).rejects.toMatchObject({ statusCode: 401 })
+    })
+
+    it('apiKeys.delete deletes a key; it then answers 401', async () => {
+      const created = await manager.apiKeys.create({ requestBody: { name: 'doomed' } })
+      expect(await manager.apiKeys.delete({ hash: created.data.hash })).toEqual({ deleted: true })
+      const client = new OpenRouter({ apiKey: created.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+      await expect(client.credits.getCredits()).rejects.toMatchObject({ statusCode: 401 })
+      await expect(manager.apiKeys.get({ hash: created.data.hash })).rejects.toMatchObject({ statusCode: 404 })
+    })
+  })
+})
+
+describe('@openrouter/sdk: OAuth (PKCE)', () => {
+  it('oAuth.createAuthorizationUrl builds <origin>/auth with the PKCE query; the same query begins the flow at …/api/v1/auth', async () => {
+    const { sdk, user } = await customerWithSdk()
+    const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url')
+    const url = new URL(await sdk.oAuth.createAuthorizationUrl({ callbackUrl: 'https://app.example/cb', codeChallenge: challenge, codeChallengeMethod: 'S256', limit: 3 }))
+    // The SDK drops the server URL's path: OpenRouter's page is on its site, not under /api/v1 (README, Compatibility).
+    expect(url.origin + url.pathname).toBe(`${t.url}/auth`)
+    expect(Object.fromEntries(url.searchParams)).toEqual({ callback_url: 'https://app.example/cb', code_challenge: challenge, code_challenge_method: 'S256', limit: '3' })
+    const path = `/api/v1/auth${url.search}`
+    const signIn = await t.request(path, { redirect: 'manual' })
+    expect(signIn.status).toBe(302)
+    expect(signIn.headers.get('location')).toBe(`/sign-in?return_to=${encodeURIComponent(t.url + path)}`)
+    const consent = await t.request(path, { redirect: 'manual', headers: { 'x-test-user': user.id } })
+    expect(consent.status).toBe(302)
+    expect(consent.headers.get('location')).toMatch(/^\/api\/v1\/auth\/consent\?request=/)
+  })
+})
+
+describe('@openrouter/sdk: audio', () => {
+  // A gateway of its own, so that the audio models do not show in the chat catalogue above.
+  let audio: TestGateway
+  beforeAll(async () => {
+    audio = await startGateway({
+      exchangeRates: { EUR: '1', USD: '0.86' },
+      providers: [openaiCompatible({ slug: 'fake', name: 'Fake', baseURL: fake.url, apiKey: 'sk-upstream', models: audioModels })],
+    })
+  })
+  afterAll(() => audio?.close())
+
+  it('tts.createSpeech streams the upstream audio, billed per character', async () => {
+    const { sdk, user } = await customerWithSdk({}, audio)
+    const input = 'Hello from the OpenRouter SDK'
+    const stream = await sdk.tts.createSpeech({ speechRequest: { model: 'openai/tts-1', input, voice: 'echo', responseFormat: 'mp3' } })
+    const bytes = Buffer.from(await new Response(stream).arrayBuffer())
+    const upstream = fake.requests.at(-1)!
+    expect(upstream.path).toBe('/v1/audio/speech')
+    expect(upstream.body).toEqual({ model: 'tts-1', input, voice: 'echo', response_format: 'mp3' })
+    expect(bytes.equals(fakeSpeechAudio({ input, voice: 'echo', response_format: 'mp3' }))).toBe(true)
+    // tts-1: $15 per 1M characters.
+    expect(await spent(user.org_id, audio)).toBe(usdToEur(BigInt([...input].length) * 15_000_000n).eur)
+  })
+
+  it('stt.createTranscription sends base64 audio and answers the text with usage and cost', async () => {
+    const { sdk, user } = await customerWithSdk({}, audio)
+    const wav = makeWav(0.25)
+    const result = await sdk.stt.createTranscription({ sttRequest: { model: 'openai/whisper-1', inputAudio: { data: wav.toString('base64'), format: 'wav' }, language: 'en' } })
+    const upstream = fake.requests.at(-1)!
+    expect(upstream.path).toBe('/v1/audio/transcriptions')
+    expect(upstream.body.file.bytes.equals(wav)).toBe(true)
+    expect(upstream.body.fields).toEqual({ model: 'whisper-1', response_format: 'json', language: 'en' })
+    expect(result.text).toBe(`Heard ${wav.length} bytes from audio.wav (audio/wav) with whisper-1 in en`)
+    // whisper-1 reports 1 second (0.25 s rounded up): $0.0001 a second.
+    const cost = usdToEur(100_000_000n)
+    expect(result.usage).toMatchObject({ seconds: 1, cost: Number(cost.usd) })
+    expect(await spent(user.org_id, audio)).toBe(cost.eur)
+  })
+
+  it('stt.createTranscriptionMultipart uploads a file and answers the text, billed per second', async () => {
+    const { sdk, user } = await customerWithSdk({}, audio)
+    const wav = makeWav(0.25)
+    const result = await sdk.stt.createTranscriptionMultipart({ requestBody: { model: 'openai/whisper-1', file: { fileName: 'clip.wav', content: new Uint8Array(wav) }, language: 'en' } })
+    const upstream = fake.requests.at(-1)!
+    expect(upstream.body.file.bytes.equals(wav)).toBe(true)
+    expect(upstream.body.fields).toEqual({ model: 'whisper-1', response_format: 'json', language: 'en' })
+    expect(result.text).toBe(`Heard ${wav.length} bytes from audio.wav (audio/wav) with whisper-1 in en`)
+    const cost = usdToEur(100_000_000n)
+    expect(result.usage).toMatchObject({ seconds: 1, cost: Number(cost.usd) })
+    expect(await spent(user.org_id, audio)).toBe(cost.eur)
+  })
+})

@@ -86,8 +86,14 @@ export const generationSchema = v.object({
   }),
 })
 
+// 2026-02-30 and 2026-11-31 are not days: Date reads them as invalid or as another day.
+const isRealDay = (day: string) => {
+  const time = Date.parse(`${day}T00:00:00Z`)
+  return Number.isFinite(time) && new Date(time).toISOString().startsWith(day)
+}
+
 /** A UTC day, YYYY-MM-DD. */
-export const daySchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'), v.check((day) => new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), 'must be a real date'))
+export const daySchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'), v.check(isRealDay, 'must be a real date'))
 
 /**
  * Query of GET /activity: OpenRouter's filters. `group_by=workspace` adds `workspace_id` (the org: its one workspace);

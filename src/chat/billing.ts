@@ -6,6 +6,7 @@ import type { ChatRequest } from '../schemas/chat'
 import type { Attempt } from '../routing/plan'
 import type { UsageRecord } from '../stores/usage'
 import { countImages, maxCompletionTokens } from './max-cost'
+import { choicesOf } from './choices'
 
 /** What is known of a finished (or ended) chat request when it is billed. */
 export interface SettleInput extends RequestOutcome {
@@ -36,8 +37,10 @@ export function estimatedUsage(ctx: GatewayContext, request: ChatRequest, attemp
   const prompt = estimateTokens(JSON.stringify(request.messages).length)
   let completion = estimateTokens(facts.generatedChars)
   if (facts.status !== 'success' && mayReason(request, attempt)) {
-    const ceiling = maxCompletionTokens(request, attempt, prompt)
-    const byTime = Math.ceil((Math.max(0, facts.elapsedMs) / 1000) * REASONING_TOKENS_PER_SECOND)
+    // Each of the request's n choices reasons at that pace, up to its own maximum.
+    const choices = choicesOf(request)
+    const ceiling = maxCompletionTokens(request, attempt, prompt) * choices
+    const byTime = Math.ceil((Math.max(0, facts.elapsedMs) / 1000) * REASONING_TOKENS_PER_SECOND) * choices
     completion = Math.min(ceiling, Math.max(completion, byTime))
   }
   return { prompt_tokens: prompt, completion_tokens: completion }

@@ -6,6 +6,7 @@ import type { GatewayContext } from '../context'
 import type { ModelPricing } from '../providers/types'
 import type { Attempt } from '../routing/plan'
 import type { ChatRequest } from '../schemas/chat'
+import { choicesOf } from './choices'
 
 /** Completion tokens a hold assumes when neither the request nor the catalogue bounds them. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 16_384
@@ -44,19 +45,21 @@ function completionPrice(pricing: ModelPricing): string {
 
 /**
  * The most a chat request can cost, in EUR, over every attempt it may be served by (docs/money.md): its prompt tokens
- * (estimated from its size), its completion tokens at most, its images and per-request prices; a customer's key (BYOK)
- * owes only the platform fee on that.
+ * (estimated from its size), its completion tokens at most (for each of its `n` choices), its images and per-request
+ * prices; a customer's key (BYOK) owes only the platform fee on that.
  */
 export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts: Attempt[]): MaxCost {
   const prompt = maxPromptTokens(request)
   const images = countImages(request)
   const feeRate = decimal(ctx.options.byok.platformFeeRate)
+  // n choices may each produce the completion tokens of one (src/chat/choices.ts).
+  const choices = choicesOf(request)
   let worst: { eurUnits: bigint; attempt: Attempt; tokens: number } | undefined
   // With a customer's key, what a key whose limit counts BYOK usage holds: the upstream cost and the fee (docs/keys.md).
   let withByok = 0n
   for (const attempt of attempts) {
     const pricing = attempt.offer.model.pricing
-    const tokens = maxCompletionTokens(request, attempt, prompt)
+    const tokens = maxCompletionTokens(request, attempt, prompt) * choices
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
     const cost = priceUsage({ ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined }, { prompt_tokens: prompt, completion_tokens: tokens }, { images }, rate)
     const eurUnits = attempt.credential ? platformFee(ctx, cost.eurUnits) : cost.eurUnits
@@ -74,7 +77,8 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   return {
     eurUnits: worst.eurUnits,
     withByokEurUnits: withByok,
-    maxTokens: tokens,
-    affordableTokens: (available) => (perToken > 0n ? Number((available - fixed) / perToken) : tokens),
+    // The 402 speaks of max_tokens, which is per choice: so are both counts.
+    maxTokens: tokens / choices,
+    affordableTokens: (available) => (perToken > 0n ? Math.floor(Number((available - fixed) / perToken) / choices) : tokens / choices),
   }
 }

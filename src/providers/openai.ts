@@ -21,6 +21,8 @@ export function openai(options: HostedProviderOptions = {}): Provider {
     // OpenAI answers 400 "Unrecognized request argument" to these (include_reasoning is OpenRouter's).
     dropParameters: ['top_k', 'repetition_penalty', 'min_p', 'include_reasoning'],
     useMaxCompletionTokens: true,
+    // OpenAI's chat completions answer up to 128 choices (`n`), billed in one usage report.
+    maxChoices: 128,
   })
 }
 

@@ -246,6 +246,11 @@ export interface Provider {
   byokSupported?: boolean
   /** False when the service has no key of its own for it: only customers' keys (BYOK) can use it. Default true. */
   serviceKey?: boolean
+  /**
+   * The most choices (`n`) one chat request may ask of it. Default 1: a request with a larger `n` is routed to the
+   * providers that take it, and refused with 400 naming `n` when none does (docs/limits.md).
+   */
+  maxChoices?: number
   privacyPolicyUrl?: string
   termsOfServiceUrl?: string
   statusPageUrl?: string

@@ -107,6 +107,8 @@ export const CHAT_LIMITS = {
   tools: 128,
   /** Entries of `logit_bias`. */
   logitBias: 1024,
+  /** Choices (`n`) of one request (OpenAI's own limit). */
+  choices: 128,
   /** Entries of `plugins`. */
   plugins: 16,
   /** Characters of `session_id` (OpenRouter's own limit). */
@@ -179,7 +181,8 @@ export const chatRequestSchema = v.looseObject({
   min_p: v.optional(v.nullable(unit(0, 1))),
   seed: v.optional(v.nullable(safeInt())),
   stop: v.optional(v.nullable(v.union([stopText, v.pipe(v.array(stopText), v.maxLength(CHAT_LIMITS.stops))]))),
-  n: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1, 'only 1 is supported')))),
+  // More than 1 only where a provider takes it (src/chat/choices.ts); 128 is OpenAI's own limit.
+  n: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(CHAT_LIMITS.choices)))),
   logprobs: v.optional(v.nullable(v.boolean())),
   top_logprobs: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)))),
   logit_bias: v.optional(v.nullable(v.pipe(v.record(v.string(), unit(-100, 100)), v.maxEntries(CHAT_LIMITS.logitBias)))),

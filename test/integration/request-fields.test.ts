@@ -9,7 +9,8 @@ import { geminiModels } from '../../src/catalogue/gemini-models'
 import { anthropic } from '../../src/providers/anthropic'
 import { gemini } from '../../src/providers/gemini'
 import { openai } from '../../src/providers/openai'
-import type { ProviderModel } from '../../src/providers/types'
+import type { Provider, ProviderModel, UpstreamChunk } from '../../src/providers/types'
+import { readSse } from '../helpers/sse'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeGemini, type FakeGemini } from '../fakes/gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
@@ -42,6 +43,23 @@ let geminiFake: FakeGemini
 let t: TestGateway
 let customer: Awaited<ReturnType<typeof createCustomer>>
 
+/** A provider that answers every one of `n` choices (`choice number i`) and reports no usage: billed by estimate. */
+const multi: Provider = {
+  slug: 'multi', name: 'Multi', maxChoices: 4,
+  models: [{ id: 'multi/choices', upstreamId: 'choices', pricing }],
+  async chat(request) {
+    const n = (request.n as number | undefined) ?? 1
+    return { id: 'multi-1', choices: Array.from({ length: n }, (_, i) => ({ index: i, message: { role: 'assistant' as const, content: `choice number ${i}` }, finish_reason: 'stop' })) }
+  },
+  async chatStream(request) {
+    const n = (request.n as number | undefined) ?? 1
+    return (async function* (): AsyncIterable<UpstreamChunk> {
+      for (let i = 0; i < n; i++) yield { id: 'multi-1', choices: [{ index: i, delta: { role: 'assistant', content: `choice number ${i}` }, finish_reason: null }] }
+      for (let i = 0; i < n; i++) yield { id: 'multi-1', choices: [{ index: i, delta: {}, finish_reason: 'stop' }] }
+    })()
+  },
+}
+
 const post = (body: Record<string, unknown>) => t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify(body) })
 const ask = (model: string, extra: Record<string, unknown> = {}) => post({ model, messages: [{ role: 'user', content: 'hello fields' }], ...extra })
 const lastOpenAI = () => openaiFake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body
@@ -57,6 +75,7 @@ beforeAll(async () => {
       openai({ apiKey: OPENAI_KEY, baseURL: openaiFake.url, models: [gpt('gpt-test'), gpt('gpt-top-a', { supportedParameters: ['top_a', 'temperature'] })] }),
       anthropic({ apiKey: ANTHROPIC_KEY, baseURL: anthropicFake.url, models: anthropicModels }),
       gemini({ apiKey: GEMINI_KEY, baseURL: geminiFake.url, models: geminiModels }),
+      multi,
     ],
   })
   customer = await createCustomer(t.gateway, { credits: '50' })
@@ -191,5 +210,69 @@ describe('cache_control on content parts, messages and tools', () => {
       expect(res.status).toBe(400)
       expect((await res.json()).error.param).toBe(param)
     }
+  })
+})
+
+describe('n > 1', () => {
+  it('reaches a provider that takes it (OpenAI), whole and streamed', async () => {
+    for (const stream of [false, true]) {
+      const res = await ask('openai/gpt-test', { n: 3, stream })
+      expect(res.status).toBe(200)
+      await res.text()
+      expect(lastOpenAI().n).toBe(3)
+    }
+  })
+
+  it('is refused with 400 naming n where no provider takes it (Anthropic, Gemini), before any upstream call', async () => {
+    const before = anthropicFake.requests.length + geminiFake.requests.length
+    for (const model of ['anthropic/claude-sonnet-5.5', 'google/gemini-2.5-flash']) {
+      const res = await ask(model, { n: 2 })
+      expect(res.status).toBe(400)
+      const { error } = await res.json()
+      expect(error).toMatchObject({ type: 'invalid_request', param: 'n' })
+      expect(error.message).toMatch(/^n: 2 choices in one request are more than any provider of this request takes/)
+    }
+    expect(anthropicFake.requests.length + geminiFake.requests.length).toBe(before)
+    // n: 1 is fine everywhere; more than 128 is out of range.
+    expect((await ask('anthropic/claude-sonnet-5.5', { n: 1 })).status).toBe(200)
+    expect((await (await ask('openai/gpt-test', { n: 129 })).json()).error.param).toBe('n')
+  })
+
+  it('routes to the models of the request that can answer it', async () => {
+    const res = await post({ models: ['anthropic/claude-sonnet-5.5', 'openai/gpt-test'], messages: [{ role: 'user', content: 'two please' }], n: 2 })
+    expect(res.status).toBe(200)
+    expect((await res.json()).model).toBe('openai/gpt-test')
+  })
+
+  it('bills every choice: an estimate counts the text of them all, whole and streamed', async () => {
+    const whole = await ask('multi/choices', { n: 3 })
+    const body = await whole.json()
+    expect(body.choices.map((c: any) => c.message.content)).toEqual(['choice number 0', 'choice number 1', 'choice number 2'])
+    // 15 characters of text per choice (and 2 of an empty tool_calls list), 4 characters a token.
+    expect(body.usage).toMatchObject({ estimated: true, completion_tokens: Math.ceil((3 * 17) / 4) })
+    const single = await (await ask('multi/choices', { n: 1 })).json()
+    expect(single.usage.completion_tokens).toBe(Math.ceil(17 / 4))
+
+    const streamed = await readSse(await ask('multi/choices', { n: 3, stream: true }))
+    const chunks = streamed.events.filter((e) => e !== '[DONE]')
+    expect(chunks.flatMap((c: any) => c.choices.map((choice: any) => choice.index))).toEqual([0, 1, 2, 0, 1, 2])
+    expect(chunks.at(-1).usage).toMatchObject({ estimated: true, completion_tokens: Math.ceil((3 * 15) / 4) })
+  })
+
+  it('holds the cost of n completions: 402 when the credits cover one but not n, naming max_tokens per choice', async () => {
+    const poor = await createCustomer(t.gateway, { credits: '0.01' })
+    const send = (n: number) => t.request('/api/v1/chat/completions', {
+      method: 'POST', headers: { ...poor.auth, ...json },
+      body: JSON.stringify({ model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2_000, n }),
+    })
+    // 2,000 completion tokens at 0.000002 USD (0.00000172 EUR) each: 0.00344 EUR for one choice, 0.01376 for four.
+    expect((await send(1)).status).toBe(200)
+    const refused = await send(4)
+    expect(refused.status).toBe(402)
+    const { error } = await refused.json()
+    expect(error.metadata.requested_tokens).toBe(2_000)
+    expect(error.metadata.affordable_tokens).toBeGreaterThan(1_000)
+    expect(error.metadata.affordable_tokens).toBeLessThan(2_000)
+    expect(error.message).toContain('You asked for up to 2000 completion tokens')
   })
 })

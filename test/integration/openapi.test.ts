@@ -29,6 +29,10 @@ const specOperations = [
   'GET /api/v1/model/{author}/{slug}',
   'POST /api/v1/chat/completions',
   'GET /api/v1/providers',
+  // OpenRouter's usage routes (docs/usage.md).
+  'GET /api/v1/credits',
+  'GET /api/v1/generation',
+  'GET /api/v1/activity',
 ]
 
 describe('GET /api/v1/openapi.json', () => {

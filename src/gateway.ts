@@ -8,6 +8,7 @@ import { DEFAULT_BODY_LIMIT } from './http/body'
 import { createInFlight } from './http/in-flight'
 import { resolvePublicUrl } from './http/public-url'
 import { answerError, toRouteHandler } from './http/route-handler'
+import { preflight, resolveCors } from './http/cors'
 import { createConsoleLogger, silentLogger } from './logger'
 import type { GatewayOptions, ResolvedOptions } from './options'
 import type { RouteDefinition } from './routes/define'
@@ -116,6 +117,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
+    cors: resolveCors(options.cors),
   }
 }
 
@@ -195,17 +197,20 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     silent: true,
     onError: (error, event) => answerError(error.cause instanceof GatewayError ? error.cause : error, event, ctx),
   })
-  // One handler per path dispatches on the method, so that a known path with another method answers 405 with Allow.
+  // One handler per path dispatches on the method, so that a known path with another method answers 405 with Allow;
+  // OPTIONS is a CORS preflight (src/http/cors.ts), unless CORS is off.
+  const { cors } = ctx.options
   for (const [path, methods] of byPath) {
     const allow = [...methods.keys(), ...(methods.has('GET') ? ['HEAD'] : [])].join(', ')
     app.all(basePath + path, (event) => {
       const method = event.req.method === 'HEAD' ? 'GET' : event.req.method
       const handler = methods.get(method)
       if (handler) return handler(event)
+      if (cors && method === 'OPTIONS') return preflight(event, cors)
       return answerError(new GatewayError(405, `Method ${event.req.method} is not allowed on ${basePath}${path}; allowed: ${allow}`, { headers: { allow } }), event, ctx)
     })
   }
-  app.all('/**', (event) => answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx))
+  app.all('/**', (event) => (cors && event.req.method === 'OPTIONS' ? preflight(event, cors) : answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx)))
 
   // Pending BYOK fees are settled periodically (and on demand through the admin API).
   const settleEvery = ctx.options.byok.settlementIntervalSeconds

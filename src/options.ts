@@ -5,6 +5,7 @@ import type { Logger } from './logger'
 import type { RoutingHooks } from './routing/attempts'
 import type { Provider, ProviderModel } from './providers/types'
 import type { CatalogueFile } from './catalogue/catalogue-file'
+import type { CorsOption, ResolvedCors } from './http/cors'
 
 /** Options of createGateway. Every value not given takes the default of decisions.md. */
 export interface GatewayOptions {
@@ -62,6 +63,12 @@ export interface GatewayOptions {
   lastUsedIntervalSeconds?: number
   /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
   auth?: AuthOptions
+  /**
+   * CORS for browser apps (decisions.md §11, README "CORS"): preflights answered, every API response readable by pages
+   * of any origin, never with credentials. `{ origins: ['https://app.example'] }` allows only those; `false` turns it
+   * off (OPTIONS then answers 405). A bad origin throws a TypeError at creation. Default: any origin.
+   */
+  cors?: CorsOption
   /** Overall deadline of a request's attempts (until the first chunk of a stream). Default 300000 ms; past it: 408. */
   requestTimeoutMs?: number
   /** The circuit breaker per provider, model and credential (docs/routing.md). */
@@ -158,6 +165,7 @@ export interface ResolvedOptions {
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks
   auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>
+  cors: ResolvedCors
 }
 
 /** The circuit breaker's options (docs/routing.md). */

@@ -10,9 +10,10 @@ import { abortRequest } from './client-abort'
 import { isShuttingDown } from './in-flight'
 import { requestIdOf } from './request-id'
 import { jsonResponse, withRequestId } from './respond'
+import { preflight, withCors } from './cors'
 import { parseInput } from './validate'
 
-/** Answers an error thrown while serving `event` as the envelope, logging the unexpected ones. */
+/** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext): Response {
   const requestId = requestIdOf(event)
   const gatewayError = toGatewayError(error, requestId)
@@ -24,11 +25,11 @@ export function answerError(error: unknown, event: H3Event, ctx: GatewayContext)
       error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
     })
   }
-  return errorResponse(gatewayError, requestId)
+  return withCors(errorResponse(gatewayError, requestId), event, ctx.options.cors)
 }
 
 /**
- * Turns a route definition into a self-contained h3 handler: auth, validation, handler, response, errors. Each request
+ * Turns a route definition into a self-contained h3 handler: auth, validation, handler, response, errors, CORS. Each request
  * counts as in flight until its handler returns; once the gateway closes, new ones are refused with 503, and at the
  * drain deadline what a request started is aborted and it answers 503 (docs/operations.md).
  */
@@ -37,6 +38,8 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
   const bodyLimit = ctx.options.bodyLimits[route.bodyLimit ?? 'default']
   const shutdown = ctx.inFlight.signal
   return defineHandler(async (event) => {
+    // A preflight reaching a route's own handler (mounted by the host on its path for every method).
+    if (event.req.method === 'OPTIONS' && ctx.options.cors) return preflight(event, ctx.options.cors)
     const requestId = requestIdOf(event)
     let release: () => void
     try {
@@ -65,7 +68,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params } as never)
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
-      return response
+      return withCors(response, event, ctx.options.cors)
     } catch (error) {
       // Stopped by the shutdown, a request fails as aborted, as a connection cut (502) or a retry given up: it says why.
       return answerError(stopped ? shutdown.reason : error, event, ctx)

@@ -373,6 +373,25 @@ describe('@openrouter/sdk: API keys', () => {
 })
 
 describe('@openrouter/sdk: OAuth (PKCE)', () => {
+  it('oAuth.exchangeAuthCodeForAPIKey exchanges a code and its verifier for a working key, once', async () => {
+    const { sdk, auth, user } = await customerWithSdk()
+    const { codeChallenge, codeVerifier } = await sdk.oAuth.createSHA256CodeChallenge()
+    expect(codeChallenge).toBe(createHash('sha256').update(codeVerifier).digest('base64url'))
+    // The code is made over plain HTTP here (oAuth.createAuthCode has its own test); the answer's shape is that test's business.
+    const made = await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ callback_url: 'https://app.example/callback', code_challenge: codeChallenge, code_challenge_method: 'S256' }) })
+    const madeBody = await made.json()
+    const code: string = madeBody.data?.id ?? madeBody.code
+
+    const anonymous = new OpenRouter({ serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    const exchanged = await anonymous.oAuth.exchangeAuthCodeForAPIKey({ requestBody: { code, codeVerifier, codeChallengeMethod: 'S256' } })
+    expect(exchanged.key).toMatch(/^sk-service-v1-[0-9a-f]{64}$/)
+    expect(exchanged.userId).toBe(user.id)
+    const client = new OpenRouter({ apiKey: exchanged.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    expect(await client.credits.getCredits()).toEqual({ data: { totalCredits: 5, totalUsage: 0 } })
+    // A code is spent by its exchange.
+    await expect(anonymous.oAuth.exchangeAuthCodeForAPIKey({ requestBody: { code, codeVerifier } })).rejects.toMatchObject({ statusCode: 403 })
+  })
+
   it('oAuth.createAuthorizationUrl builds <origin>/auth with the PKCE query; the same query begins the flow at …/api/v1/auth', async () => {
     const { sdk, user } = await customerWithSdk()
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url')

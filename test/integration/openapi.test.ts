@@ -33,6 +33,13 @@ const specOperations = [
   'GET /api/v1/credits',
   'GET /api/v1/generation',
   'GET /api/v1/activity',
+  // OpenRouter's API key routes (docs/keys.md).
+  'GET /api/v1/key',
+  'GET /api/v1/keys',
+  'POST /api/v1/keys',
+  'GET /api/v1/keys/{hash}',
+  'PATCH /api/v1/keys/{hash}',
+  'DELETE /api/v1/keys/{hash}',
 ]
 
 describe('GET /api/v1/openapi.json', () => {
@@ -86,5 +93,13 @@ describe('GET /api/v1/openapi.json', () => {
     expect(chat.responses['402'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
     expect(doc.paths['/api/v1/models'].get.security).toEqual([])
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'type', 'message'])
+
+    // The key routes: a hash in the path, the management routes' 403, POST's 201 with the key.
+    const created = doc.paths['/api/v1/keys'].post
+    expect(created.responses['201'].content['application/json'].schema.required).toEqual(['data', 'key'])
+    expect(created.responses['403']).toBeDefined()
+    expect(created.requestBody.content['application/json'].schema.required).toEqual(['name'])
+    expect(doc.paths['/api/v1/keys/{hash}'].patch.parameters[0]).toMatchObject({ name: 'hash', in: 'path', required: true })
+    expect(doc.paths['/api/v1/key'].get.security).toEqual([{ bearer: [] }])
   })
 })

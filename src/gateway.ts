@@ -210,6 +210,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       return answerError(new GatewayError(405, `Method ${event.req.method} is not allowed on ${basePath}${path}; allowed: ${allow}`, { headers: { allow } }), event, ctx)
     })
   }
+  // OpenRouter's clients begin the browser flow at the site root: @openrouter/sdk's createAuthorizationUrl builds
+  // `<origin>/auth?…` whatever the API's path. The same handler answers there (README "Letting apps get keys"); a host
+  // that mounts handlers one by one mounts `handlers.beginAuthorization` at `/auth`.
+  if (basePath) {
+    const begin = handlers.beginAuthorization
+    app.all('/auth', (event) => {
+      if (event.req.method === 'GET' || event.req.method === 'HEAD') return begin(event)
+      if (cors && event.req.method === 'OPTIONS') return preflight(event, cors)
+      return answerError(new GatewayError(405, `Method ${event.req.method} is not allowed on /auth; allowed: GET, HEAD`, { headers: { allow: 'GET, HEAD' } }), event, ctx)
+    })
+  }
   app.all('/**', (event) => (cors && event.req.method === 'OPTIONS' ? preflight(event, cors) : answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx)))
 
   // Pending BYOK fees are settled periodically (and on demand through the admin API).

@@ -2,7 +2,7 @@ import { limitLeft } from '../billing/key-usage'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
-import { ancestorOf, type ApiKeyRecord, type KeyAncestor, type Principal } from '../stores/accounts'
+import { ancestorOf, type ApiKeyRecord, type KeyAncestor, type LimitReset, type Principal } from '../stores/accounts'
 import type { MintTerms } from '../stores/codes'
 
 /** How many keys deep a chain of keys minting keys may go. */
@@ -11,8 +11,11 @@ export const MAX_MINT_DEPTH = 8
 /** What a key asks of the key it mints (the optional fields of the code-creation body). */
 export interface MintRequest {
   limit?: string | number
-  expires_at?: string
+  /** null: no expiry asked. */
+  expires_at?: string | null
   key_label?: string
+  /** The limit starts over each UTC day, week or month (OpenRouter's usage_limit_type). */
+  usage_limit_type?: LimitReset
 }
 
 const usedUp = () => new GatewayError(402, "This API key's credit limit is used up: it cannot mint a key")
@@ -26,7 +29,7 @@ export async function mintTerms(ctx: GatewayContext, principal: Principal, asked
   if ((parent.ancestors?.length ?? 0) + 1 >= MAX_MINT_DEPTH) throw new GatewayError(403, `Keys minted by minted keys may nest at most ${MAX_MINT_DEPTH} deep`)
   const limit = asked.limit === undefined ? undefined : toUnits(asked.limit, 'limit')
   if (limit !== undefined && limit <= 0n) throw invalidRequest('limit: must be greater than 0', 'limit')
-  const expiresAt = asked.expires_at === undefined ? undefined : Date.parse(asked.expires_at)
+  const expiresAt = asked.expires_at == null ? undefined : Date.parse(asked.expires_at)
   if (expiresAt !== undefined && !(expiresAt > ctx.now())) throw invalidRequest('expires_at: must be a future ISO 8601 time', 'expires_at')
   if ((await remainingLimit(ctx, [parent, ...(parent.ancestors ?? [])])) === 0n) throw usedUp()
   return {
@@ -34,6 +37,7 @@ export async function mintTerms(ctx: GatewayContext, principal: Principal, asked
     ...(limit !== undefined ? { limit: fromUnits(limit) } : {}),
     ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
     ...(asked.key_label !== undefined ? { label: asked.key_label } : {}),
+    ...(asked.usage_limit_type !== undefined ? { limit_reset: asked.usage_limit_type } : {}),
   }
 }
 
@@ -51,11 +55,12 @@ async function remainingLimit(ctx: GatewayContext, keys: KeyAncestor[]): Promise
 
 /**
  * What the exchanged key is issued with, from its code's terms: never more than its parent (docs/keys.md): a credit
- * limit at most what the parent's limits have left, an expiry no later than the parent's, and the parent's chain, so
+ * limit at most what the parent's limits have left (reset each day, week or month when asked), an expiry no later than
+ * the parent's, and the parent's chain, so
  * its spending and its requests count against every key above it. Null when the parent was revoked or has expired
  * (its codes are void).
  */
-export async function mintedKeyInput(ctx: GatewayContext, terms: MintTerms): Promise<{ creditLimit: string | null; expiresAt?: number; ancestors: KeyAncestor[]; label?: string } | null> {
+export async function mintedKeyInput(ctx: GatewayContext, terms: MintTerms): Promise<{ creditLimit: string | null; limitReset?: LimitReset; expiresAt?: number; ancestors: KeyAncestor[]; label?: string } | null> {
   const parent: ApiKeyRecord | null = await ctx.accounts.getKey(terms.parent_hash)
   if (!parent || parent.revoked) return null
   const parentExpiry = parent.expires_at ? Date.parse(parent.expires_at) : undefined
@@ -67,6 +72,8 @@ export async function mintedKeyInput(ctx: GatewayContext, terms: MintTerms): Pro
   const expiries = [terms.expires_at, parentExpiry].filter((t): t is number => t !== undefined)
   return {
     creditLimit: limit === null ? null : fromUnits(limit),
+    // A limit per day, week or month (its spending still counts against every key above it, in all).
+    ...(terms.limit_reset && limit !== null ? { limitReset: terms.limit_reset } : {}),
     ...(expiries.length ? { expiresAt: Math.min(...expiries) } : {}),
     ancestors,
     ...(terms.label !== undefined ? { label: terms.label } : {}),

@@ -5,7 +5,7 @@ import { assertSafeCallbackUrl } from '../auth/callback-url'
 import { renderConsentPage } from '../auth/consent-page'
 import { verifierMatches, type ChallengeMethod } from '../auth/pkce'
 import type { GatewayContext } from '../context'
-import { newId } from '../crypto/keys'
+import { newId, sha256Hex } from '../crypto/keys'
 import { signToken, verifyToken } from '../crypto/tokens'
 import { GatewayError, invalidRequest } from '../errors'
 import { readBodyBytes } from '../http/body'
@@ -129,24 +129,32 @@ export const answerConsentRoute = defineRoute({
   },
 })
 
-// A code created by a key mints a key bounded by that key (docs/keys.md).
+/**
+ * OpenRouter's `app_id` of a callback origin: a stable integer (the first 31 bits of its SHA-256, at least 1), the same
+ * for every code of that app on every instance, without a table of apps.
+ */
+export const appIdOf = (origin: string): number => (Number.parseInt(sha256Hex(origin).slice(0, 8), 16) & 0x7fffffff) || 1
+
+// A code created by a key mints a key bounded by that key (docs/keys.md). The answer is the seed's { code, created_at }
+// with OpenRouter's { data: { id, app_id, created_at } } beside it (decisions.md §6).
 const createCode = async (ctx: GatewayContext, principal: Principal, body: v.InferOutput<typeof codeRequestSchema>) => {
   const callback = assertSafeCallbackUrl(body.callback_url, ctx.options.auth.allowedCallbackOrigins)
   const minted = await mintTerms(ctx, principal, body)
-  return ctx.codes.create({ userId: principal.user.id, challenge: body.code_challenge, method: body.code_challenge_method, callbackOrigin: callback.origin, minted })
+  const { code, created_at } = await ctx.codes.create({ userId: principal.user.id, challenge: body.code_challenge, method: body.code_challenge_method, callbackOrigin: callback.origin, minted })
+  return { code, created_at, data: { id: code, app_id: appIdOf(callback.origin), created_at } }
 }
 
-/** POST /auth/keys/authorize: creates an authorization code for the caller. */
+/** POST /auth/keys/authorize: creates an authorization code for the caller (200, decisions.md §2). */
 export const authorizeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/authorize', operationId: 'authorizeKeyCode', summary: 'Create an authorization code for the calling key’s user', tag,
-  auth: 'key', status: 201, body: codeRequestSchema, response: authorizationCodeSchema,
+  auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
   handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
 })
 
-/** POST /auth/keys/code: programmatic creation of an authorization code. */
+/** POST /auth/keys/code: programmatic creation of an authorization code (200, as OpenRouter's clients require). */
 export const createCodeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/code', operationId: 'createKeyCode', summary: 'Create an authorization code programmatically', tag,
-  auth: 'key', status: 201, body: codeRequestSchema, response: authorizationCodeSchema,
+  auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
   handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
 })
 
@@ -159,6 +167,8 @@ export const exchangeCodeRoute = defineRoute({
     const refused = () => new GatewayError(403, 'Invalid code or code_verifier: the code may be unknown, expired or already used')
     const record = await ctx.codes.take(body.code)
     if (!record || !verifierMatches(body.code_verifier, record.challenge, record.method)) throw refused()
+    // OpenRouter's clients may name the method again: it must be the code's.
+    if (body.code_challenge_method !== undefined && body.code_challenge_method !== record.method) throw refused()
     const user = await ctx.accounts.getUser(record.user_id)
     if (!user || user.disabled) throw refused()
     const minted = record.minted ? await mintedKeyInput(ctx, record.minted) : undefined

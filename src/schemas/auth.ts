@@ -14,17 +14,28 @@ export const codeRequestSchema = v.strictObject({
     v.pipe(v.number(), v.finite(), v.minValue(0, 'must be greater than 0')),
     v.pipe(v.string(), v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR')),
   ])),
-  expires_at: v.optional(v.pipe(v.string(), v.maxLength(64), v.regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 time'), v.check((s) => Number.isFinite(Date.parse(s)), 'must be an ISO 8601 time'))),
+  // null: no expiry (OpenRouter's SDK sends it for an unset expiresAt).
+  expires_at: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64), v.regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 time'), v.check((s) => Number.isFinite(Date.parse(s)), 'must be an ISO 8601 time')))),
   key_label: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  /** The minted key's `limit` starts over each UTC day, week or month (its `limit_reset`, docs/keys.md). */
+  usage_limit_type: v.optional(v.picklist(['daily', 'weekly', 'monthly'])),
 })
 
-/** api.md 2.2: an authorization code. */
-export const authorizationCodeSchema = v.object({ code: v.string(), created_at: v.string() })
+/**
+ * api.md 2.2 and decisions.md §6: an authorization code, with the seed's fields and OpenRouter's `data` (`id` is the
+ * same code, `app_id` an integer id of the callback origin).
+ */
+export const authorizationCodeSchema = v.object({
+  code: v.string(),
+  created_at: v.string(),
+  data: v.object({ id: v.string(), app_id: v.pipe(v.number(), v.integer()), created_at: v.string() }),
+})
 
-/** Body of POST /auth/keys: the code exchange. */
+/** Body of POST /auth/keys: the code exchange; `code_challenge_method`, when given, must be the code's. */
 export const codeExchangeSchema = v.strictObject({
   code: v.pipe(v.string(), v.minLength(1)),
   code_verifier: v.pipe(v.string(), v.minLength(43), v.maxLength(128), v.regex(/^[A-Za-z0-9._~-]+$/, 'must use only [A-Za-z0-9-._~]')),
+  code_challenge_method: v.optional(method),
 })
 
 /** api.md 2.3: the issued key. */

@@ -1,5 +1,6 @@
 import { randomToken, sha256Hex } from '../crypto/keys'
 import type { ChallengeMethod } from '../auth/pkce'
+import type { LimitReset } from './accounts'
 import type { AtomicOps } from './atomic'
 import type { Kv } from './kv'
 
@@ -23,6 +24,8 @@ export interface MintTerms {
   /** Expiry asked for, epoch ms. */
   expires_at?: number
   label?: string
+  /** The asked limit starts over each UTC day, week or month. */
+  limit_reset?: LimitReset
 }
 
 /** Authorization codes (decisions.md §6): 32 random bytes, stored by hash, valid for a while, usable once. */

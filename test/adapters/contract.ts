@@ -247,7 +247,7 @@ export const contractChecks: ContractCheck[] = [
       const verifier = randomBytes(32).toString('base64url')
       const challenge = createHash('sha256').update(verifier).digest('base64url')
       const created = await postJson(t, '/auth/keys/code', { callback_url: 'http://localhost:3000/callback', code_challenge: challenge, code_challenge_method: 'S256' })
-      expect(created.status).toBe(201)
+      expect(created.status).toBe(200)
       const { code, created_at } = await created.json()
       expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/)
       expect(Number.isNaN(Date.parse(created_at))).toBe(false)

@@ -115,7 +115,8 @@ describe('key issuance by PKCE', () => {
     expect((await post({ request: unanswered, decision: 'approve' })).status).toBe(302)
   })
 
-  it('creates codes programmatically for the calling key (201), exchangeable with plain and S256', async () => {
+  it('creates codes programmatically for the calling key (200, with OpenRouter\'s data), exchangeable with plain and S256', async () => {
+    const appIds = new Set<number>()
     for (const route of ['/api/v1/auth/keys/code', '/api/v1/auth/keys/authorize']) {
       for (const method of ['S256', 'plain'] as const) {
         const v = verifier()
@@ -123,14 +124,63 @@ describe('key issuance by PKCE', () => {
           method: 'POST', headers: { ...json, ...customer.auth },
           body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: method === 'S256' ? s256(v) : v, code_challenge_method: method }),
         })
-        expect(res.status, `${route} ${method}`).toBe(201)
+        expect(res.status, `${route} ${method}`).toBe(200)
         const body = await res.json()
-        expect(body).toEqual({ code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), created_at: new Date(now).toISOString() })
-        const issued = await exchange(body.code, v)
+        const createdAt = new Date(now).toISOString()
+        expect(body).toEqual({ code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), created_at: createdAt, data: { id: body.code, app_id: expect.any(Number), created_at: createdAt } })
+        expect(Number.isSafeInteger(body.data.app_id) && body.data.app_id > 0).toBe(true)
+        appIds.add(body.data.app_id)
+        // The exchange may name the method again (as OpenRouter's SDK does).
+        const issued = await t.request('/api/v1/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ code: body.code, code_verifier: v, code_challenge_method: method }) })
         expect(issued.status, `${route} ${method}`).toBe(200)
         expect((await issued.json()).user_id).toBe(customer.user.id)
       }
     }
+    // app_id is derived from the callback origin: the same for every code of one app, another for another app.
+    expect(appIds.size).toBe(1)
+    const other = await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...json, ...customer.auth }, body: JSON.stringify({ callback_url: 'https://other.example/cb', code_challenge: s256(verifier()) }) })
+    expect(appIds.has((await other.json()).data.app_id)).toBe(false)
+  })
+
+  it('refuses an exchange naming another method than the code\'s with the same 403, and spends the code', async () => {
+    const v = verifier()
+    const { code } = await (await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...json, ...customer.auth }, body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(v) }) })).json()
+    const refused = await t.request('/api/v1/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ code, code_verifier: v, code_challenge_method: 'plain' }) })
+    expect(refused.status).toBe(403)
+    expect((await exchange(code, v)).status).toBe(403)
+    const bad = await t.request('/api/v1/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ code, code_verifier: v, code_challenge_method: 'S512' }) })
+    expect((await bad.json()).error.param).toBe('code_challenge_method')
+  })
+
+  it('takes OpenRouter\'s key_label, limit, expires_at (null: none) and usage_limit_type; the key is minted with them', async () => {
+    const v = verifier()
+    const res = await t.request('/api/v1/auth/keys/code', {
+      method: 'POST', headers: { ...json, ...customer.auth },
+      body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(v), key_label: 'nightly job', limit: 0.5, expires_at: null, usage_limit_type: 'daily' }),
+    })
+    expect(res.status).toBe(200)
+    const issued = await exchange((await res.json()).code, v)
+    expect(issued.status).toBe(200)
+    const { key } = await issued.json()
+    const record = (await t.gateway.admin.listKeys(customer.user.id)).find((k) => k.label === 'nightly job')!
+    expect(record).toMatchObject({ credit_limit: '0.5', limit_reset: 'daily', expires_at: null })
+    expect(key).toMatch(/^sk-service-v1-/)
+    const wrong = await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...json, ...customer.auth }, body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(v), usage_limit_type: 'hourly' }) })
+    expect((await wrong.json()).error.param).toBe('usage_limit_type')
+  })
+
+  it('begins the browser flow at the site root too, where OpenRouter\'s SDK sends people (<origin>/auth)', async () => {
+    const params = { callback_url: 'https://app.example/cb', code_challenge: s256(verifier()), code_challenge_method: 'S256', limit: '3' }
+    const atRoot = await get(`/auth?${new URLSearchParams(params)}`, signedIn())
+    expect(atRoot.status).toBe(302)
+    expect(atRoot.headers.get('location')).toMatch(/^\/api\/v1\/auth\/consent\?request=/)
+    const signIn = await get(`/auth?${new URLSearchParams(params)}`)
+    expect(new URL(signIn.headers.get('location')!, t.url).searchParams.get('return_to')).toBe(`${t.url}/auth?${new URLSearchParams(params)}`)
+    expect((await get('/auth?callback_url=javascript%3Aalert(1)&code_challenge=' + 'c'.repeat(43), signedIn())).status).toBe(400)
+    const post = await t.request('/auth', { method: 'POST' })
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD'])
+    // A host that mounts the gateway's handlers one by one mounts this one at /auth.
+    expect(t.gateway.handlers.beginAuthorization).toBeTypeOf('function')
   })
 
   it('answers one 403 for a wrong verifier, a reused, an expired or an unknown code, and issues no key', async () => {

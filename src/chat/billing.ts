@@ -4,6 +4,7 @@ import type { GatewayContext } from '../context'
 import type { UpstreamUsage } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import type { Attempt } from '../routing/plan'
+import { healthKeyOf } from '../routing/attempts'
 import type { UsageRecord } from '../stores/usage'
 import { countImages, maxCompletionTokens } from './max-cost'
 import { choicesOf } from './choices'
@@ -46,6 +47,14 @@ export function estimatedUsage(ctx: GatewayContext, request: ChatRequest, attemp
   return { prompt_tokens: prompt, completion_tokens: completion }
 }
 
+// How fast the provider generated a served answer, for its health (docs/routing.md): reported completion tokens over
+// the time from the first chunk (a stream) or the start (a whole answer) to now. Estimates and short answers say nothing.
+function recordSpeed(ctx: GatewayContext, input: SettleInput) {
+  if (input.status !== 'success' || input.estimated || input.usage.completion_tokens < 10) return
+  const seconds = (ctx.now() - (input.firstChunkAt ?? input.startedAt)) / 1000
+  if (seconds > 0) ctx.health.recordThroughput(healthKeyOf(input.attempt), input.usage.completion_tokens / seconds)
+}
+
 /**
  * Prices the request, records its usage, and charges for it: the service's key charges the cost to credits now; a
  * customer's key (BYOK) owes only the platform fee, pending until settlement. Returns the API's usage object.
@@ -67,6 +76,7 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     currency,
   }
   const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts, hold: input.hold })
+  recordSpeed(ctx, input)
   return {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,

@@ -60,6 +60,8 @@ interface Outcome {
 interface Entry {
   key: HealthKey
   outcomes: Outcome[]
+  /** Completion tokens per second of the last served answers (the window's size at most). */
+  speeds: number[]
   consecutiveFailures: number
   /** Distinct orgs of the current run of failures (two at most: enough to know it is not one org's doing). */
   failingOrgs: string[]
@@ -76,6 +78,10 @@ const median = (values: number[]): number | null => {
   return sorted[Math.floor((sorted.length - 1) / 2)]
 }
 
+// Tokens per second measured: the served answers' (recordThroughput), and any given with an outcome.
+const speedsOf = (entry: Entry | undefined): number[] =>
+  entry ? [...entry.speeds, ...entry.outcomes.flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))] : []
+
 const idOf = (key: HealthKey) => `${key.provider}\u0000${key.model}\u0000${key.credential ?? ''}`
 
 /**
@@ -90,7 +96,7 @@ export function createHealthTracker(options: HealthOptions) {
     const id = idOf(key)
     let entry = entries.get(id)
     if (entry) entries.delete(id) // re-inserted last: the map's order is least recently used first
-    else entry = { key: { ...key }, outcomes: [], consecutiveFailures: 0, failingOrgs: [] }
+    else entry = { key: { ...key }, outcomes: [], speeds: [], consecutiveFailures: 0, failingOrgs: [] }
     entries.set(id, entry)
     if (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!)
     return entry
@@ -168,9 +174,16 @@ export function createHealthTracker(options: HealthOptions) {
     latency: (key: HealthKey): number | null =>
       median((entries.get(idOf(key))?.outcomes ?? []).filter((o) => o.ok).map((o) => o.latencyMs)),
 
-    /** Median completion tokens per second of the window's successes, or null. */
-    throughput: (key: HealthKey): number | null =>
-      median((entries.get(idOf(key))?.outcomes ?? []).flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))),
+    /** Records how fast a served answer was generated (completion tokens per second), for `sort: 'throughput'` and the endpoints' figures. */
+    recordThroughput(key: HealthKey, tokensPerSecond: number): void {
+      if (!Number.isFinite(tokensPerSecond) || tokensPerSecond <= 0) return
+      const entry = entryOf(key)
+      entry.speeds.push(tokensPerSecond)
+      if (entry.speeds.length > options.windowSize) entry.speeds.shift()
+    },
+
+    /** Median completion tokens per second of the last served answers, or null. */
+    throughput: (key: HealthKey): number | null => median(speedsOf(entries.get(idOf(key)))),
 
     /**
      * p50, p75, p90 and p99 (nearest rank, ascending) of the window's successful latencies (ms) or completion tokens
@@ -178,7 +191,7 @@ export function createHealthTracker(options: HealthOptions) {
      */
     percentiles(key: HealthKey, metric: 'latency' | 'throughput'): { p50: number; p75: number; p90: number; p99: number } | null {
       const outcomes = (entries.get(idOf(key))?.outcomes ?? []).filter((o) => o.ok)
-      const values = metric === 'latency' ? outcomes.map((o) => o.latencyMs) : outcomes.flatMap((o) => (o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))
+      const values = metric === 'latency' ? outcomes.map((o) => o.latencyMs) : speedsOf(entries.get(idOf(key)))
       if (!values.length) return null
       const sorted = values.sort((a, b) => a - b)
       const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]
@@ -208,7 +221,7 @@ export function createHealthTracker(options: HealthOptions) {
           error_rate: entry.outcomes.length ? failures / entry.outcomes.length : 0,
           consecutive_failures: entry.consecutiveFailures,
           latency_p50_ms: median(entry.outcomes.filter((o) => o.ok).map((o) => o.latencyMs)),
-          throughput_tps: median(entry.outcomes.flatMap((o) => (o.ok && o.tokensPerSecond !== undefined ? [o.tokensPerSecond] : []))),
+          throughput_tps: median(speedsOf(entry)),
           retry_at: open ? new Date(entry.openedAt! + options.cooldownMs).toISOString() : null,
           probing: probeOut(entry),
         }

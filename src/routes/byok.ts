@@ -7,10 +7,27 @@ import {
 } from '../schemas/byok'
 import { idParamsSchema } from '../schemas/common'
 import { defineRoute } from './define'
+import { invalidRequest } from '../errors'
+import type { CredentialInput } from '../stores/byok'
 
 const tag = 'BYOK'
 const one = v.object({ data: credentialSchema })
 const testResult = v.object({ data: testResultSchema })
+
+type Editable = v.InferOutput<typeof updateCredentialSchema>
+
+/**
+ * A create or update body as the store takes it (docs/byok.md): OpenRouter's `is_required` is `always_use` (400 when
+ * both are given and differ); `workspace_id`, when given, must be the org's own id (an org is the gateway's one
+ * workspace).
+ */
+function credentialInput({ is_required: required, workspace_id: workspace, ...fields }: Editable, orgId: string): CredentialInput {
+  if (workspace !== undefined && workspace !== orgId) throw invalidRequest('workspace_id: must be your org’s id (org_id of GET /me): an org is this gateway’s one workspace', 'workspace_id')
+  if (required !== undefined && fields.always_use !== undefined && required !== fields.always_use) {
+    throw invalidRequest('is_required: is OpenRouter’s name for always_use; give one, or the same value for both', 'is_required')
+  }
+  return { ...fields, always_use: fields.always_use ?? required }
+}
 
 /** GET /byok: lists the org's credentials (api.md 4.3, decisions.md §7). */
 export const listCredentialsRoute = defineRoute({
@@ -26,7 +43,8 @@ export const createCredentialRoute = defineRoute({
   body: createCredentialSchema, response: one,
   async handler({ ctx, principal, body }) {
     const provider = byokProvider(ctx, body.provider)
-    return { data: await ctx.byok.create(principal!.org.id, { ...body, providerName: provider.name }) }
+    const { key, provider: slug, ...fields } = body
+    return { data: await ctx.byok.create(principal!.org.id, { ...credentialInput(fields, principal!.org.id), key, provider: slug, providerName: provider.name }) }
   },
 })
 
@@ -55,7 +73,7 @@ export const getCredentialRoute = defineRoute({
 export const updateCredentialRoute = defineRoute({
   method: 'PATCH', path: '/byok/:id', operationId: 'updateByokCredential', summary: 'Update or rotate a provider credential', tag, auth: 'key', status: 200,
   params: idParamsSchema, body: updateCredentialSchema, response: one,
-  handler: async ({ ctx, principal, params, body }) => ({ data: await ctx.byok.update(principal!.org.id, params.id, body) }),
+  handler: async ({ ctx, principal, params, body }) => ({ data: await ctx.byok.update(principal!.org.id, params.id, credentialInput(body, principal!.org.id)) }),
 })
 
 /** DELETE /byok/{id}. */

@@ -49,21 +49,26 @@ interface Candidate {
 /**
  * The customer's credentials (BYOK) that apply to an offer for the calling key (docs/byok.md): for a provider that
  * accepts customers' keys, not disabled, `allowed_models` empty or holding the model, `allowed_api_key_hashes` empty or
- * holding the key's hash; in `sort_order`.
+ * holding the key's hash, `allowed_user_ids` empty or holding the key's user; in `sort_order`.
  */
-export function applicableCredentials(credentials: CredentialRecord[], entry: CatalogueEntry, offer: ModelOffer, keyHash: string): CredentialRecord[] {
+export function applicableCredentials(credentials: CredentialRecord[], entry: CatalogueEntry, offer: ModelOffer, key: { hash: string; user_id: string }): CredentialRecord[] {
   return credentials.filter((c) =>
     offer.provider.byokSupported && c.provider === offer.provider.slug && !c.disabled
     && (!c.allowed_models.length || c.allowed_models.includes(entry.id))
-    && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(keyHash)))
+    && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(key.hash))
+    && (!c.allowed_user_ids?.length || c.allowed_user_ids.includes(key.user_id)))
 }
+
+/** True when an enabled credential of the org says `is_byok_only` for the offer's provider: its service key is never used (docs/byok.md). */
+const byokOnly = (credentials: CredentialRecord[], offer: ModelOffer) =>
+  credentials.some((c) => c.is_byok_only && !c.disabled && c.provider === offer.provider.slug)
 
 /** The catalogue entries the caller's key can be routed to: some offer has the service's key, or a BYOK credential of the org applies (GET /models/user). */
 export async function usableEntries(ctx: GatewayContext, principal: Principal, entries: CatalogueEntry[]): Promise<CatalogueEntry[]> {
   const byokPossible = entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
   const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
   return entries.filter((entry) => entry.offers.some((offer) =>
-    offer.provider.serviceKey !== false || applicableCredentials(credentials, entry, offer, principal.key.hash).length > 0))
+    (offer.provider.serviceKey !== false && !byokOnly(credentials, offer)) || applicableCredentials(credentials, entry, offer, principal.key).length > 0))
 }
 
 const PERCENTILES = ['p50', 'p75', 'p90', 'p99'] as const
@@ -193,23 +198,25 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
   // Customers' keys matter only for providers that accept them: otherwise the org's credentials are not read at all.
   const byokPossible = principal !== undefined && entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
   const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
-  const applicable = (c: Candidate) => (principal ? applicableCredentials(credentials, c.entry, c.offer, principal.key.hash) : [])
+  // A request asking for zero data retention never goes through a key its customer declared not ZDR (declared_zdr: false).
+  const applicable = (c: Candidate) =>
+    (principal ? applicableCredentials(credentials, c.entry, c.offer, principal.key).filter((credential) => !(preferences.zdr && credential.declared_zdr === false)) : [])
 
   const attempts: Attempt[] = []
   // docs/byok.md, within each group (a model's offers; all of a tier with partition "none"): the customer's own keys
   // first (whatever provider.order says), in sort_order; then each provider's service key, unless a credential says
-  // always_use or the service has none; is_fallback keys after it.
+  // always_use, any of the org's for that provider says is_byok_only, or the service has none; is_fallback keys after it.
   const groupsOf = (tier: Candidate[]): Candidate[][] =>
     acrossModels ? [tier] : entries.map((entry) => tier.filter((c) => c.entry === entry)).filter((group) => group.length)
   for (const group of tiers.flatMap(groupsOf)) {
     for (const c of group) for (const credential of applicable(c)) if (!credential.is_fallback) attempts.push({ ...c, credential })
     for (const c of group) {
       const own = applicable(c)
-      if (c.offer.provider.serviceKey !== false && !own.some((credential) => credential.always_use)) attempts.push({ ...c })
+      if (c.offer.provider.serviceKey !== false && !own.some((credential) => credential.always_use) && !byokOnly(credentials, c.offer)) attempts.push({ ...c })
       for (const credential of own) if (credential.is_fallback) attempts.push({ ...c, credential })
     }
     for (const c of group) {
-      if (c.offer.provider.serviceKey === false && !applicable(c).length) {
+      if ((c.offer.provider.serviceKey === false || byokOnly(credentials, c.offer)) && !applicable(c).length) {
         reasons.push(`${c.offer.provider.slug} (${c.entry.id}): needs your own key (BYOK) for this provider`)
         unavailable = true
       }

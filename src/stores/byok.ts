@@ -5,7 +5,10 @@ import type { AtomicOps } from './atomic'
 import { createListedCache, type ListedCacheLimits } from './byok-cache'
 import type { Kv } from './kv'
 
-/** A BYOK credential as the API shows it (api.md 2.4): never its secret. */
+/**
+ * A BYOK credential as the API shows it (api.md 2.4, with the fields OpenRouter's SDK reads; docs/byok.md): never its
+ * secret.
+ */
 export interface Credential {
   id: string
   provider: string
@@ -13,34 +16,53 @@ export interface Credential {
   label: string
   allowed_api_key_hashes: string[]
   allowed_models: string[]
+  /** Users of the org who may use it (empty: all of them). */
+  allowed_user_ids: string[]
   always_use: boolean
+  /** OpenRouter's name for `always_use`: the service's own key is never used for the models it applies to. */
+  is_required: boolean
+  /** The service's own key for this provider is never used, for any model. */
+  is_byok_only: boolean
+  /** The customer's declaration that the provider account keeps no data (null: none made). */
+  declared_zdr: boolean | null
   is_fallback: boolean
   disabled: boolean
   sort_order: number
+  /** The org's id: the gateway's one workspace of an org. */
+  workspace_id: string
   created_at: string
   last_used: string | null
 }
 
-/** A credential as stored: its org, and its secret sealed (JWE). */
-export interface CredentialRecord extends Omit<Credential, 'last_used'> {
+/**
+ * A credential as stored: its org, and its secret sealed (JWE). Records written before a field existed lack it:
+ * `allowed_user_ids` then reads as empty, `is_byok_only` as false, `declared_zdr` as null.
+ */
+export interface CredentialRecord extends Omit<Credential, 'last_used' | 'is_required' | 'workspace_id' | 'allowed_user_ids' | 'is_byok_only' | 'declared_zdr'> {
   org_id: string
   sealed_key: string
+  allowed_user_ids?: string[]
+  is_byok_only?: boolean
+  declared_zdr?: boolean | null
 }
 
-/** Fields a create or update may set (decisions.md §7). */
+/** Fields a create or update may set (decisions.md §7; `is_required` is set as `always_use`). */
 export interface CredentialInput {
   key?: string
   name?: string
   label?: string
   allowed_api_key_hashes?: string[]
   allowed_models?: string[]
+  allowed_user_ids?: string[]
   always_use?: boolean
+  is_byok_only?: boolean
+  declared_zdr?: boolean | null
   is_fallback?: boolean
   disabled?: boolean
   sort_order?: number
 }
 
-const byOrder = (a: Credential, b: Credential) => a.sort_order - b.sort_order || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
+const byOrder = (a: Pick<Credential, 'sort_order' | 'created_at' | 'id'>, b: Pick<Credential, 'sort_order' | 'created_at' | 'id'>) => a.sort_order - b.sort_order || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
 
 /**
  * What an org has: the ids of its credentials and a version that every create, update and delete changes (a random
@@ -85,9 +107,17 @@ export function createByokStore(options: ByokStoreOptions) {
     })
 
   const view = async (record: CredentialRecord): Promise<Credential> => {
-    const { org_id: _org, sealed_key: _sealed, ...rest } = record
+    const { org_id: orgId, sealed_key: _sealed, allowed_user_ids: users, is_byok_only: byokOnly, declared_zdr: zdr, ...rest } = record
     const used = await kv.get<{ at: string }>('byok-used', record.id)
-    return { ...rest, last_used: used?.at ?? null }
+    return {
+      ...rest,
+      allowed_user_ids: users ?? [],
+      is_required: rest.always_use,
+      is_byok_only: byokOnly ?? false,
+      declared_zdr: zdr ?? null,
+      workspace_id: orgId,
+      last_used: used?.at ?? null,
+    }
   }
 
   async function records(orgId: string): Promise<CredentialRecord[]> {
@@ -121,7 +151,7 @@ export function createByokStore(options: ByokStoreOptions) {
     },
 
     /** Every stored record of the org, sorted (for routing). */
-    records: async (orgId: string) => [...(await records(orgId))].sort((a, b) => byOrder({ ...a, last_used: null }, { ...b, last_used: null })),
+    records: async (orgId: string) => [...(await records(orgId))].sort(byOrder),
 
     /** Stores a credential with its secret sealed; 400 when the org already has `maxCredentials`. */
     async create(orgId: string, input: CredentialInput & { key: string; provider: string; providerName: string }): Promise<Credential> {
@@ -133,13 +163,17 @@ export function createByokStore(options: ByokStoreOptions) {
         label: input.label ?? maskSecret(input.key),
         allowed_api_key_hashes: (input.allowed_api_key_hashes ?? []).map((h) => h.toLowerCase()),
         allowed_models: input.allowed_models ?? [],
+        allowed_user_ids: input.allowed_user_ids ?? [],
         always_use: input.always_use ?? false,
+        is_byok_only: input.is_byok_only ?? false,
+        declared_zdr: input.declared_zdr ?? null,
         is_fallback: input.is_fallback ?? false,
         disabled: input.disabled ?? false,
         sort_order: input.sort_order ?? 0,
         created_at: new Date(now()).toISOString(),
         sealed_key: await box.seal(input.key),
       }
+      assertCombinable(record)
       // The record first (a new key nobody can name yet), then its id into the index, where the cap is checked in
       // the same atomic step; past the cap the record goes again.
       await kv.set(record, 'byok', orgId, record.id)
@@ -166,12 +200,12 @@ export function createByokStore(options: ByokStoreOptions) {
       const next = await atomic.update<CredentialRecord>(recordKey(orgId, id), (record) =>
         // Absent (never created, or deleted meanwhile): leave it absent, never write it back.
         record
-          ? {
+          ? assertCombinable({
               ...record,
               ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)),
               ...(fields.allowed_api_key_hashes ? { allowed_api_key_hashes: fields.allowed_api_key_hashes.map((h) => h.toLowerCase()) } : {}),
               ...(key && sealed ? { sealed_key: sealed, label: fields.label ?? maskSecret(key) } : {}),
-            }
+            })
           : undefined,
       )
       if (!next) throw notFound('Credential not found')
@@ -202,6 +236,14 @@ export function createByokStore(options: ByokStoreOptions) {
       if (!(await atomic.read(recordKey(record.org_id, record.id)))) await kv.remove('byok-used', record.id)
     },
   }
+}
+
+/** A credential cannot both remove the service's key for its provider and wait for that key to fail first (400). */
+function assertCombinable(record: CredentialRecord): CredentialRecord {
+  if (record.is_byok_only && record.is_fallback) {
+    throw new GatewayError(400, 'is_byok_only: a fallback credential (is_fallback) cannot also remove the service’s own key (is_byok_only)', { param: 'is_byok_only' })
+  }
+  return record
 }
 
 /** 400 for one credential more than an org may store. */

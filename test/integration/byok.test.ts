@@ -56,7 +56,8 @@ describe('BYOK', () => {
     const { data } = await created.json()
     expect(data).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), provider: 'alpha', name: 'Alpha', label: 'sk-…1111', allowed_api_key_hashes: [], allowed_models: [],
-      always_use: false, is_fallback: false, disabled: false, sort_order: 3, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), last_used: null,
+      allowed_user_ids: [], always_use: false, is_required: false, is_byok_only: false, declared_zdr: null, is_fallback: false, disabled: false, sort_order: 3,
+      workspace_id: c.user.org_id, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), last_used: null,
     })
     const second = (await (await call(c.auth, 'POST', '', { key: 'sk-cust-good-2222', provider: 'beta', name: 'Team key', label: 'team', sort_order: 1 })).json()).data
     const list = await (await call(c.auth, 'GET', '')).json()
@@ -199,6 +200,84 @@ describe('BYOK', () => {
     const only = await chat(c.auth, 'byok/model', { provider: { only: ['alpha'] } })
     expect(only.status).toBe(502)
     expect(alpha.requests.slice(sent).map((r) => r.headers.authorization)).not.toContain(`Bearer ${SERVICE_ALPHA}`)
+  })
+
+  it('takes and shows OpenRouter\'s fields: allowed_user_ids, is_required (= always_use), is_byok_only, declared_zdr, workspace_id (the org), nulls as no restriction', async () => {
+    const c = await fresh()
+    const created = await call(c.auth, 'POST', '', {
+      key: 'sk-cust-good-1111', provider: 'alpha', name: null, allowed_models: null, allowed_api_key_hashes: null, allowed_user_ids: [c.user.id],
+      is_required: true, declared_zdr: true, workspace_id: c.user.org_id,
+    })
+    expect(created.status).toBe(201)
+    const { data } = await created.json()
+    expect(data).toMatchObject({
+      name: 'Alpha', allowed_models: [], allowed_api_key_hashes: [], allowed_user_ids: [c.user.id],
+      always_use: true, is_required: true, is_byok_only: false, declared_zdr: true, workspace_id: c.user.org_id,
+    })
+    const patched = (await (await call(c.auth, 'PATCH', `/${data.id}`, { always_use: false, declared_zdr: null, allowed_user_ids: null, is_byok_only: true })).json()).data
+    expect(patched).toMatchObject({ always_use: false, is_required: false, declared_zdr: null, allowed_user_ids: [], is_byok_only: true })
+    const refusals: [string, string, unknown, string][] = [
+      ['POST', '', { key: 'sk-x', provider: 'alpha', always_use: true, is_required: false }, 'is_required'],
+      ['POST', '', { key: 'sk-x', provider: 'alpha', workspace_id: '00000000-0000-4000-8000-000000000000' }, 'workspace_id'],
+      ['POST', '', { key: 'sk-x', provider: 'alpha', is_byok_only: true, is_fallback: true }, 'is_byok_only'],
+      ['PATCH', `/${data.id}`, { is_fallback: true }, 'is_byok_only'],
+      ['POST', '', { key: 'sk-x', provider: 'alpha', allowed_user_ids: [''] }, 'allowed_user_ids.0'],
+      ['POST', '', { key: 'sk-x', provider: 'alpha', declared_zdr: 'yes' }, 'declared_zdr'],
+    ]
+    for (const [method, path, body, param] of refusals) {
+      const res = await call(c.auth, method, path, body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect((await res.json()).error.param, JSON.stringify(body)).toBe(param)
+    }
+  })
+
+  it('uses a credential with allowed_user_ids only for the keys of those users of the org', async () => {
+    const c = await fresh()
+    const colleague = await t.gateway.admin.createUser({ email: `colleague-${Math.random().toString(36).slice(2)}@example.com`, orgId: c.user.org_id })
+    const theirs = { authorization: `Bearer ${(await t.gateway.admin.issueKey({ userId: colleague.id })).key}` }
+    await call(c.auth, 'POST', '', { key: 'sk-cust-good-1111', provider: 'alpha', allowed_user_ids: [colleague.id] })
+    const alphaOnly = { provider: { only: ['alpha'] } }
+    const mine = await chat(c.auth, 'byok/model', alphaOnly)
+    expect([mine.status, mine.body.usage.is_byok]).toEqual([200, false])
+    expect(lastKeyAt(alpha)).toBe(`Bearer ${SERVICE_ALPHA}`)
+    const served = await chat(theirs, 'byok/model', alphaOnly)
+    expect(served.body.usage.is_byok).toBe(true)
+    expect(lastKeyAt(alpha)).toBe('Bearer sk-cust-good-1111')
+  })
+
+  it('never uses the service key of a provider for which a credential says is_byok_only, for any model', async () => {
+    const c = await fresh()
+    // The credential applies only to byok/other, yet Alpha's own key is not used for byok/model either.
+    await call(c.auth, 'POST', '', { key: 'sk-cust-good-1111', provider: 'alpha', allowed_models: ['byok/other'], is_byok_only: true })
+    const sent = alpha.requests.length
+    const { body } = await chat(c.auth, 'byok/model')
+    expect(body.provider).toBe('Beta')
+    expect(alpha.requests.length).toBe(sent)
+    const refused = await chat(c.auth, 'byok/model', { provider: { only: ['alpha'] } })
+    expect(refused.status).toBe(503)
+    expect(refused.body.error.message).toMatch(/alpha \(byok\/model\): needs your own key/)
+    const own = await chat(c.auth, 'byok/other')
+    expect([own.status, own.body.usage.is_byok]).toEqual([200, true])
+  })
+
+  it('never sends a request asking for zero data retention through a key its customer declared not ZDR (declared_zdr: false)', async () => {
+    const zed = await startGateway({
+      providers: [openaiCompatible({ slug: 'zed', name: 'Zed', baseURL: alpha.url, apiKey: SERVICE_ALPHA, byokSupported: true, dataPolicy: { retains_prompts: false, training: false }, models: [{ id: 'zed/model', upstreamId: 'gpt-test', pricing }] })],
+    })
+    try {
+      const c = await createCustomer(zed.gateway, { credits: '5' })
+      const created = await zed.request('/api/v1/byok', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ key: 'sk-cust-good-1111', provider: 'zed', declared_zdr: false }) })
+      expect(created.status).toBe(201)
+      const ask = async (extra: Record<string, unknown>) => {
+        const res = await zed.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'zed/model', messages: [{ role: 'user', content: 'hi' }], ...extra }) })
+        return (await res.json()).usage.is_byok
+      }
+      expect(await ask({})).toBe(true)
+      expect(await ask({ provider: { zdr: true } })).toBe(false)
+      expect(lastKeyAt(alpha)).toBe(`Bearer ${SERVICE_ALPHA}`)
+    } finally {
+      await zed.close()
+    }
   })
 
   it('serves providers without a service key only with the customer’s key', async () => {

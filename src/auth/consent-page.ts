@@ -9,6 +9,8 @@ export interface ConsentInfo {
   formAction: string
   /** The signed consent request: send it back as the `request` field, with `decision` = `approve` or `deny`. */
   request: string
+  /** The credit limit the app asked the key to have, in EUR (a decimal string), when it asked for one. */
+  limit?: string
 }
 
 const escapeHtml = (text: string) =>
@@ -35,7 +37,7 @@ button.approve{background:#0a58ca;border-color:#0a58ca;color:#fff}button:focus-v
 <main>
 <h1>Allow <span class="app">${app}</span> to use your account?</h1>
 <p>You are signed in as <strong>${escapeHtml(info.userEmail)}</strong>. If you approve, <span class="app">${app}</span> receives a new API key that can make requests billed to your account. You can revoke it at any time.</p>
-<p>You will be sent back to <span class="app">${escapeHtml(info.callbackUrl)}</span>.</p>
+${info.limit ? `<p>The key can spend at most <strong>${escapeHtml(info.limit)} EUR</strong>.</p>\n` : ''}<p>You will be sent back to <span class="app">${escapeHtml(info.callbackUrl)}</span>.</p>
 <form method="post" action="${escapeHtml(info.formAction)}">
 <input type="hidden" name="request" value="${escapeHtml(info.request)}">
 <div class="actions">

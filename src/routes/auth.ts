@@ -13,6 +13,7 @@ import { publicHref, publicOrigin } from '../http/public-url'
 import { authorizationCodeSchema, authorizeQuerySchema, codeExchangeSchema, codeRequestSchema, issuedKeySchema } from '../schemas/auth'
 import { defineRoute } from './define'
 import { mintedKeyInput, mintTerms } from '../auth/mint'
+import { fromUnits, toUnits } from '../billing/money'
 import type { Principal } from '../stores/accounts'
 
 const tag = 'Key issuance'
@@ -26,6 +27,8 @@ interface ConsentClaims extends JWTPayload {
   ch: string
   m: ChallengeMethod
   st?: string
+  /** The credit limit the app asked for (EUR, canonical decimal). */
+  lim?: string
 }
 
 const redirect = (location: string) => new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } })
@@ -54,7 +57,11 @@ export const beginAuthRoute = defineRoute({
       target.searchParams.set(returnToParam, publicHref(ctx, event))
       return redirect(/^https?:\/\//.test(signInUrl) ? target.href : target.pathname + target.search)
     }
-    const claims: ConsentClaims = { sub: user.id, jti: newId(), cb: callback.href, ch: query.code_challenge, m: query.code_challenge_method, ...(query.state !== undefined ? { st: query.state } : {}) }
+    const claims: ConsentClaims = {
+      sub: user.id, jti: newId(), cb: callback.href, ch: query.code_challenge, m: query.code_challenge_method,
+      ...(query.state !== undefined ? { st: query.state } : {}),
+      ...(query.limit !== undefined ? { lim: fromUnits(toUnits(query.limit, 'limit')) } : {}),
+    }
     const token = await signToken(ctx.consentKey, { ...claims }, { nowMs: ctx.now(), ttlSeconds: ctx.options.auth.codeTtlSeconds, audience: CONSENT_AUDIENCE })
     return redirect(`${ctx.options.basePath}/auth/consent?request=${encodeURIComponent(token)}`)
   },
@@ -75,7 +82,7 @@ export const consentPageRoute = defineRoute({
   async handler({ ctx, query, event, requestId }) {
     const { claims, user } = await readConsent(ctx, event, query.request)
     const appOrigin = new URL(claims.cb).origin
-    const info = { appOrigin, callbackUrl: claims.cb, userEmail: user.email, formAction: `${ctx.options.basePath}/auth/consent`, request: query.request }
+    const info = { appOrigin, callbackUrl: claims.cb, userEmail: user.email, formAction: `${ctx.options.basePath}/auth/consent`, request: query.request, ...(claims.lim ? { limit: claims.lim } : {}) }
     const page = await (ctx.options.auth.consentPage ?? renderConsentPage)(info)
     if (page instanceof Response) return page
     return new Response(page, {
@@ -119,7 +126,7 @@ export const answerConsentRoute = defineRoute({
     }
     const callback = new URL(claims.cb)
     if (decision === 'approve') {
-      const { code } = await ctx.codes.create({ userId: claims.sub, challenge: claims.ch, method: claims.m, callbackOrigin: callback.origin })
+      const { code } = await ctx.codes.create({ userId: claims.sub, challenge: claims.ch, method: claims.m, callbackOrigin: callback.origin, ...(claims.lim ? { limit: claims.lim } : {}) })
       callback.searchParams.set('code', code)
     } else {
       callback.searchParams.set('error', 'access_denied')
@@ -173,7 +180,8 @@ export const exchangeCodeRoute = defineRoute({
     if (!user || user.disabled) throw refused()
     const minted = record.minted ? await mintedKeyInput(ctx, record.minted) : undefined
     if (minted === null) throw refused() // the key that created the code was revoked or has expired
-    const { key } = await ctx.accounts.issueKey({ userId: user.id, label: minted?.label ?? `App ${record.callback_origin}`, ...(minted ?? {}) })
+    // A browser-flow code carries the limit the person approved; a minted key's terms come from its parent.
+    const { key } = await ctx.accounts.issueKey({ userId: user.id, label: minted?.label ?? `App ${record.callback_origin}`, ...(record.limit ? { creditLimit: record.limit } : {}), ...(minted ?? {}) })
     return { key, user_id: user.id }
   },
 })

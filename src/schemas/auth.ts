@@ -50,4 +50,6 @@ export const authorizeQuerySchema = v.object({
   response_type: v.optional(v.literal('code')),
   client_id: v.optional(v.string()),
   redirect_uri: v.optional(url),
+  /** The credit limit (EUR) the app asks the key to have, as @openrouter/sdk's createAuthorizationUrl sends it: shown on the consent page, set on the key. */
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR'), v.check((limit) => Number(limit) > 0, 'must be greater than 0'))),
 })

@@ -14,6 +14,8 @@ export interface CodeRecord {
   expires_at: number
   /** Set when a key created the code (docs/keys.md): the key the exchanged key is minted under, and what was asked of it. */
   minted?: MintTerms
+  /** The credit limit (EUR decimal string) the person approved in the browser flow, when the app asked for one. */
+  limit?: string
 }
 
 /** What a key asked of the key it mints: its parent, and optional limit, expiry and label. */
@@ -34,7 +36,7 @@ export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () =
   const key = (code: string) => kv.key('codes', sha256Hex(code))
   return {
     /** Creates a code; the code itself is returned once and only its hash is kept. */
-    async create(input: { userId: string; challenge: string; method: ChallengeMethod; callbackOrigin: string; minted?: MintTerms }): Promise<{ code: string; created_at: string }> {
+    async create(input: { userId: string; challenge: string; method: ChallengeMethod; callbackOrigin: string; minted?: MintTerms; limit?: string }): Promise<{ code: string; created_at: string }> {
       const code = randomToken(32)
       const created = now()
       const record: CodeRecord = {
@@ -45,6 +47,7 @@ export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () =
         created_at: new Date(created).toISOString(),
         expires_at: created + options.ttlSeconds * 1000,
         ...(input.minted ? { minted: input.minted } : {}),
+        ...(input.limit ? { limit: input.limit } : {}),
       }
       // Storage with expiry (Redis) drops the code by itself; elsewhere the sweep removes it (docs/retention.md).
       await kv.storage.setItem(key(code), record as never, { ttl: Math.ceil(options.ttlSeconds) })

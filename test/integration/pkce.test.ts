@@ -169,6 +169,20 @@ describe('key issuance by PKCE', () => {
     expect((await wrong.json()).error.param).toBe('usage_limit_type')
   })
 
+  it('shows the limit an app asks for in the browser flow (as OpenRouter\'s SDK sends it) and issues the key with it', async () => {
+    const v = verifier()
+    const { answer, html } = await browserFlow({ callback_url: 'https://limited.example/cb', code_challenge: s256(v), limit: '3.50' })
+    expect(html).toContain('The key can spend at most <strong>3.5 EUR</strong>.')
+    const code = new URL(answer.headers.get('location')!).searchParams.get('code')!
+    expect((await exchange(code, v)).status).toBe(200)
+    const key = (await t.gateway.admin.listKeys(customer.user.id)).find((k) => k.label === 'App https://limited.example')!
+    expect(key.credit_limit).toBe('3.5')
+    for (const limit of ['0', '-1', 'lots']) {
+      const res = await get(authUrl({ callback_url: 'https://limited.example/cb', code_challenge: s256(v), limit }), signedIn())
+      expect([res.status, (await res.json()).error.param], limit).toEqual([400, 'limit'])
+    }
+  })
+
   it('begins the browser flow at the site root too, where OpenRouter\'s SDK sends people (<origin>/auth)', async () => {
     const params = { callback_url: 'https://app.example/cb', code_challenge: s256(verifier()), code_challenge_method: 'S256', limit: '3' }
     const atRoot = await get(`/auth?${new URLSearchParams(params)}`, signedIn())

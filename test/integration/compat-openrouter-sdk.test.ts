@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { OpenRouter } from '@openrouter/sdk'
+import type { BYOKProviderSlug } from '@openrouter/sdk/models'
 import * as sdkErrors from '@openrouter/sdk/models/errors'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiAudioModels } from '../../src/catalogue/audio-models'
@@ -373,6 +374,27 @@ describe('@openrouter/sdk: API keys', () => {
 })
 
 describe('@openrouter/sdk: OAuth (PKCE)', () => {
+  it('oAuth.createAuthCode answers the code as data.id with app_id and created_at; it exchanges for a working key', async () => {
+    const { sdk, user } = await customerWithSdk()
+    const { codeChallenge, codeVerifier } = await sdk.oAuth.createSHA256CodeChallenge()
+    expect(codeChallenge).toBe(createHash('sha256').update(codeVerifier).digest('base64url'))
+
+    const created = await sdk.oAuth.createAuthCode({ requestBody: { callbackUrl: 'https://app.example/callback', codeChallenge, codeChallengeMethod: 'S256', keyLabel: 'from the SDK', limit: 1 } })
+    expect(created.data.id).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(created.data.appId).toEqual(expect.any(Number))
+    expect(new Date(created.data.createdAt).toString()).not.toBe('Invalid Date')
+
+    const anonymous = new OpenRouter({ serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    const exchanged = await anonymous.oAuth.exchangeAuthCodeForAPIKey({ requestBody: { code: created.data.id, codeVerifier, codeChallengeMethod: 'S256' } })
+    expect(exchanged.key).toMatch(/^sk-service-v1-[0-9a-f]{64}$/)
+    expect(exchanged.userId).toBe(user.id)
+
+    const client = new OpenRouter({ apiKey: exchanged.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    expect(await client.credits.getCredits()).toEqual({ data: { totalCredits: 5, totalUsage: 0 } })
+    // The code is spent.
+    await expect(anonymous.oAuth.exchangeAuthCodeForAPIKey({ requestBody: { code: created.data.id, codeVerifier } })).rejects.toMatchObject({ statusCode: 403 })
+  })
+
   it('oAuth.exchangeAuthCodeForAPIKey exchanges a code and its verifier for a working key, once', async () => {
     const { sdk, auth, user } = await customerWithSdk()
     const { codeChallenge, codeVerifier } = await sdk.oAuth.createSHA256CodeChallenge()
@@ -406,6 +428,44 @@ describe('@openrouter/sdk: OAuth (PKCE)', () => {
     const consent = await t.request(path, { redirect: 'manual', headers: { 'x-test-user': user.id } })
     expect(consent.status).toBe(302)
     expect(consent.headers.get('location')).toMatch(/^\/api\/v1\/auth\/consent\?request=/)
+  })
+})
+
+describe('@openrouter/sdk: BYOK', () => {
+  // The SDK's provider slug is an open enum: a slug it does not list (this gateway's 'fake') is sent as it is.
+  const FAKE = 'fake' as BYOKProviderSlug
+
+  it('byok.create, list, get, update and delete manage a provider key, never returning it', async () => {
+    const { sdk } = await customerWithSdk()
+    const secret = 'sk-customer-own-0123456789'
+    const created = await sdk.byok.create({ createBYOKKeyRequest: { key: secret, provider: FAKE, name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false } })
+    expect(JSON.stringify(created)).not.toContain(secret)
+    expect(created.data).toMatchObject({ provider: 'fake', name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false, disabled: false, label: 'sk-…6789' })
+    const id = created.data.id
+
+    const listed = await sdk.byok.list()
+    expect(listed.result.data.map((k) => k.id)).toEqual([id])
+
+    expect((await sdk.byok.get({ id })).data).toMatchObject({ id, provider: 'fake', name: 'my key' })
+
+    const updated = await sdk.byok.update({ id, updateBYOKKeyRequest: { disabled: true, name: 'renamed' } })
+    expect(updated.data).toMatchObject({ id, disabled: true, name: 'renamed' })
+
+    expect(await sdk.byok.delete({ id })).toMatchObject({ deleted: true })
+    expect((await sdk.byok.list()).result.data).toEqual([])
+  })
+
+  it('a key added through byok.create serves the customer’s chats (is_byok, the platform fee charged)', async () => {
+    const { sdk } = await customerWithSdk()
+    await sdk.byok.create({ createBYOKKeyRequest: { key: 'sk-customer-own-0123456789', provider: FAKE } })
+    const sent = fake.requests.length
+    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'On my key' }] } })
+    if (!('choices' in result)) throw new Error('expected a whole completion')
+    const [upstream] = chatsSince(sent)
+    expect(upstream.headers.authorization).toBe('Bearer sk-customer-own-0123456789')
+    const cost = chatCost(fakePromptTokens(upstream.body), words('Hello from gpt-test: On my key'))
+    // Within the free allowance the platform fee is 0; the upstream cost is what the provider charges the customer.
+    expect(result.usage).toMatchObject({ isByok: true, cost: 0, costDetails: expect.objectContaining({ upstreamInferenceCost: Number(cost.usd) }) })
   })
 })
 

@@ -436,11 +436,14 @@ describe('@openrouter/sdk: BYOK', () => {
   const FAKE = 'fake' as BYOKProviderSlug
 
   it('byok.create, list, get, update and delete manage a provider key, never returning it', async () => {
-    const { sdk } = await customerWithSdk()
+    const { sdk, user } = await customerWithSdk()
     const secret = 'sk-customer-own-0123456789'
     const created = await sdk.byok.create({ createBYOKKeyRequest: { key: secret, provider: FAKE, name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false } })
     expect(JSON.stringify(created)).not.toContain(secret)
-    expect(created.data).toMatchObject({ provider: 'fake', name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false, disabled: false, label: 'sk-…6789' })
+    expect(created.data).toMatchObject({
+      provider: 'fake', name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false, disabled: false, label: 'sk-…6789',
+      allowedUserIds: [], isRequired: false, isByokOnly: false, declaredZdr: null, workspaceId: user.org_id,
+    })
     const id = created.data.id
 
     const listed = await sdk.byok.list()
@@ -448,8 +451,8 @@ describe('@openrouter/sdk: BYOK', () => {
 
     expect((await sdk.byok.get({ id })).data).toMatchObject({ id, provider: 'fake', name: 'my key' })
 
-    const updated = await sdk.byok.update({ id, updateBYOKKeyRequest: { disabled: true, name: 'renamed' } })
-    expect(updated.data).toMatchObject({ id, disabled: true, name: 'renamed' })
+    const updated = await sdk.byok.update({ id, updateBYOKKeyRequest: { disabled: true, name: 'renamed', allowedUserIds: [user.id], declaredZdr: true } })
+    expect(updated.data).toMatchObject({ id, disabled: true, name: 'renamed', allowedUserIds: [user.id], declaredZdr: true })
 
     expect(await sdk.byok.delete({ id })).toMatchObject({ deleted: true })
     expect((await sdk.byok.list()).result.data).toEqual([])

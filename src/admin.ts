@@ -1,11 +1,46 @@
 import { fromUnits, toUnits } from './billing/money'
 import type { GatewayContext } from './context'
-import { invalidRequest, notFound } from './errors'
+import { GatewayError, invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
 import { sweepExpired, type SweepCounts } from './maintenance/sweep'
 import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, User } from './stores/accounts'
-import type { Credits, LedgerEntry } from './stores/credits'
+import { keyOfItem, pageOfKeys, type Credits, type LedgerEntry, type PageOptions } from './stores/credits'
+import type { GenerationPointer, UsageRecord } from './stores/usage'
 import type { HealthSnapshot } from './routing/health'
+
+export type { PageOptions }
+
+/** What `admin.usage` reads by default, and at most, per call. */
+export const USAGE_PAGE = { defaultLimit: 100, maxLimit: 1000 }
+
+/** What `admin.ensureDevKey` takes (docs/first-key.md). */
+export interface DevKeyInput {
+  /** The developer's email: the user is created with its own org when missing. */
+  email: string
+  /** EUR granted to the org when the user is created now (exact decimal; 0 for none). Default "10". */
+  credits?: string | number
+  /** Name of the org created with the user. Default: the email. */
+  orgName?: string
+  /** Label of the key, which is how a later call recognises it. Default "dev key". */
+  label?: string
+  /** Revoke the user's live keys of that label and issue a new one (the old key was shown only once). Default false. */
+  renew?: boolean
+  /** Where the key is printed when one is issued: true (the default) writes it with console.log, false nowhere, or your function. */
+  print?: boolean | ((text: string) => void)
+}
+
+/** What `admin.ensureDevKey` did. */
+export interface DevKey {
+  /** The key, when one was issued now (shown this once); null when the user already had a live key of that label. */
+  key: string | null
+  /** The record of the key issued now, or of the live key already there. */
+  record: ApiKeyRecord
+  user: User
+  org: Org
+  /** True when the user (and its org, and the credits) were created now. */
+  created: boolean
+  credits: Credits
+}
 
 /** The host app's programmatic control of accounts, keys and credits (no HTTP route exposes it). */
 export interface GatewayAdmin {
@@ -47,8 +82,25 @@ export interface GatewayAdmin {
   chargeCredits(orgId: string, amount: string | number, note?: string): Promise<Credits>
   /** An org's credits. */
   getCredits(orgId: string): Promise<Credits>
-  /** An org's credit ledger, oldest first. */
-  ledger(orgId: string): Promise<LedgerEntry[]>
+  /**
+   * An org's credit ledger, oldest first (`order: 'desc'`: newest first): every grant and every charge (each request
+   * charged to the credits with its generation id, each BYOK fee settlement, each admin charge), kept for ever
+   * (docs/money.md). Without options, every entry; `since`/`until` (a time), `limit` and `after` (the id of the last
+   * entry of the previous page) read a page.
+   */
+  ledger(orgId: string, options?: PageOptions): Promise<LedgerEntry[]>
+  /**
+   * An org's usage records, one per request served (model, provider, tokens, cost, cost_eur, BYOK, timing, attribution:
+   * docs/usage.md), oldest first (`order: 'desc'`: newest first), kept `retention.usageDays`. `limit` defaults to 100
+   * (at most 1000); `since`/`until` (a time) and `after` (the id of the last record of the previous page) as `ledger`.
+   */
+  usage(orgId: string, options?: PageOptions): Promise<UsageRecord[]>
+  /**
+   * Development only: makes sure `email` has a user (created with its org and `credits`, 10 EUR by default) and a live
+   * key labelled "dev key", issuing and printing the key when there was none (or with `renew`). Refused (throws) when
+   * NODE_ENV is "production". docs/first-key.md.
+   */
+  ensureDevKey(input: DevKeyInput): Promise<DevKey>
   /** Health of every provider and model this instance has called: breaker state, error rate, latency, throughput. */
   health(): HealthSnapshot[]
   /** Charges pending BYOK platform fees to credits, exactly once per request (one org, or every org). */
@@ -114,9 +166,66 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
       return credits.get(orgId)
     },
     getCredits: (orgId) => credits.get(orgId),
-    ledger: (orgId) => credits.ledger(orgId),
+    ledger: (orgId, options) => credits.ledger(orgId, options),
+    async usage(orgId, options = {}) {
+      const keys = await ctx.kv.list('usage', orgId)
+      let afterKey: string | undefined
+      if (options.after !== undefined) {
+        // The record's place from its generation pointer (kept a day longer than the record), else from the keys.
+        const pointer = typeof options.after === 'string' && options.after ? await ctx.kv.get<GenerationPointer>('generation-ids', orgId, options.after) : null
+        afterKey = pointer?.key ?? keyOfItem(keys, options.after)
+      }
+      const page = pageOfKeys(keys, options, { afterKey, ...USAGE_PAGE })
+      const records = await Promise.all(page.map((key) => ctx.kv.get<UsageRecord>('usage', orgId, key)))
+      return records.filter((r): r is UsageRecord => r !== null)
+    },
+    ensureDevKey: (input) => ensureDevKey(ctx, input),
     health: () => ctx.health.snapshot(),
     settleByokFees: (orgId) => settleByokFees(ctx, orgId),
     sweep: () => sweepExpired(ctx),
   }
+}
+
+const DEV_KEY_LABEL = 'dev key'
+
+// admin.ensureDevKey: a first key for a developer, in any host (docs/first-key.md).
+async function ensureDevKey(ctx: GatewayContext, input: DevKeyInput): Promise<DevKey> {
+  const nodeEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
+  if (nodeEnv === 'production') {
+    throw new GatewayError(403, 'ensureDevKey is for development and refuses to run when NODE_ENV is "production": issue keys with admin.issueKey or `model-gateway keys create` (docs/first-key.md)')
+  }
+  if (!input || typeof input.email !== 'string') throw invalidRequest('email: must be an email address', 'email')
+  const label = input.label ?? DEV_KEY_LABEL
+  if (typeof label !== 'string' || !label.trim()) throw invalidRequest('label: must not be empty', 'label')
+  const grant = input.credits === undefined ? 10n * 10n ** 12n : toUnits(input.credits, 'credits')
+  if (grant < 0n) throw invalidRequest('credits: must be greater than or equal to 0', 'credits')
+  const { accounts, credits } = ctx
+
+  let user = await accounts.findUserByEmail(input.email)
+  let created = false
+  if (!user) {
+    try {
+      user = await accounts.createUser({ email: input.email, orgName: input.orgName })
+      created = true
+    } catch (error) {
+      // Another instance starting at the same time created it first: use theirs.
+      if ((error as GatewayError).status !== 409) throw error
+      user = await accounts.findUserByEmail(input.email)
+      if (!user) throw error
+    }
+    if (created && grant > 0n) await credits.add(user.org_id, fromUnits(grant), 'dev credits (ensureDevKey)')
+  }
+  const org = (await accounts.getOrg(user.org_id))!
+  const now = ctx.now()
+  const live = (await accounts.listKeys(user.id)).filter((k) => k.label === label && !k.revoked && !k.disabled && !k.management && !(k.expires_at && Date.parse(k.expires_at) <= now))
+  const print = input.print === false ? undefined : typeof input.print === 'function' ? input.print : (text: string) => console.log(text)
+  if (live.length && !input.renew) {
+    print?.(`[model-gateway] ${user.email} already has a dev key (${live[0].hash.slice(0, 12)}…, issued ${live[0].created_at}); it was shown only when issued. A new one: ensureDevKey({ email, renew: true }) or \`model-gateway keys create --email ${user.email}\` (docs/first-key.md).`)
+    return { key: null, record: live[0], user, org, created, credits: await credits.get(org.id) }
+  }
+  for (const old of live) await accounts.revokeKey(old.hash)
+  const { key, record } = await accounts.issueKey({ userId: user.id, label, creditLimit: null, limitReset: null, includeByokInLimit: false })
+  const balance = await credits.get(org.id)
+  print?.(`[model-gateway] Dev key for ${user.email} (org "${org.name}", balance ${balance.balance} EUR), shown only now:\n\n  ${key}\n\nSend it as "Authorization: Bearer <key>" to ${ctx.options.basePath}/… (GET ${ctx.options.basePath}/me answers who it is).`)
+  return { key, record, user, org, created, credits: balance }
 }

@@ -90,16 +90,27 @@ export async function chargeAndRecord(
   const rolledUp = rollupsOf(ctx)
     .add(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
     .catch((error) => ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }))
+  // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
+  const charged = byok ? 0n : cost.eurUnits
+  const settled = hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined)
+  // The charge's ledger entry (docs/money.md), once the charge is made: the ledger never shows a charge that was not.
+  const ledgered = settled.then(() => (charged > 0n ? ledgerCharge(ctx, record, charged) : undefined), () => undefined)
   try {
-    await Promise.all([
-      // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
-      hold.settle(byok ? 0n : cost.eurUnits, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined),
-      ctx.usage.append(record),
-      counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined,
-    ])
+    await Promise.all([settled, ctx.usage.append(record), counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined])
   } catch (error) {
     ctx.logger.error('billing failed: charge this request by hand', { record, error: (error as Error).message })
   }
-  await rolledUp
+  await Promise.all([rolledUp, ledgered])
   return { ...owed, byok }
+}
+
+// The ledger entry of a request's charge, written after the atomic step that made it: the money is already exact in
+// the counters, so a failed write is logged with the entry to add, never retried into a second charge.
+async function ledgerCharge(ctx: GatewayContext, record: UsageRecord, units: bigint): Promise<void> {
+  const note = `${record.endpoint} ${record.model}`
+  try {
+    await ctx.credits.recordCharge(record.org_id, units, note, record.id)
+  } catch (error) {
+    ctx.logger.error('a request was charged but its ledger entry could not be written: add it by hand', { org_id: record.org_id, amount: fromUnits(units), note, generation_id: record.id, at: record.created_at, error: (error as Error).message })
+  }
 }

@@ -95,7 +95,9 @@ function describeRetention(makeKind: () => StorageKind) {
     await ctx.kv.set({ id: liveRecords[1].id, fee_eur: '0.01' }, 'byok-pending', customer.user.org_id, liveRecords[1].id)
     await ctx.atomic.increment(ctx.kv.key('byok-requests', customer.user.org_id, '2026-04'), 2)
     const ledger = await gateway.admin.ledger(customer.user.org_id)
-    expect(ledger.map((e) => Date.parse(e.at))).toEqual([T0, T0]) // the grant and the charge, both older than 90 days
+    // The grant, the 5 old requests' charges and the admin charge, older than 90 days, and the 3 live requests' charges.
+    expect(ledger.map((e) => Date.parse(e.at))).toEqual([...Array(7).fill(T0), T1, T1, T1])
+    expect(ledger.filter((e) => e.generation_id).map((e) => e.generation_id).sort()).toEqual([...oldRecords, ...liveRecords].map((r) => r.id).sort())
 
     expect([await count('codes'), await count('consent-used'), await count('usage'), await count('byok-settled'), await count('byok-pending'), await count('byok-requests')]).toEqual([57, 3, 8, 2, 2, 2])
     expect([await count('generation-ids'), await count('rollups')]).toEqual([8, 10])

@@ -52,13 +52,18 @@ const show = defineCommand({
       const user = await requireUser(cli, args.email)
       const org = (await cli.gateway.admin.getOrg(user.org_id))!
       const credits = await cli.gateway.admin.getCredits(org.id)
-      const ledger = args.ledger ? await cli.gateway.admin.ledger(org.id) : undefined
-      if (args.json) return outJson({ user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits, ...(ledger ? { ledger } : {}) })
+      const { admin } = cli.gateway
+      if (args.json) {
+        const ledger = args.ledger ? await admin.ledger(org.id) : undefined
+        return outJson({ user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits, ...(ledger ? { ledger } : {}) })
+      }
       out(summary(user, org, credits))
-      if (!ledger) return
-      const shown = ledger.slice(-LEDGER_LINES)
+      if (!args.ledger) return
+      // Only the last entries are read: the ledger has one per charged request, kept for ever (docs/money.md).
+      const last = await admin.ledger(org.id, { order: 'desc', limit: LEDGER_LINES + 1 })
+      const shown = last.slice(0, LEDGER_LINES).reverse()
       out()
-      if (ledger.length > shown.length) out(`Ledger (the last ${shown.length} of ${ledger.length} entries):`)
+      if (last.length > shown.length) out(`Ledger (the last ${shown.length} entries; every one with --json):`)
       out(table([['AT', 'KIND', 'AMOUNT', 'NOTE'], ...shown.map((e) => [e.at, e.kind, eur(e.amount), e.note ?? ''])]))
     })
   },

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -23,22 +23,75 @@ async function main() {
 main().catch((error) => { console.error(error); process.exit(1) })
 `
 
+// A consumer of every entry point's types. The @ts-expect-error lines fail to compile if a module's types are `any`.
+const consumer = `import { createGateway, GatewayError, type Gateway, type Credits } from 'model-gateway'
+import { serve, toNodeHandler } from 'model-gateway/node'
+import { bodyLimitOf, toExpressHandler } from 'model-gateway/express'
+import { serve as serveOnBun, toBunFetch } from 'model-gateway/bun'
+import nuxtModule, { type ModelGatewayModuleOptions } from 'model-gateway/nuxt'
+const gateway: Gateway = createGateway({ basePath: '/ai', publicCatalogue: false })
+const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(gateway)
+const credits: Promise<Credits> = gateway.admin.getCredits('x')
+const error = new GatewayError(402, 'no credits')
+const limit: number = bodyLimitOf(gateway)
+const middleware = toExpressHandler(gateway)
+const bunFetch: (request: Request) => Promise<Response> = toBunFetch(gateway)
+const options: ModelGatewayModuleOptions = { basePath: '/api/v1', nitroStorage: 'gateway' }
+// @ts-expect-error a string is not a Gateway
+toExpressHandler('not a gateway')
+// @ts-expect-error a string is not a Gateway
+toBunFetch('not a gateway')
+// @ts-expect-error basePath is a string
+const wrong: ModelGatewayModuleOptions = { basePath: 42 }
+export { handler, credits, error, serve, limit, middleware, bunFetch, serveOnBun, nuxtModule, options, wrong }
+`
+
+// What a TypeScript user may set, and the consumer file for it (.mts/.cts: an ES module or a CommonJS one under node16
+// and nodenext, whatever the package.json around it says).
+const resolutions: [name: string, compilerOptions: Record<string, unknown>, file: string][] = [
+  ['node (node10), CommonJS', { module: 'commonjs', moduleResolution: 'node' }, 'consumer.ts'],
+  ['node16, ES module', { module: 'node16', moduleResolution: 'node16' }, 'consumer.mts'],
+  ['node16, CommonJS', { module: 'node16', moduleResolution: 'node16' }, 'consumer.cts'],
+  ['nodenext, ES module', { module: 'nodenext', moduleResolution: 'nodenext' }, 'consumer.mts'],
+  ['nodenext, CommonJS', { module: 'nodenext', moduleResolution: 'nodenext' }, 'consumer.cts'],
+  ['bundler', { module: 'esnext', moduleResolution: 'bundler' }, 'consumer.ts'],
+]
+
 describe('the built package', () => {
   let scratch: string
+  let tarball: string
+  let installed: string
   beforeAll(async () => {
     await run('npm', ['run', 'build'], { cwd: root })
+    // The package as published: npm pack's tarball (package.json's files), unpacked into a scratch project outside
+    // the checkout, where its dependencies are links to this checkout's (and the peers its types name).
     scratch = mkdtempSync(join(tmpdir(), 'mg-scratch-'))
-    mkdirSync(join(scratch, 'node_modules'))
-    symlinkSync(root, join(scratch, 'node_modules', 'model-gateway'), 'dir')
+    const [packed] = JSON.parse((await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: root })).stdout)
+    tarball = join(scratch, packed.filename)
+    installed = join(scratch, 'node_modules', 'model-gateway')
+    mkdirSync(installed, { recursive: true })
+    await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'])
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    for (const name of [...Object.keys(manifest.dependencies), '@nuxt/schema', '@types/node']) {
+      mkdirSync(dirname(join(scratch, 'node_modules', name)), { recursive: true })
+      symlinkSync(join(root, 'node_modules', name), join(scratch, 'node_modules', name), 'dir')
+    }
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }))
     writeFileSync(join(scratch, 'esm.mjs'), program(`import { createGateway } from 'model-gateway'\nimport { serve } from 'model-gateway/node'`))
     writeFileSync(join(scratch, 'cjs.cjs'), program(`const { createGateway } = require('model-gateway')\nconst { serve } = require('model-gateway/node')`))
   }, 180_000)
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
+  it('packs only dist and bin besides package.json, README and LICENSE', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball])
+    const tops = new Set(stdout.trim().split('\n').map((path) => path.replace(/^package\//, '').split('/')[0]))
+    expect([...tops].filter((top) => !/^(dist|bin|package\.json|README\.md|LICENSE)$/.test(top))).toEqual([])
+    expect(tops).toContain('dist')
+  })
+
   it('has ESM, CommonJS and type declarations for every entry', () => {
     for (const file of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'adapters/node.mjs', 'adapters/node.cjs', 'adapters/node.d.mts', 'adapters/express.mjs', 'adapters/express.cjs', 'adapters/bun.mjs', 'cli.mjs']) {
-      expect(existsSync(join(root, 'dist', file)), file).toBe(true)
+      expect(existsSync(join(installed, 'dist', file)), file).toBe(true)
     }
   })
 
@@ -52,20 +105,22 @@ describe('the built package', () => {
   }
 
   it('runs the CLI from its bin', async () => {
-    const { stdout } = await run(process.execPath, [join(root, 'bin/model-gateway.mjs'), '--version'], { cwd: scratch })
+    const { stdout } = await run(process.execPath, [join(installed, 'bin/model-gateway.mjs'), '--version'], { cwd: scratch })
     expect(stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version)
   })
 
-  it('type-checks a consumer written against the published types', async () => {
-    writeFileSync(join(scratch, 'consumer.ts'), `import { createGateway, GatewayError, type Gateway, type Credits } from 'model-gateway'
-import { serve, toNodeHandler } from 'model-gateway/node'
-const gateway: Gateway = createGateway({ basePath: '/ai', publicCatalogue: false })
-const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(gateway)
-const credits: Promise<Credits> = gateway.admin.getCredits('x')
-const error = new GatewayError(402, 'no credits')
-export { handler, credits, error, serve }
-`)
-    writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] }, files: ['consumer.ts'] }))
-    await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', scratch], { cwd: scratch })
-  }, 60_000)
+  // Issue 17: without typesVersions, moduleResolution node (node10) found no types for the subpaths (TS2307).
+  for (const [name, options, file] of resolutions) {
+    it(`type-checks a consumer of every entry point under moduleResolution ${name}`, async () => {
+      const dir = join(scratch, `types-${name.replace(/\W+/g, '-')}`)
+      mkdirSync(dir)
+      symlinkSync(join(scratch, 'node_modules'), join(dir, 'node_modules'), 'dir')
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true }))
+      writeFileSync(join(dir, file), consumer)
+      const compilerOptions = { ...options, target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, esModuleInterop: true, types: ['node'] }
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: [file] }))
+      const checked = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'], { cwd: dir }).catch((error) => error as { stdout: string })
+      expect(checked.stdout.trim()).toBe('')
+    }, 60_000)
+  }
 })

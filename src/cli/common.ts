@@ -4,7 +4,7 @@ import { fromUnits, toUnits } from '../billing/money'
 import { invalidRequest } from '../errors'
 import type { User } from '../stores/accounts'
 import type { CliGateway, OpenOptions } from './config'
-import { displayPath } from './paths'
+import { displayPath, shellQuote } from './paths'
 import { CliError } from './errors'
 
 /** Narration (what happened, hints, warnings) goes to stderr, so that stdout carries only the result. */
@@ -32,6 +32,12 @@ export const dataArg = {
   data: { type: 'string', valueHint: 'dir', description: 'Data folder: records in <dir>/storage, the secret in <dir>/secret. Default: $DATA_DIR or .data' },
 } as const
 
+/** Where the records are when they are an embedding app's, not `<data>/storage` (docs/first-key.md). */
+export const storageArgs = {
+  storage: { type: 'string', valueHint: 'dir|url|json', description: 'The records of an app embedding the gateway (Express, Node, Bun): its storage folder (fs driver), a redis:// URL, or a JSON mount {"driver":"…",…}. Default: <data>/storage' },
+  nuxt: { type: 'string', valueHint: 'dir', description: 'The records of the Nuxt app in <dir> (. for here): the Nitro storage its model-gateway module uses (modelGateway.nitroStorage), read from its nuxt.config, with its secret' },
+} as const
+
 export const jsonArg = {
   json: { type: 'boolean', description: 'Print JSON' },
 } as const
@@ -45,6 +51,7 @@ export async function withGateway<T>(options: Omit<OpenOptions, 'logger'>, work:
   // Loaded on demand, so that `--help` does not load the whole gateway.
   const { openGateway } = await import('./config')
   const cli = await openGateway({ ...options, logger: stderrLogger })
+  for (const warning of cli.warnings) say.warn(warning)
   try {
     return await work(cli)
   } finally {
@@ -62,10 +69,9 @@ export async function requireUser(cli: CliGateway, email: string): Promise<User>
 /** The `--data`/`--config` flags to repeat in a hint so that it acts on the same records. */
 export function flagsOf(cli: CliGateway, cwd = process.cwd()): string {
   const data = displayPath(cli.dataDir, cwd)
-  return `${data === '.data' ? '' : ` --data ${shellQuote(data)}`}${cli.configFile && !isDefaultConfig(cli.configFile) ? ` --config ${shellQuote(displayPath(cli.configFile, cwd))}` : ''}`
+  return `${data === '.data' ? '' : ` --data ${shellQuote(data)}`}${cli.configFile && !isDefaultConfig(cli.configFile) ? ` --config ${shellQuote(displayPath(cli.configFile, cwd))}` : ''}${cli.storageFlag}`
 }
 
-const shellQuote = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`)
 
 const isDefaultConfig = (file: string) => /(^|[\\/])model-gateway\.config\.[a-z]+$/.test(file) && displayPath(file) === file.split(/[\\/]/).pop()
 

@@ -8,10 +8,11 @@ import { createGateway, type Gateway } from '../gateway'
 import type { Logger } from '../logger'
 import type { GatewayOptions } from '../options'
 import type { Provider } from '../providers/types'
-import { CliError } from './errors'
-import { displayPath } from './paths'
+import { CliError, usageError } from './errors'
+import { displayPath, shellQuote } from './paths'
 import { defaultProviders, type DefaultProviders } from './providers'
 import { loadSecret, type SecretSource } from './secret'
+import { openNuxtStorage, openStorageSpec, type StorageTarget } from './storage'
 
 export { displayPath }
 
@@ -137,6 +138,10 @@ export interface OpenOptions {
   createSecret?: boolean
   /** Records are not needed (`models`): in-memory storage, nothing written to the data folder. */
   noStorage?: boolean
+  /** `--storage`: an embedding app's storage (a folder, a redis:// URL or a JSON mount), instead of `<data>/storage`. */
+  storage?: string
+  /** `--nuxt`: the folder of a Nuxt app whose model-gateway module's storage to use (docs/first-key.md). */
+  nuxt?: string
 }
 
 /** A gateway built the way every command builds it, so they all see the same records with the same secret. */
@@ -144,9 +149,15 @@ export interface CliGateway {
   gateway: Gateway
   dataDir: string
   configFile?: string
-  /** `files in .data/storage`, or `from the config`. */
+  /** `files in .data/storage`, `from the config`, or the app's storage named by --storage or --nuxt. */
   storageNote: string
-  secretSource: SecretSource | 'config'
+  secretSource: SecretSource | 'config' | 'app'
+  /** Where the secret came from, for messages: `GATEWAY_SECRET`, `the secret in .data/secret`, `NUXT_MODEL_GATEWAY_SECRET`, … */
+  secretFrom: string
+  /** The `--storage …` or `--nuxt …` flag the command was given (hints repeat it), or ''. */
+  storageFlag: string
+  /** Things to tell the user about the storage (printed on stderr by the one-shot commands). */
+  warnings: string[]
   /** True when the config listed its own providers. */
   configProviders: boolean
   /**
@@ -177,15 +188,30 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
   const config = configFile ? await resolveConfig(await importConfig(configFile), context, displayPath(configFile, cwd)) : {}
 
   const configStorage = config.storage
+  if (options.storage !== undefined && options.nuxt !== undefined) {
+    await configStorage?.dispose()
+    throw usageError('--storage and --nuxt each name the storage to use: give one of them')
+  }
+  // The storage of an app embedding the gateway, opened as the app opens it (docs/first-key.md).
+  let target: StorageTarget | undefined
+  try {
+    if (options.nuxt !== undefined) target = await openNuxtStorage(resolve(cwd, options.nuxt || '.'), env)
+    else if (options.storage !== undefined) target = await openStorageSpec(options.storage, cwd)
+  } catch (error) {
+    await configStorage?.dispose()
+    throw error
+  }
   const secret = config.secret
     ? { secret: config.secret, source: 'config' as const, from: `the secret in ${displayPath(configFile!, cwd)}` }
-    : { ...loadSecret(dataDir, { env, create: options.createSecret }), from: env.GATEWAY_SECRET ? 'GATEWAY_SECRET' : `the secret in ${displayPath(resolve(dataDir, 'secret'), cwd)}` }
+    : target?.secret
+      ? { ...target.secret, source: 'app' as const }
+      : { ...loadSecret(dataDir, { env, create: options.createSecret }), from: env.GATEWAY_SECRET ? 'GATEWAY_SECRET' : `the secret in ${displayPath(resolve(dataDir, 'secret'), cwd)}` }
   if (secret.secret.length < 32) {
-    await configStorage?.dispose()
+    await Promise.allSettled([configStorage?.dispose(), target?.storage.dispose()])
     throw new CliError(`${secret.from} must be at least 32 characters`)
   }
   const storageDir = resolve(dataDir, 'storage')
-  const storage = options.noStorage ? createStorage() : (configStorage ?? createStorage({ driver: fsDriver({ base: storageDir }) }))
+  const storage = options.noStorage ? createStorage() : (target?.storage ?? configStorage ?? createStorage({ driver: fsDriver({ base: storageDir }) }))
   const logger = options.command === 'serve' && config.logger !== undefined ? config.logger : options.logger
   // The catalogue file: loaded when it exists; one the config names must exist, except for `catalogue`, which creates it.
   const catalogueFile = typeof config.catalogue === 'string' ? resolve(cwd, config.catalogue) : config.catalogue === undefined ? resolve(dataDir, CATALOGUE_FILE) : undefined
@@ -199,6 +225,7 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
   try {
     gateway = createGateway({
       ...config,
+      ...target?.options,
       storage,
       secret: secret.secret,
       providers: config.providers ?? defaults.list,
@@ -214,8 +241,12 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
     gateway,
     dataDir,
     configFile,
-    storageNote: options.noStorage ? 'none' : configStorage ? `from ${displayPath(configFile!, cwd)}` : `files in ${displayPath(storageDir, cwd)}`,
+    storageNote: options.noStorage ? 'none' : target ? target.note : configStorage ? `from ${displayPath(configFile!, cwd)}` : `files in ${displayPath(storageDir, cwd)}`,
     secretSource: secret.source,
+    secretFrom: secret.from,
+    // A password in a Redis URL is not repeated in hints.
+    storageFlag: options.nuxt !== undefined ? ` --nuxt ${shellQuote(options.nuxt || '.')}` : options.storage !== undefined ? ` --storage ${shellQuote(options.storage.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}` : '',
+    warnings: target?.warnings ?? [],
     configProviders: config.providers !== undefined,
     catalogueFile,
     defaults,

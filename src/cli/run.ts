@@ -23,7 +23,12 @@ const examples: Record<string, string[]> = {
     'model-gateway models',
   ],
   'model-gateway serve': ['model-gateway serve --port 8080', 'model-gateway serve --config model-gateway.config.mjs --data ./gateway-data'],
-  'model-gateway keys create': ['KEY=$(model-gateway keys create --email ada@example.com --label laptop --credit-limit 5)'],
+  'model-gateway keys create': [
+    'KEY=$(model-gateway keys create --email ada@example.com --label laptop --credit-limit 5)',
+    'model-gateway keys create --email ada@example.com --storage ./.data/gateway   # an Express/Node/Bun app\'s fs storage',
+    'model-gateway keys create --email ada@example.com --storage "$REDIS_URL"',
+    'model-gateway keys create --email ada@example.com --nuxt .                    # the Nuxt app in this folder',
+  ],
   'model-gateway keys list': ['model-gateway keys list --email ada@example.com'],
   'model-gateway keys revoke': ['model-gateway keys revoke sk-service-v1-…', 'model-gateway keys revoke <hash from keys list>'],
   'model-gateway credits add': ['model-gateway credits add --email ada@example.com --amount 10 --note "welcome"'],
@@ -34,7 +39,8 @@ const examples: Record<string, string[]> = {
 const notes: Record<string, string[]> = {
   'model-gateway': [
     'Every command works on the same records: files in the data folder (--data, default .data), or the',
-    'storage of the config file (--config, default model-gateway.config.{ts,mjs,js,json} if present).',
+    'storage of the config file (--config, default model-gateway.config.{ts,mjs,js,json} if present), or',
+    'an app\'s storage named by --storage or --nuxt (keys and credits commands).',
   ],
   'model-gateway serve': [
     'The config file default-exports createGateway options, or a function of { command, dataDir, env,',
@@ -46,7 +52,12 @@ const notes: Record<string, string[]> = {
     '  secret     GATEWAY_SECRET, else <data>/secret (created on first start, mode 0600)',
     '  publicUrl  PUBLIC_URL (the address clients use, e.g. https://gateway.example; set it behind a proxy)',
   ],
-  'model-gateway keys create': ['The key is printed once, alone on stdout (messages go to stderr); only its hash is stored.'],
+  'model-gateway keys create': [
+    'The key is printed once, alone on stdout (messages go to stderr); only its hash is stored.',
+    'For an app that embeds the gateway, name its storage: --storage (the folder, Redis URL or JSON mount it gives',
+    'createGateway) or --nuxt (the Nitro storage of modelGateway.nitroStorage). An app keeping its records in memory',
+    'cannot be reached from here: use gateway.admin.ensureDevKey in the app (docs/first-key.md).',
+  ],
 }
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)

@@ -2,7 +2,7 @@ import { defineCommand } from 'citty'
 import type { Credits } from '../../stores/credits'
 import type { Org, User } from '../../stores/accounts'
 import { table } from '../format'
-import { configArg, dataArg, decimalFlag, emailArg, eur, jsonArg, out, outJson, requireUser, withGateway } from '../common'
+import { configArg, dataArg, storageArgs, decimalFlag, emailArg, eur, jsonArg, out, outJson, requireUser, withGateway } from '../common'
 
 const LEDGER_LINES = 20
 
@@ -24,10 +24,11 @@ const add = defineCommand({
     ...jsonArg,
     ...configArg,
     ...dataArg,
+    ...storageArgs,
   },
   async run({ args }) {
     const amount = decimalFlag(args.amount, 'amount', { positive: true })
-    await withGateway({ command: 'credits', config: args.config, data: args.data }, async (cli) => {
+    await withGateway({ command: 'credits', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
       const user = await requireUser(cli, args.email)
       const org = (await cli.gateway.admin.getOrg(user.org_id))!
       const credits = await cli.gateway.admin.addCredits(org.id, amount, args.note || 'model-gateway credits add')
@@ -46,9 +47,10 @@ const show = defineCommand({
     ...jsonArg,
     ...configArg,
     ...dataArg,
+    ...storageArgs,
   },
   async run({ args }) {
-    await withGateway({ command: 'credits', config: args.config, data: args.data }, async (cli) => {
+    await withGateway({ command: 'credits', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
       const user = await requireUser(cli, args.email)
       const org = (await cli.gateway.admin.getOrg(user.org_id))!
       const credits = await cli.gateway.admin.getCredits(org.id)

@@ -2,7 +2,7 @@ import { defineCommand } from 'citty'
 import type { ApiKeyRecord } from '../../stores/accounts'
 import { CliError } from '../errors'
 import { table } from '../format'
-import { configArg, dataArg, decimalFlag, emailArg, eur, flagsOf, jsonArg, out, outJson, requireUser, say, withGateway } from '../common'
+import { configArg, dataArg, storageArgs, decimalFlag, emailArg, eur, flagsOf, jsonArg, out, outJson, requireUser, say, withGateway } from '../common'
 
 const create = defineCommand({
   meta: { name: 'create', description: 'Issue an API key for a user (created, with an org, if missing) and print it once' },
@@ -15,10 +15,11 @@ const create = defineCommand({
     ...jsonArg,
     ...configArg,
     ...dataArg,
+    ...storageArgs,
   },
   async run({ args }) {
     const creditLimit = args['credit-limit'] === undefined ? undefined : decimalFlag(args['credit-limit'], 'credit-limit', { positive: true })
-    await withGateway({ command: 'keys', config: args.config, data: args.data }, async (cli) => {
+    await withGateway({ command: 'keys', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
       const { admin } = cli.gateway
       let user = await admin.findUserByEmail(args.email)
       const created = !user
@@ -29,9 +30,10 @@ const create = defineCommand({
       const { key, record } = await admin.issueKey({ userId: user.id, label: args.label || undefined, creditLimit, management: args.management === true })
       const credits = await admin.getCredits(org.id)
       if (args.json) {
-        outJson({ key, hash: record.hash, label: record.label, management: record.management === true, credit_limit: record.credit_limit, created_at: record.created_at, expires_at: record.expires_at, user_created: created, user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits })
+        outJson({ key, hash: record.hash, label: record.label, management: record.management === true, credit_limit: record.credit_limit, created_at: record.created_at, expires_at: record.expires_at, user_created: created, user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits, storage: cli.storageNote })
         return
       }
+      if (cli.storageFlag) say.info(`Records: ${cli.storageNote}${cli.secretSource === 'app' ? `; secret from ${cli.secretFrom}` : ''}.`)
       if (created) say.success(`Created user ${user.email} in a new org "${org.name}".`)
       const limit = record.credit_limit === null ? '' : `, credit limit ${eur(record.credit_limit)}`
       say.info(`${record.management ? 'Management key' : 'API key'} "${record.label}" for ${user.email}${limit}; shown only now, keep it safe:`)
@@ -47,9 +49,9 @@ const status = (key: ApiKeyRecord, now: number) =>
 
 const list = defineCommand({
   meta: { name: 'list', description: 'List a user’s keys (hashes and labels; keys themselves are never stored)' },
-  args: { ...emailArg, ...jsonArg, ...configArg, ...dataArg },
+  args: { ...emailArg, ...jsonArg, ...configArg, ...dataArg, ...storageArgs },
   async run({ args }) {
-    await withGateway({ command: 'keys', config: args.config, data: args.data }, async (cli) => {
+    await withGateway({ command: 'keys', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
       const user = await requireUser(cli, args.email)
       const keys = await cli.gateway.admin.listKeys(user.id)
       const now = cli.gateway.context.now()
@@ -70,9 +72,10 @@ const revoke = defineCommand({
     ...jsonArg,
     ...configArg,
     ...dataArg,
+    ...storageArgs,
   },
   async run({ args }) {
-    await withGateway({ command: 'keys', config: args.config, data: args.data }, async (cli) => {
+    await withGateway({ command: 'keys', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
       const before = await cli.gateway.context.accounts.getKey(args.key.trim())
       if (!before) throw new CliError(`no such key (storage: ${cli.storageNote}); give the key itself or its full hash from: model-gateway keys list --email …`)
       const record = await cli.gateway.admin.revokeKey(before.hash)

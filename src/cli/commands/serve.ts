@@ -52,6 +52,7 @@ const secretNotes = {
   created: (cli: CliGateway) => `new, kept in ${displayPath(`${cli.dataDir}/secret`)}`,
   ephemeral: () => 'random for this process',
   config: (cli: CliGateway) => `from ${displayPath(cli.configFile!)}`,
+  app: (cli: CliGateway) => `from ${cli.secretFrom}`,
 }
 
 function banner(cli: CliGateway, url: string, describeProvider: typeof import('../providers').describeProvider) {

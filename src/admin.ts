@@ -208,9 +208,12 @@ async function ensureDevKey(ctx: GatewayContext, input: DevKeyInput): Promise<De
       user = await accounts.createUser({ email: input.email, orgName: input.orgName })
       created = true
     } catch (error) {
-      // Another instance starting at the same time created it first: use theirs.
+      // Another instance starting at the same time created it first: use theirs (once its record is written).
       if ((error as GatewayError).status !== 409) throw error
-      user = await accounts.findUserByEmail(input.email)
+      for (let i = 0; i < 50 && !user; i++) {
+        user = await accounts.findUserByEmail(input.email)
+        if (!user) await new Promise((resolve) => setTimeout(resolve, 20))
+      }
       if (!user) throw error
     }
     if (created && grant > 0n) await credits.add(user.org_id, fromUnits(grant), 'dev credits (ensureDevKey)')

@@ -5,7 +5,7 @@ import { int } from './common'
 
 const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.modelId))
 
-/** Body of POST /audio/speech (api.md 4.4, decisions.md §9). */
+/** Body of POST /audio/speech (docs/audio.md#speech). */
 export const speechRequestSchema = v.looseObject({
   model: modelId,
   input: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)),
@@ -16,7 +16,7 @@ export const speechRequestSchema = v.looseObject({
   provider: v.optional(providerPreferencesSchema),
 })
 
-/** Body of POST /audio/transcriptions (JSON form; decisions.md §9). */
+/** Body of POST /audio/transcriptions (JSON form; docs/audio.md#transcription). */
 export const transcriptionRequestSchema = v.looseObject({
   model: modelId,
   input_audio: v.object({

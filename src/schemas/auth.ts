@@ -4,7 +4,7 @@ const challenge = v.pipe(v.string(), v.minLength(43), v.maxLength(128), v.regex(
 const method = v.picklist(['S256', 'plain'])
 const url = v.pipe(v.string(), v.url())
 
-/** Body of POST /auth/keys/authorize and POST /auth/keys/code (api.md 4.2). */
+/** Body of POST /auth/keys/authorize and POST /auth/keys/code (docs/pkce.md#creating-codes-with-a-key). */
 export const codeRequestSchema = v.strictObject({
   callback_url: url,
   code_challenge: challenge,
@@ -22,8 +22,8 @@ export const codeRequestSchema = v.strictObject({
 })
 
 /**
- * api.md 2.2 and decisions.md §6: an authorization code, with the seed's fields and OpenRouter's `data` (`id` is the
- * same code, `app_id` an integer id of the callback origin).
+ * An authorization code (docs/pkce.md#creating-codes-with-a-key), with the seed's fields and OpenRouter's `data` (`id`
+ * is the same code, `app_id` an integer id of the callback origin).
  */
 export const authorizationCodeSchema = v.object({
   code: v.string(),
@@ -38,10 +38,10 @@ export const codeExchangeSchema = v.strictObject({
   code_challenge_method: v.optional(method),
 })
 
-/** api.md 2.3: the issued key. */
+/** The issued key (docs/pkce.md#the-exchange). */
 export const issuedKeySchema = v.object({ key: v.string(), user_id: v.string() })
 
-/** Query of GET /auth (api.md 4.2). */
+/** Query of GET /auth (docs/pkce.md#the-browser-flow). */
 export const authorizeQuerySchema = v.object({
   callback_url: url,
   code_challenge: challenge,

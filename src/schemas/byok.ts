@@ -13,8 +13,8 @@ export const MAX_USER_ID = 128
 const hashes = v.pipe(v.array(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, 'must be a SHA-256 hex digest'))), v.maxLength(MAX_ALLOWED_ENTRIES))
 
 /**
- * api.md 2.4: a BYOK credential as returned (never with its secret), with the fields OpenRouter's SDK reads beside the
- * seed's (decisions.md §11; what each means here: docs/byok.md).
+ * A BYOK credential as returned (never with its secret), with the fields OpenRouter's SDK reads beside the seed's
+ * (docs/api.md#openrouter-compatibility; what each means here: docs/byok.md#credentials).
  */
 export const credentialSchema = v.object({
   id: uuidSchema,
@@ -56,7 +56,7 @@ const editable = {
   workspace_id: v.optional(v.pipe(v.string(), v.maxLength(MAX_USER_ID))),
 }
 
-/** Body of POST /byok (decisions.md §7). */
+/** Body of POST /byok (docs/byok.md#credentials). */
 export const createCredentialSchema = v.strictObject({ key: secret, provider: slug, ...editable })
 
 /** Body of PATCH /byok/{id}: the same fields but provider; `key` rotates the secret. */
@@ -65,21 +65,21 @@ export const updateCredentialSchema = v.strictObject({ key: v.optional(secret), 
 /** Body of POST /byok/test: a key that is tested, never stored. */
 export const testCredentialSchema = v.strictObject({ key: secret, provider: slug })
 
-/** Query of GET /byok (api.md 4.3, part 8). */
+/** Query of GET /byok (docs/api.md#pagination). */
 export const listCredentialsQuerySchema = v.object({
   offset: v.optional(queryInteger(0, MAX_SAFE), '0'),
   limit: v.optional(queryInteger(1, 100), '100'),
   provider: v.optional(slug),
 })
 
-/** api.md 2.5: the result of a credential test. */
+/** The result of a credential test (docs/api.md#byok-credentials). */
 export const testResultSchema = v.object({
   provider: v.string(),
   success: v.boolean(),
   checks: v.array(v.object({ target: v.string(), ok: v.boolean(), latency_ms: int(), message: v.string() })),
 })
 
-/** api.md 2.6: BYOK figures of the current period. */
+/** BYOK figures of the current period (docs/byok.md#fees-and-settlement). */
 export const byokUsageSchema = v.object({
   period_start: v.pipe(v.string(), v.isoTimestamp()),
   period_end: v.pipe(v.string(), v.isoTimestamp()),

@@ -3,7 +3,7 @@ import { int, queryInteger } from './common'
 
 const strings = v.array(v.string())
 
-/** api.md 2.7: pricing of a model (decimal strings per token or per unit, decisions.md §5). */
+/** Pricing of a model (decimal strings per token or per unit: docs/catalogue.md#pricing-units). */
 export const pricingSchema = v.object({
   prompt: v.string(),
   completion: v.string(),
@@ -23,7 +23,7 @@ export const pricingSchema = v.object({
   discount: v.optional(v.number()),
 })
 
-/** api.md 2.7: one model of the catalogue. */
+/** One model of the catalogue (docs/catalogue.md#what-models-shows). */
 export const modelSchema = v.object({
   id: v.string(),
   object: v.literal('model'),
@@ -94,7 +94,7 @@ const pagination = {
   limit: v.optional(queryInteger(1, 1000)),
 }
 
-/** Query of GET /models (api.md 4.5, decisions.md §5, and OpenRouter's modality filters and pagination). */
+/** Query of GET /models (docs/catalogue.md#filters-pages-and-rss: its filters, OpenRouter's modality filters and pagination). */
 export const listModelsQuerySchema = v.object({
   ...filters,
   ...pagination,
@@ -188,7 +188,7 @@ export const modelEndpointsSchema = v.object({
   }),
 })
 
-/** api.md 2.8: one provider. */
+/** One provider (docs/catalogue.md#what-providers-shows). */
 export const providerSchema = v.object({
   id: v.string(),
   name: v.string(),

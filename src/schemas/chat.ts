@@ -130,8 +130,9 @@ const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.model
 const stopText = v.pipe(v.string(), v.maxLength(CHAT_LIMITS.stopLength))
 const name = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.name))
 
-// OpenRouter's fields the gateway consumes (decisions.md §11): accepted here, never sent to a provider as they are
-// (src/chat/request-fields.ts). A plugin the gateway does not run is refused there.
+// OpenRouter's fields the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes): accepted here,
+// never sent to a provider as they are (src/chat/request-fields.ts). A plugin the gateway does not run is refused
+// there.
 const openRouterFields = {
   plugins: v.optional(v.pipe(
     v.array(v.pipe(
@@ -224,7 +225,7 @@ const tokenEntry = v.object({
   top_logprobs: v.array(v.object({ token: v.string(), logprob: v.number(), bytes: v.nullable(v.array(int())) })),
 })
 
-/** api.md 2.9: usage of a completion, with its exact cost. */
+/** Usage of a completion, with its exact cost (docs/chat.md#usage-and-cost). */
 export const usageSchema = v.looseObject({
   prompt_tokens: int(),
   completion_tokens: int(),
@@ -253,7 +254,7 @@ export const usageSchema = v.looseObject({
   })),
 })
 
-/** api.md 2.9: a whole chat completion. */
+/** A whole chat completion (docs/chat.md#the-answer). */
 export const chatCompletionSchema = v.object({
   id: v.string(),
   provider: v.string(),

@@ -1,9 +1,9 @@
 import * as v from 'valibot'
 
-/** api.md 2.4: 8-4-4-4-12 hex, version 1–8, variant 8/9/a/b, plus the all-zero and all-f UUIDs. */
+/** A UUID (docs/api.md#conventions): 8-4-4-4-12 hex, version 1–8, variant 8/9/a/b, plus the all-zero and all-f UUIDs. */
 export const UUID_RE = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i
 
-/** A UUID as api.md 2.4 accepts it. */
+/** A UUID as the API accepts it (docs/api.md#conventions). */
 export const uuidSchema = v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'))
 
 /** A path with one `{id}` UUID parameter. */
@@ -12,7 +12,7 @@ export const idParamsSchema = v.object({ id: uuidSchema })
 /** An exact decimal amount as a string without exponent. */
 export const decimalString = v.pipe(v.string(), v.regex(/^-?\d+(?:\.\d+)?$/, 'must be a decimal string'))
 
-/** A query parameter holding an integer within ±(2^53 − 1) (api.md part 8). */
+/** A query parameter holding an integer within ±(2^53 − 1) (docs/limits.md#numbers). */
 export const queryInteger = (min: number, max: number) =>
   v.pipe(
     v.string(),
@@ -22,7 +22,7 @@ export const queryInteger = (min: number, max: number) =>
     v.maxValue(max, `must be at most ${max}`),
   )
 
-/** The error envelope of decisions.md §1. */
+/** The error envelope (docs/errors.md#the-envelope). */
 export const errorEnvelopeSchema = v.object({
   error: v.object({
     code: v.pipe(v.number(), v.integer()),

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { uuidSchema } from './common'
 
-/** api.md 2.1: the identity behind the calling key. */
+/** The identity behind the calling key (docs/api.md#identity). */
 export const identitySchema = v.object({
   user_id: v.string(),
   email: v.string(),

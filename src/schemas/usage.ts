@@ -1,9 +1,10 @@
 import * as v from 'valibot'
 import { int } from './common'
 
-// Shapes of OpenRouter's GET /credits, /generation and /activity (their API reference and @openrouter/sdk 1.3's
-// models: GetCreditsResponse, GenerationResponse, ActivityResponse), with the gateway's own fields beside them
-// (decisions.md §11; docs/usage.md). Amounts are JSON numbers whose decimal text is the exact amount (docs/money.md).
+// Shapes of OpenRouter's GET /credits, /generation and /activity (their API reference and @openrouter/sdk 1.3's models:
+// GetCreditsResponse, GenerationResponse, ActivityResponse), with the gateway's own fields beside them
+// (docs/api.md#openrouter-compatibility; docs/usage.md). Amounts are JSON numbers whose decimal text is the exact
+// amount (docs/money.md).
 
 const amount = v.number()
 const nullableInt = v.nullable(int())

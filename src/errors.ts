@@ -1,5 +1,5 @@
 import { gatewayResponse } from './http/respond'
-/** The stable machine-readable error slugs of decisions.md §1, keyed by HTTP status. */
+/** The stable machine-readable error slugs of docs/errors.md#statuses, keyed by HTTP status. */
 export const errorTypes = {
   400: 'invalid_request',
   401: 'unauthorized',
@@ -46,7 +46,7 @@ export interface GatewayErrorDetails {
   cause?: unknown
 }
 
-/** The one error type of the gateway: thrown anywhere, answered as the envelope of decisions.md §1. */
+/** The one error type of the gateway: thrown anywhere, answered as the envelope of docs/errors.md#the-envelope. */
 export class GatewayError extends Error {
   readonly status: ErrorStatus
   readonly type: ErrorType

@@ -174,7 +174,7 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
   }
 }
 
-/** Creates a gateway: every `/api/v1` route of the specification on h3, over the given storage and providers. */
+/** Creates a gateway: every `/api/v1` route (docs/api.md#routes) on h3, over the given storage and providers. */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const ownsStorage = !options.storage
   const storage = options.storage ?? createStorage()

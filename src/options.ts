@@ -7,7 +7,7 @@ import type { Provider, ProviderModel } from './providers/types'
 import type { CatalogueFile } from './catalogue/catalogue-file'
 import type { CorsOption, ResolvedCors } from './http/cors'
 
-/** Options of createGateway. Every value not given takes the default of decisions.md. */
+/** Options of createGateway. Every value not given takes its default (README "Configuration"; docs/README.md). */
 export interface GatewayOptions {
   /** Where the gateway keeps its records: any unstorage Storage. Default: in-memory (lost on restart). */
   storage?: Storage
@@ -57,14 +57,14 @@ export interface GatewayOptions {
   defaultPlan?: string
   /** Serve `/models`, `/models/count` and `/providers` without a key. Default true. */
   publicCatalogue?: boolean
-  /** Body size limits in bytes (decisions.md §10). */
+  /** Body size limits in bytes (docs/limits.md#body-size). */
   bodyLimits?: { default?: number; chat?: number; transcription?: number }
   /** How often a key's `last_used` is written at most, in seconds. Default 60. */
   lastUsedIntervalSeconds?: number
   /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
   auth?: AuthOptions
   /**
-   * CORS for browser apps (decisions.md §11, README "CORS"): preflights answered, every API response readable by pages
+   * CORS for browser apps (docs/api.md#cors, README "CORS"): preflights answered, every API response readable by pages
    * of any origin, never with credentials. `{ origins: ['https://app.example'] }` allows only those; `false` turns it
    * off (OPTIONS then answers 405). A bad origin throws a TypeError at creation. Default: any origin.
    */
@@ -81,7 +81,7 @@ export interface GatewayOptions {
   rateLimits?: { key?: RateLimit; org?: RateLimit }
   /** Events of each attempt, fallback, success and failure, for the host's logs and metrics. */
   hooks?: RoutingHooks
-  /** Customers' own provider keys (decisions.md §7). */
+  /** Customers' own provider keys (docs/byok.md). */
   byok?: ByokOptions
   /** How long usage records are kept, and how often expired records are swept (docs/retention.md). */
   retention?: RetentionOptions

@@ -3,9 +3,9 @@ import type { H3Event } from 'h3'
 import { CHAT_LIMITS } from '../schemas/chat'
 
 /**
- * What a request says about the app that sent it and how it groups its requests (decisions.md §11, docs/usage.md):
- * recorded with its generation, reported by GET /generation (and the app by GET /activity's filters). Every value is
- * bounded and cleaned here, whatever the request sent.
+ * What a request says about the app that sent it and how it groups its requests
+ * (docs/usage.md#app-attribution-and-grouping-fields): recorded with its generation, reported by GET /generation (and
+ * the app by GET /activity's filters). Every value is bounded and cleaned here, whatever the request sent.
  */
 export interface GenerationTags {
   /** The gateway's request id (X-Request-Id). */

@@ -6,7 +6,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth'
 
 export { MAX_JSON_DEPTH } from './json-depth'
 
-/** Default body limit (decisions.md §10): 1 MiB. */
+/** Default body limit (docs/limits.md#body-size): 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
 const tooLarge = (limit: number) => new GatewayError(413, `Request body is larger than ${limit} bytes`)

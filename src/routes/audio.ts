@@ -5,7 +5,7 @@ import { clientAbortController } from '../http/client-abort'
 import { speechRequestSchema, transcriptionFormSchema, transcriptionRequestSchema, transcriptionSchema } from '../schemas/audio'
 import { defineRoute } from './define'
 
-/** POST /audio/speech (api.md 4.4, decisions.md §9): answers the raw audio bytes, streamed as they arrive. */
+/** POST /audio/speech (docs/audio.md#speech): answers the raw audio bytes, streamed as they arrive. */
 export const speechRoute = defineRoute({
   method: 'POST', path: '/audio/speech', operationId: 'createSpeech', summary: 'Synthesize speech; answers the audio bytes', tag: 'Audio',
   auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg',
@@ -13,7 +13,7 @@ export const speechRoute = defineRoute({
     serveSpeech(ctx, { principal: principal!, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
 })
 
-/** POST /audio/transcriptions (api.md 4.4, decisions.md §9): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
+/** POST /audio/transcriptions (docs/audio.md#transcription): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
 export const transcriptionRoute = defineRoute({
   method: 'POST', path: '/audio/transcriptions', operationId: 'createTranscription', summary: 'Transcribe audio (base64 JSON or a multipart file upload)', tag: 'Audio',
   auth: 'key', status: 200, body: transcriptionRequestSchema, form: transcriptionFormSchema, response: transcriptionSchema,

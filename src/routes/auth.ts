@@ -42,7 +42,7 @@ async function signedInUser(ctx: GatewayContext, event: H3Event) {
   return user
 }
 
-/** GET /auth: begins the browser authorization (api.md 4.2, decisions.md §6): sign-in first, then consent. */
+/** GET /auth: begins the browser authorization (docs/pkce.md#the-browser-flow): sign-in first, then consent. */
 export const beginAuthRoute = defineRoute({
   method: 'GET', path: '/auth', operationId: 'beginAuthorization', summary: 'Begin the browser PKCE authorization: redirects to sign-in or consent', tag,
   auth: 'none', status: 302, query: authorizeQuerySchema,
@@ -143,7 +143,7 @@ export const answerConsentRoute = defineRoute({
 export const appIdOf = (origin: string): number => (Number.parseInt(sha256Hex(origin).slice(0, 8), 16) & 0x7fffffff) || 1
 
 // A code created by a key mints a key bounded by that key (docs/keys.md). The answer is the seed's { code, created_at }
-// with OpenRouter's { data: { id, app_id, created_at } } beside it (decisions.md §6).
+// with OpenRouter's { data: { id, app_id, created_at } } beside it (docs/pkce.md#creating-codes-with-a-key).
 const createCode = async (ctx: GatewayContext, principal: Principal, body: v.InferOutput<typeof codeRequestSchema>) => {
   const callback = assertSafeCallbackUrl(body.callback_url, ctx.options.auth.allowedCallbackOrigins)
   const minted = await mintTerms(ctx, principal, body)
@@ -151,7 +151,7 @@ const createCode = async (ctx: GatewayContext, principal: Principal, body: v.Inf
   return { code, created_at, data: { id: code, app_id: appIdOf(callback.origin), created_at } }
 }
 
-/** POST /auth/keys/authorize: creates an authorization code for the caller (200, decisions.md §2). */
+/** POST /auth/keys/authorize: creates an authorization code for the caller (200, docs/api.md#success-statuses). */
 export const authorizeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/authorize', operationId: 'authorizeKeyCode', summary: 'Create an authorization code for the calling key’s user', tag,
   auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
@@ -165,7 +165,7 @@ export const createCodeRoute = defineRoute({
   handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
 })
 
-/** POST /auth/keys: exchanges a code and its verifier for a new API key (decisions.md §6). */
+/** POST /auth/keys: exchanges a code and its verifier for a new API key (docs/pkce.md#the-exchange). */
 export const exchangeCodeRoute = defineRoute({
   method: 'POST', path: '/auth/keys', operationId: 'exchangeKeyCode', summary: 'Exchange an authorization code and its PKCE verifier for an API key', tag,
   auth: 'none', status: 200, body: codeExchangeSchema, response: issuedKeySchema,

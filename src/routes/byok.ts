@@ -29,7 +29,7 @@ function credentialInput({ is_required: required, workspace_id: workspace, ...fi
   return { ...fields, always_use: fields.always_use ?? required }
 }
 
-/** GET /byok: lists the org's credentials (api.md 4.3, decisions.md §7). */
+/** GET /byok: lists the org's credentials (docs/byok.md#credentials, docs/api.md#pagination). */
 export const listCredentialsRoute = defineRoute({
   method: 'GET', path: '/byok', operationId: 'listByokCredentials', summary: 'List provider credentials', tag, auth: 'key', status: 200,
   query: listCredentialsQuerySchema,

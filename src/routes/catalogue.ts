@@ -31,7 +31,7 @@ function modelPage(ctx: GatewayContext, event: H3Event, models: CatalogueModel[]
   return { object: 'list' as const, data, total_count: models.length, links: { next } }
 }
 
-/** GET /models (api.md 4.5, decisions.md §5): filtered, as JSON (a page when asked) or as an RSS feed. */
+/** GET /models (docs/catalogue.md#filters-pages-and-rss): filtered, as JSON (a page when asked) or as an RSS feed. */
 export const listModelsRoute = defineRoute({
   method: 'GET', path: '/models', operationId: 'listModels', summary: 'List models, filtered; RSS with use_rss', tag: 'Catalogue',
   auth: 'public-catalogue', status: 200, query: listModelsQuerySchema, response: modelListSchema,
@@ -115,7 +115,7 @@ export const listModelEndpointsRoute = defineRoute({
   },
 })
 
-/** GET /providers (api.md 4.7). */
+/** GET /providers (docs/catalogue.md#what-providers-shows). */
 export const listProvidersRoute = defineRoute({
   method: 'GET', path: '/providers', operationId: 'listProviders', summary: 'List the upstream providers', tag: 'Catalogue',
   auth: 'public-catalogue', status: 200, response: providerListSchema,

@@ -4,7 +4,7 @@ import { clientAbortController } from '../http/client-abort'
 import { chatCompletionSchema, chatRequestSchema } from '../schemas/chat'
 import { defineRoute } from './define'
 
-/** POST /chat/completions (api.md 4.6, decisions.md §8). */
+/** POST /chat/completions (docs/chat.md). */
 export const chatCompletionsRoute = defineRoute({
   method: 'POST', path: '/chat/completions', operationId: 'createChatCompletion', summary: 'Create a chat completion (streamed with stream: true)', tag: 'Chat',
   auth: 'key', status: 200, body: chatRequestSchema, response: chatCompletionSchema,

@@ -52,9 +52,9 @@ export interface RouteDefinition<
    * name as an array, validated by this schema and handed to the handler as `form`.
    */
   form?: F
-  /** Which body size limit applies (decisions.md §10; sizes in the options). Default `default`. */
+  /** Which body size limit applies (docs/limits.md#body-size; sizes in the options). Default `default`. */
   bodyLimit?: 'default' | 'chat' | 'transcription'
-  /** Success status (decisions.md §2). */
+  /** Success status (docs/api.md#success-statuses). */
   status: 200 | 201 | 302
   /** Schema of the success body, for the OpenAPI document. */
   response?: AnySchema

@@ -14,7 +14,10 @@ import { keyRoutes } from './keys'
 import { meRoute } from './me'
 import { activityRoute, creditsRoute, generationRoute } from './usage'
 
-/** Every route of api.md part 4, in the order of the specification (plus the consent page of the browser flow). */
+/**
+ * Every route of the seed, the gateway's original specification (docs/api.md#openrouter-compatibility; the full list:
+ * docs/api.md#routes), in its order (plus the consent page of the browser flow).
+ */
 export const apiRoutes = [
   meRoute,
   authorizeRoute,
@@ -42,10 +45,10 @@ export const apiRoutes = [
   getModelRoute,
   chatCompletionsRoute,
   listProvidersRoute,
-  // OpenRouter's usage routes beyond api.md: GET /credits, /generation and /activity (docs/usage.md).
+  // OpenRouter's usage routes beyond the seed's (docs/api.md): GET /credits, /generation and /activity (docs/usage.md).
   creditsRoute,
   generationRoute,
   activityRoute,
-  // OpenRouter's API key routes beyond api.md: GET /key and the key management routes (docs/keys.md).
+  // OpenRouter's API key routes beyond the seed's (docs/api.md): GET /key and the key management routes (docs/keys.md).
   ...keyRoutes,
 ] as RouteDefinition[]

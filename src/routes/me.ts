@@ -1,7 +1,7 @@
 import { identitySchema, type Identity } from '../schemas/me'
 import { defineRoute } from './define'
 
-/** GET /me: the identity and credits behind the calling key (api.md 2.1). */
+/** GET /me: the identity and credits behind the calling key (docs/api.md#identity). */
 export const meRoute = defineRoute({
   method: 'GET',
   path: '/me',

@@ -11,10 +11,10 @@ export interface AudioSettleInput extends RequestOutcome {
 }
 
 /**
- * Bills an audio request exactly as chat is billed (decisions.md §4, §7, §9): priced once, the service's key charges
- * the cost to credits now, a customer's key (BYOK) owes only the platform fee (pending until settlement); one usage
- * record. Never throws for a storage failure (the provider has served the request): it logs what to reconcile.
- * Returns the cost and the API's usage object.
+ * Bills an audio request exactly as chat is billed (docs/money.md, docs/byok.md, docs/audio.md#billing): priced once,
+ * the service's key charges the cost to credits now, a customer's key (BYOK) owes only the platform fee (pending until
+ * settlement); one usage record. Never throws for a storage failure (the provider has served the request): it logs what
+ * to reconcile. Returns the cost and the API's usage object.
  */
 export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput): Promise<{ cost: AudioCost; usage: Record<string, unknown> }> {
   const { principal, attempt } = input

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../errors'
 import type { SpeechFormat, TranscriptionFormat } from '../providers/types'
 
-/** The formats a transcription accepts (decisions.md §9). */
+/** The formats a transcription accepts (docs/audio.md#formats-and-magic-bytes). */
 export const TRANSCRIPTION_FORMATS: readonly TranscriptionFormat[] = ['wav', 'mp3', 'flac', 'm4a', 'ogg', 'webm', 'aac']
 
 /** Content-Type of speech output per `response_format` (`pcm` is 16-bit little-endian samples, no header). */

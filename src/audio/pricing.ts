@@ -30,7 +30,7 @@ const hasTokens = (usage: AudioUsage | null | undefined): usage is AudioUsage =>
   !!usage && (typeof usage.input_tokens === 'number' || typeof usage.output_tokens === 'number')
 
 /**
- * Prices an audio request exactly (decisions.md §4, §9), rounded once to ledger units:
+ * Prices an audio request exactly (docs/money.md, docs/audio.md#billing), rounded once to ledger units:
  * - by tokens when the upstream reported token usage and the model has a token price (`prompt` per text input token,
  *   `audio` per audio input token (default `prompt`), `completion` per output token — speech: audio output tokens);
  *   input tokens without `input_token_details` count as text tokens;

@@ -39,7 +39,7 @@ export const countCharacters = (text: string): number => {
 }
 
 /**
- * Serves POST /audio/speech (decisions.md §9): checks the model serves speech and the voice is one of its voices,
+ * Serves POST /audio/speech (docs/audio.md#speech): checks the model serves speech and the voice is one of its voices,
  * plans the attempts, refuses without credits, then tries providers until one sends audio, and pipes the audio to
  * the client chunk by chunk as it arrives (at the client's pace), with the Content-Type of the requested format.
  * Billed exactly once however the stream ends (reported tokens, else characters).

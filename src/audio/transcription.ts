@@ -65,9 +65,9 @@ type TranscribeInput = { principal: Principal; request: TranscriptionInput; sign
 const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0
 
 /**
- * Serves POST /audio/transcriptions (decisions.md §9): plans the attempts, refuses without credits, transcribes with
- * the first provider that succeeds, bills once (reported tokens, else seconds: the upstream's, else measured from the
- * audio) and answers `{ text, usage }` (verbose_json adds `language`, `duration`, `segments`).
+ * Serves POST /audio/transcriptions (docs/audio.md#transcription): plans the attempts, refuses without credits,
+ * transcribes with the first provider that succeeds, bills once (reported tokens, else seconds: the upstream's, else
+ * measured from the audio) and answers `{ text, usage }` (verbose_json adds `language`, `duration`, `segments`).
  */
 export async function serveTranscription(ctx: GatewayContext, input: TranscribeInput): Promise<Response> {
   const { request, principal } = input

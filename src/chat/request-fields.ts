@@ -2,10 +2,11 @@ import type { ProviderModel } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 
 /*
- * OpenRouter's request fields that the gateway consumes (decisions.md §11, README "Chat request fields"): they are
- * accepted, and read where the gateway acts on them, but never sent to a provider as they are; OpenAI itself answers
- * 400 "Unrecognized request argument" to each. `reasoning` and `cache_control` stay in the request for the providers
- * that translate them (src/providers/*); the OpenAI-compatible provider maps `reasoning` to `reasoning_effort`.
+ * OpenRouter's request fields that the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes, README
+ * "Chat request fields"): they are accepted, and read where the gateway acts on them, but never sent to a provider as
+ * they are; OpenAI itself answers 400 "Unrecognized request argument" to each. `reasoning` and `cache_control` stay in
+ * the request for the providers that translate them (src/providers/*); the OpenAI-compatible provider maps `reasoning`
+ * to `reasoning_effort`.
  */
 
 /** Fields removed from every upstream request (`models` and `provider` are removed by routing itself). */

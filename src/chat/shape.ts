@@ -14,7 +14,7 @@ export function newGenerationId(now: number): string {
   return `gen-${Math.floor(now / 1000)}-${random}`
 }
 
-/** Maps a provider's finish reason to decisions.md §8's set. */
+/** Maps a provider's finish reason to the set of docs/chat.md#finish-reasons. */
 export function normalizeFinishReason(native: string | null | undefined): string | null {
   if (native === null || native === undefined) return null
   if (FINISH_REASONS.has(native)) return native
@@ -25,7 +25,7 @@ export function normalizeFinishReason(native: string | null | undefined): string
   return 'stop'
 }
 
-/** A whole completion's choice as api.md 2.9 shows it. */
+/** A whole completion's choice as docs/chat.md#the-answer shows it. */
 export function shapeChoice(choice: UpstreamChoice) {
   const { role: _role, content, tool_calls, refusal, reasoning, ...rest } = choice.message
   return {

@@ -38,7 +38,7 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
 type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold; tags?: GenerationTags }
 
 /**
- * Serves a streamed chat completion (decisions.md §8). Attempts are tried until one sends its first chunk; when
+ * Serves a streamed chat completion (docs/chat.md#streaming). Attempts are tried until one sends its first chunk; when
  * that is quick, a failure of every attempt is a normal HTTP error. When it takes longer than the keep-alive
  * interval, the 200 is sent with keep-alive comments and fallbacks go on inside the stream. Once content flows
  * it is piped chunk by chunk (at the client's pace), billed once however it ends, and closed with the usage chunk

@@ -15,7 +15,7 @@ import { newGenerationId, shapeChoice } from './shape'
 const nativeFinishReasonOf = (choice: { finish_reason?: string | null; native_finish_reason?: unknown } | undefined): string | null =>
   (typeof choice?.native_finish_reason === 'string' ? choice.native_finish_reason : choice?.finish_reason) ?? null
 
-/** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as api.md 2.9. */
+/** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as docs/chat.md#the-answer shows it. */
 export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold; tags?: GenerationTags }): Promise<Response> {
   const startedAt = ctx.now()
   const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>

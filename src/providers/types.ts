@@ -155,9 +155,9 @@ export interface UpstreamChunk {
   [key: string]: unknown
 }
 
-/** Audio formats of speech output (decisions.md §9). */
+/** Audio formats of speech output (docs/audio.md#speech). */
 export type SpeechFormat = 'mp3' | 'pcm' | 'wav' | 'opus' | 'aac' | 'flac'
-/** Audio formats a transcription accepts (decisions.md §9). */
+/** Audio formats a transcription accepts (docs/audio.md#formats-and-magic-bytes). */
 export type TranscriptionFormat = 'wav' | 'mp3' | 'flac' | 'm4a' | 'ogg' | 'webm' | 'aac'
 
 /** A speech request as a provider receives it: the provider's model id, the voice already checked. */

@@ -1,6 +1,6 @@
 import { GatewayError, type ErrorStatus } from '../errors'
 
-/** OpenRouter's names for why an upstream call failed (decisions.md §1). */
+/** OpenRouter's names for why an upstream call failed (docs/errors.md#upstream-errors). */
 export type UpstreamErrorType =
   | 'rate_limit_exceeded' | 'provider_overloaded' | 'provider_unavailable' | 'context_length_exceeded'
   | 'authentication' | 'timeout' | 'invalid_request' | 'malformed_response' | 'content_filter' | 'upstream_error'
@@ -43,7 +43,7 @@ export function parseUpstreamJson<T>(provider: string, text: string): T {
   }
 }
 
-/** True when another provider may well succeed where this error came from (decisions.md §8). */
+/** True when another provider may well succeed where this error came from (docs/routing.md#what-counts-as-a-provider-failure). */
 export function isRetryable(error: unknown): boolean {
   const type = (error as GatewayError)?.metadata?.error_type
   return typeof type === 'string' && RETRYABLE.has(type as UpstreamErrorType)

@@ -235,5 +235,5 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
 }
 
 const price = (offer: ModelOffer) => decimal(offer.model.pricing.prompt ?? '0')
-// Price of a typical request's tokens: prompt + completion per token (the "cheapest first" of decisions.md §8).
+// Price of a typical request's tokens: prompt + completion per token (the "cheapest first" of docs/routing.md#the-attempts-of-a-request).
 const sumPrice = (offer: ModelOffer): Decimal => add(decimal(offer.model.pricing.prompt), decimal(offer.model.pricing.completion))

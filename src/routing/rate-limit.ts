@@ -4,9 +4,9 @@ import type { RateLimit } from '../options'
 import type { Principal } from '../stores/accounts'
 
 /**
- * Counts a request against the key's and the org's limits (decisions.md §10): fixed windows counted with an atomic
- * increment in storage, so several instances share them. Returns the X-RateLimit-* headers of the tightest limit;
- * over a limit: 429 with Retry-After.
+ * Counts a request against the key's and the org's limits (docs/limits.md#rate-limits): fixed windows counted with an
+ * atomic increment in storage, so several instances share them. Returns the X-RateLimit-* headers of the tightest
+ * limit; over a limit: 429 with Retry-After.
  */
 export async function applyRateLimits(ctx: GatewayContext, principal: Principal): Promise<Record<string, string> | undefined> {
   const { key, org } = ctx.options.rateLimits

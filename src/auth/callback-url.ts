@@ -2,7 +2,7 @@ import { invalidRequest } from '../errors'
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
-/** Checks a PKCE callback_url (decisions.md §6): absolute https (http only on loopback), no user info, no fragment, allowed origin. */
+/** Checks a PKCE callback_url (docs/pkce.md#callback-urls): absolute https (http only on loopback), no user info, no fragment, allowed origin. */
 export function assertSafeCallbackUrl(value: string, allowedOrigins: string[] | undefined, param = 'callback_url'): URL {
   let url: URL
   try {

@@ -4,7 +4,7 @@ import { decimal, multiply, toLedgerUnits } from './decimal'
 import { fromUnits } from './money'
 import type { RequestCost } from './cost'
 
-/** The BYOK usage period: the calendar month in UTC (decisions.md §7). */
+/** The BYOK usage period: the calendar month in UTC (docs/byok.md#fees-and-settlement). */
 export function periodOf(nowMs: number): { start: number; end: number; id: string } {
   const date = new Date(nowMs)
   const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1)
@@ -94,7 +94,7 @@ async function recordCharge(ctx: GatewayContext, orgId: string, units: bigint): 
   }
 }
 
-/** The current period's BYOK figures of an org (api.md 2.6); they reconcile by construction. */
+/** The current period's BYOK figures of an org (docs/byok.md#fees-and-settlement); they reconcile by construction. */
 export async function byokUsage(ctx: GatewayContext, orgId: string) {
   const period = periodOf(ctx.now())
   const records = (await ctx.usage.list(orgId, { from: period.start, to: period.end })).filter((r) => r.is_byok && r.byok_counted)

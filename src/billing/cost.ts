@@ -66,7 +66,7 @@ export function pricingForPrompt(pricing: ModelPricing, promptTokens: number | b
   return { ...pricing, ...prices }
 }
 
-/** Prices reported usage with a model's pricing (its long-context prices for a long prompt), exactly (decisions.md §4). */
+/** Prices reported usage with a model's pricing (its long-context prices for a long prompt), exactly (docs/money.md). */
 export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: BillableExtras, eurPerUnit: string): RequestCost {
   const pricing = pricingForPrompt(plain, count(usage.prompt_tokens))
   const prompt = price(pricing.prompt)

@@ -1,6 +1,6 @@
 import { invalidRequest } from '../errors'
 
-/** Fractional digits kept by the ledger (decisions.md §4: at most 12). */
+/** Fractional digits kept by the ledger (docs/money.md: at most 12). */
 export const MONEY_SCALE = 12
 /** One whole currency unit in ledger units (10^12). */
 export const UNIT = 10n ** BigInt(MONEY_SCALE)

@@ -9,7 +9,7 @@ import type { ProviderModel } from '../providers/types'
  * No replacement is named for them: OpenAI recommends gpt-realtime-2.1-mini for speech, which does not serve
  * `/audio/speech`, and gpt-transcribe / gpt-live-transcribe for transcription, whose token prices were not found.
  *
- * Pricing units (decisions.md §9):
+ * Pricing units (docs/audio.md#billing, docs/catalogue.md#pricing-units):
  * - `character`: USD per character of input text (speech; tts-1 $15 and tts-1-hd $30 per 1M characters);
  * - `audio_second`: USD per second of input audio (transcription; whisper-1 $0.006 per minute);
  * - per token, where the upstream reports token usage: `prompt` per text input token, `audio` per audio input token,

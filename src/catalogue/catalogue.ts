@@ -6,9 +6,9 @@ import type { modelSchema, providerSchema } from '../schemas/catalogue'
 import { dataPolicyOf } from './data-policies'
 import { knownAuthors } from './known-models'
 
-/** A model as `/models` shows it (api.md 2.7). */
+/** A model as `/models` shows it (docs/catalogue.md#what-models-shows). */
 export type CatalogueModel = v.InferOutput<typeof modelSchema>
-/** A provider as `/providers` shows it (api.md 2.8). */
+/** A provider as `/providers` shows it (docs/catalogue.md#what-providers-shows). */
 export type CatalogueProvider = v.InferOutput<typeof providerSchema>
 
 /** One provider's offer of a model: what the router chooses among. */

@@ -1,6 +1,6 @@
 import type { CatalogueEntry } from './catalogue'
 
-/** The filters of GET /models (api.md 4.5, decisions.md §5). */
+/** The filters of GET /models (docs/catalogue.md#filters-pages-and-rss). */
 export interface ModelFilters {
   /** Keeps models whose `tags` include it (case-insensitive). */
   category?: string

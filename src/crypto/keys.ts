@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 
-/** Default API key prefix (decisions.md §3). */
+/** Default API key prefix (docs/keys.md#the-key-itself-format-storage-expiry). */
 export const DEFAULT_KEY_PREFIX = 'sk-service-v1-'
 
 /** A new API key: the prefix followed by 64 lowercase hex characters (32 CSPRNG bytes). */

@@ -122,7 +122,7 @@ export interface AccountsOptions {
 const iso = (ms: number) => new Date(ms).toISOString()
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/
 
-/** Orgs, users and API keys over unstorage (decisions.md §3, §4). */
+/** Orgs, users and API keys over unstorage (docs/keys.md, docs/money.md). */
 export function createAccountsStore(options: AccountsOptions) {
   const { kv, atomic, now } = options
 
@@ -244,8 +244,8 @@ export function createAccountsStore(options: AccountsOptions) {
     },
 
     /**
-     * Changes a key record in one atomic step (decisions.md §3): `fn` gets the current record and returns the next one,
-     * or throws to change nothing; it may run more than once. 404 when the key does not exist.
+     * Changes a key record in one atomic step (docs/keys.md#the-key-routes): `fn` gets the current record and returns
+     * the next one, or throws to change nothing; it may run more than once. 404 when the key does not exist.
      */
     async updateKey(hash: string, fn: (record: ApiKeyRecord) => ApiKeyRecord): Promise<ApiKeyRecord> {
       const next = await atomic.update<ApiKeyRecord>(recordKey(hash), (record) => {

@@ -6,7 +6,7 @@ import { createListedCache, type ListedCacheLimits } from './byok-cache'
 import type { Kv } from './kv'
 
 /**
- * A BYOK credential as the API shows it (api.md 2.4, with the fields OpenRouter's SDK reads; docs/byok.md): never its
+ * A BYOK credential as the API shows it (docs/byok.md#credentials, with the fields OpenRouter's SDK reads): never its
  * secret.
  */
 export interface Credential {
@@ -46,7 +46,7 @@ export interface CredentialRecord extends Omit<Credential, 'last_used' | 'is_req
   declared_zdr?: boolean | null
 }
 
-/** Fields a create or update may set (decisions.md §7; `is_required` is set as `always_use`). */
+/** Fields a create or update may set (docs/byok.md#credentials; `is_required` is set as `always_use`). */
 export interface CredentialInput {
   key?: string
   name?: string

@@ -30,7 +30,7 @@ export interface MintTerms {
   limit_reset?: LimitReset
 }
 
-/** Authorization codes (decisions.md §6): 32 random bytes, stored by hash, valid for a while, usable once. */
+/** Authorization codes (docs/pkce.md#codes): 32 random bytes, stored by hash, valid for a while, usable once. */
 export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () => number; ttlSeconds: number }) {
   const { kv, atomic, now } = options
   const key = (code: string) => kv.key('codes', sha256Hex(code))

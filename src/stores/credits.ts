@@ -4,7 +4,7 @@ import { newId } from '../crypto/keys'
 import type { AtomicOps } from './atomic'
 import type { Kv } from './kv'
 
-/** An org's credits as api.md 2.1 shows them: exact decimal strings in EUR. */
+/** An org's credits as GET /me shows them (docs/api.md#identity): exact decimal strings in EUR. */
 export interface Credits {
   balance: string
   total_credits: string
@@ -86,7 +86,7 @@ export interface CreditsOptions {
   now: () => number
 }
 
-/** Exact credit balances (decisions.md §4): granted and used are two atomic decimal counters; balance is their difference. */
+/** Exact credit balances (docs/money.md): granted and used are two atomic decimal counters; balance is their difference. */
 export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
   const grantedKey = (orgId: string) => kv.key('credits', orgId, 'granted')
   const usedKey = (orgId: string) => kv.key('credits', orgId, 'used')
@@ -121,7 +121,7 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
       return store.get(orgId)
     },
 
-    /** Charges usage (a non-negative amount in ledger units); a charge may overdraw, as decisions.md §4 allows. */
+    /** Charges usage (a non-negative amount in ledger units); a charge may overdraw, as docs/money.md allows. */
     async chargeUnits(orgId: string, units: bigint, note?: string): Promise<void> {
       if (units < 0n) throw invalidRequest('amount: must not be negative', 'amount')
       if (units === 0n) return

@@ -48,7 +48,7 @@ export interface UsageRecord extends GenerationTags {
   provider_name?: string
   /** Milliseconds from the start to the first chunk of a stream (whole answers: to the answer, as `latency_ms`). */
   first_token_ms?: number
-  /** Chat: how the generation finished (decisions.md §8's set) and the provider's own reason. */
+  /** Chat: how the generation finished (the set of docs/chat.md#finish-reasons) and the provider's own reason. */
   finish_reason?: string | null
   native_finish_reason?: string | null
 }

@@ -2,7 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGateway, type TestGateway } from '../helpers/server'
 
-// Every operation of api.md part 4 (methods and paths as the specification writes them).
+// Every operation of the seed, the gateway's original specification (docs/api.md#openrouter-compatibility), with
+// methods and paths as the seed writes them.
 const specOperations = [
   'GET /api/v1/me',
   'POST /api/v1/auth/keys/authorize',
@@ -21,7 +22,7 @@ const specOperations = [
   'POST /api/v1/audio/transcriptions',
   'GET /api/v1/models',
   'GET /api/v1/models/count',
-  // OpenRouter's and OpenAI's catalogue routes beyond api.md (decisions.md §11).
+  // OpenRouter's and OpenAI's catalogue routes beyond the seed (docs/api.md#openrouter-compatibility).
   'GET /api/v1/models/user',
   'GET /api/v1/models/{id}',
   'GET /api/v1/models/{author}/{slug}',

@@ -1,7 +1,8 @@
 /**
- * OpenRouter's request fields over real HTTP on 127.0.0.1, against the fake upstreams of test/fakes/*.ts, checking
- * what reached each upstream: the fields the gateway consumes never do (decisions.md §11), part-level cache_control
- * reaches Anthropic only, and `n` reaches the providers that can answer several choices, billed for all of them.
+ * OpenRouter's request fields over real HTTP on 127.0.0.1, against the fake upstreams of test/fakes/*.ts, checking what
+ * reached each upstream: the fields the gateway consumes never do
+ * (docs/limits.md#openrouters-fields-the-gateway-consumes), part-level cache_control reaches Anthropic only, and `n`
+ * reaches the providers that can answer several choices, billed for all of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anthropicModels } from '../../src/catalogue/anthropic-models'
@@ -23,7 +24,7 @@ const json = { 'content-type': 'application/json' }
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const gpt = (id: string, extra: Partial<ProviderModel> = {}): ProviderModel => ({ id: `openai/${id}`, upstreamId: id, pricing, ...extra })
 
-/** Every field OpenRouter's clients may send that the gateway consumes (decisions.md §11). */
+/** Every field OpenRouter's clients may send that the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes). */
 const CONSUMED = {
   plugins: [{ id: 'web', enabled: false }],
   session_id: 'conversation-42',

@@ -45,7 +45,7 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     expect(local.requests.filter((r) => r.path === '/v1/models')).toHaveLength(1)
   })
 
-  it('shows each model with every field of api.md 2.7', async () => {
+  it('shows each model with every field of docs/catalogue.md', async () => {
     const all = await models()
     const mini = all.find((m) => m.id === 'openai/gpt-6-luna')
     expect(Object.keys(mini).sort()).toEqual([
@@ -96,7 +96,7 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     expect([].concat(openaiFeed.rss.channel.item).map((i: any) => i.link)).toContain('https://platform.openai.com/docs/models/gpt-6-luna')
   })
 
-  it('lists the providers as api.md 2.8', async () => {
+  it('lists the providers as docs/catalogue.md shows them', async () => {
     const { data } = await (await get('/api/v1/providers')).json()
     expect(data.map((p: any) => p.slug)).toEqual(['openai', 'fireworks', 'together', 'ollama', 'demo'])
     expect(data[0]).toEqual({

@@ -57,7 +57,7 @@ describe('POST /api/v1/chat/completions', () => {
 
   const credits = () => t.gateway.admin.getCredits(customer.user.org_id)
 
-  it('answers a whole completion as api.md 2.9, billed exactly once', async () => {
+  it('answers a whole completion in the shape of docs/chat.md, billed exactly once', async () => {
     const before = await credits()
     const sent = alpha.requests.length
     const res = await ask('fake/gpt-test', 'what is up')

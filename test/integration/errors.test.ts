@@ -61,7 +61,7 @@ describe('errors', () => {
     expect(JSON.stringify(body)).not.toContain(secret)
   })
 
-  it('validates query and path parameters with the limits of api.md part 8', async () => {
+  it('validates query and path parameters with the limits of docs/limits.md', async () => {
     await expectEnvelope(await t.request('/api/v1/byok?limit=101', { headers: auth }), 400, 'invalid_request', /^limit: must be at most 100$/, 'limit')
     await expectEnvelope(await t.request('/api/v1/byok?limit=0', { headers: auth }), 400, 'invalid_request', /^limit: must be at least 1$/, 'limit')
     await expectEnvelope(await t.request('/api/v1/byok?offset=-1', { headers: auth }), 400, 'invalid_request', /^offset: must be at least 0$/, 'offset')

@@ -12,7 +12,7 @@ describe('GET /api/v1/me', () => {
   })
   afterAll(() => t.close())
 
-  it('answers every field of api.md 2.1 for a key issued through the admin API', async () => {
+  it('answers every field of /me (docs/api.md) for a key issued through the admin API', async () => {
     const org = await t.gateway.admin.createOrg({ name: 'Acme Robotics' })
     const user = await t.gateway.admin.createUser({ email: 'Ada@Example.com', orgId: org.id, plan: 'pay_as_you_go' })
     await t.gateway.admin.addCredits(org.id, '25.5')

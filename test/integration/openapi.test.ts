@@ -64,7 +64,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect((await new Validator().validate({ openapi: '3.1.0', info: { title: 'x' }, paths: { broken: {} } })).valid).toBe(false)
   })
 
-  it('lists every operation of api.md, the consent page and its own', () => {
+  it('lists every operation of docs/api.md, the consent page and its own', () => {
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     )

@@ -16,7 +16,7 @@ export function assertToolMessagesAnswered(messages: ChatRequest['messages']): v
       return
     }
     if (message.role !== 'tool') return
-    const param = `messages[${index}].tool_call_id`
+    const param = `messages.${index}.tool_call_id`
     const id: unknown = message.tool_call_id
     if (typeof id !== 'string' || id === '') throw invalidRequest(`${param}: a tool message must name the tool call it answers`, param)
     if (!declared.has(id)) throw invalidRequest(`${param}: ${JSON.stringify(id)} answers no tool call of an earlier assistant message`, param)

@@ -33,14 +33,14 @@ describe('tool messages must answer a tool call of an earlier assistant message'
     t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'fake/gpt-test', messages, tools, ...extra }) })
   const credits = () => t.gateway.admin.getCredits(customer.user.org_id)
 
-  /** Sends the messages and expects a 400 naming messages[index].tool_call_id, with no upstream call and no charge. */
+  /** Sends the messages and expects a 400 naming messages.<index>.tool_call_id, with no upstream call and no charge. */
   async function expectRefused(messages: unknown[], index: number, extra: Record<string, unknown> = {}) {
     const before = await credits()
     const sent = fake.requests.length
     const res = await post(messages, extra)
     expect(res.status).toBe(400)
     const body = await res.json()
-    expect(body).toMatchObject({ error: { code: 400, type: 'invalid_request', param: `messages[${index}].tool_call_id` } })
+    expect(body).toMatchObject({ error: { code: 400, type: 'invalid_request', param: `messages.${index}.tool_call_id` } })
     expect(fake.requests.length).toBe(sent)
     expect(await credits()).toEqual(before)
     return body.error.message as string
@@ -53,7 +53,7 @@ describe('tool messages must answer a tool call of an earlier assistant message'
       { role: 'tool', tool_call_id: 'call_a', content: '18 °C' },
       { role: 'tool', tool_call_id: 'call_x', content: '21 °C' },
     ], 3)
-    expect(message).toContain('messages[3]')
+    expect(message).toContain('messages.3')
     expect(message).toContain('call_x')
   })
 

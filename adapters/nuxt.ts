@@ -108,11 +108,11 @@ export default defineNuxtModule<ModelGatewayModuleOptions>({
     let secret = current.secret ?? ''
     if (nuxt.options.dev && !secret && !envSecret) {
       // Without a secret each reload of the dev server would draw a new one (and say so): one per dev process instead,
-      // so that keys and encrypted records last until `nuxi dev` stops.
+      // so that encrypted records (BYOK keys) and signed tokens last until `nuxi dev` stops.
       secret = processState.devSecret ??= randomBytes(32).toString('base64url')
       if (!processState.warned) {
         processState.warned = true
-        logger.warn('no secret given (NUXT_MODEL_GATEWAY_SECRET, 32+ characters, e.g. in .env): this dev server uses a random one, so keys and encrypted records last until it stops')
+        logger.warn('no secret given (NUXT_MODEL_GATEWAY_SECRET, 32+ characters, e.g. in .env): this dev server uses a random one, so encrypted records (BYOK keys) and signed tokens last until it stops')
       }
     }
     runtimeConfig.modelGateway = { ...current, secret, previousSecrets: current.previousSecrets ?? [] }
@@ -182,7 +182,7 @@ function build(fromSetup) {
   if (!resolved.secret) {
     // Said once per server process (the gateway would say it at each creation).
     resolved.secret = randomBytes(32).toString('base64url')
-    if (!warnedNoSecret) logger.warn('no secret given (NUXT_MODEL_GATEWAY_SECRET, 32+ characters): using a random one, so keys and encrypted records will not survive a restart')
+    if (!warnedNoSecret) logger.warn('no secret given (NUXT_MODEL_GATEWAY_SECRET, 32+ characters): using a random one, so encrypted records (BYOK keys) and signed tokens will not survive a restart')
     warnedNoSecret = true
   }
   if (resolved.logger === undefined) resolved.logger = logger

@@ -64,7 +64,7 @@ describe('model-gateway/nuxt under nuxi dev', () => {
     expect(dev.builds()).toBeGreaterThan(builds)
     expect(dev.output()).toContain('still running after 2000 ms are aborted')
 
-    // The new worker answers, with the same records and the same key (one secret per dev process).
+    // The new worker answers, from the same records (Nitro's fs storage).
     const generation = await fetch(`${dev.url}/api/v1/generation?id=${stream.generationId}`, { headers: bearer(dev.bootstrap.key) })
     expect(generation.status).toBe(200)
     expect((await generation.json()).data).toMatchObject({ id: stream.generationId, streamed: true, cancelled: true, total_cost: usage.cost, usage: usage.cost_eur, tokens_completion: usage.completion_tokens })

@@ -79,6 +79,11 @@ export function keyOfItem(keys: string[], id: string): string {
   return key
 }
 
+// Ledger ids begin with this process's write sequence, so that entries written in the same millisecond keep their
+// order (a grant, then the charges after it); across processes, entries of one millisecond are in no particular order.
+let ledgerSequence = 0
+const ledgerId = () => `${(ledgerSequence++ % 36 ** 8).toString(36).padStart(8, '0')}${newId()}`
+
 /** Options of the credits store. */
 export interface CreditsOptions {
   kv: Kv
@@ -93,7 +98,7 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
 
   async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {
     const at = now()
-    const entry: LedgerEntry = { id: newId(), org_id: orgId, kind, amount: fromUnits(units), note: note ?? null, at: new Date(at).toISOString(), ...(generationId ? { generation_id: generationId } : {}) }
+    const entry: LedgerEntry = { id: ledgerId(), org_id: orgId, kind, amount: fromUnits(units), note: note ?? null, at: new Date(at).toISOString(), ...(generationId ? { generation_id: generationId } : {}) }
     // Time-ordered key, unique per entry: appends never conflict, so they need no lock.
     await kv.set(entry, 'ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`)
     return entry

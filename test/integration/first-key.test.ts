@@ -196,6 +196,7 @@ async function nuxtModuleGateway(appDir: string): Promise<{ useModelGateway: () 
     storage.mount(path, factory({ ...options, ...(typeof options.base === 'string' ? { base: resolve(appDir, options.base) } : {}) }))
   }
   // Inside the checkout (test-results/ is ignored by git), so that the template's own imports (consola, …) resolve.
+  mkdirSync(join(root, 'test-results'), { recursive: true }) // absent on a clean checkout
   const generated = mkdtempSync(join(root, 'test-results', 'first-key-'))
   generatedDirs.push(generated)
   const runtime = join(generated, 'nitro-runtime.mjs')

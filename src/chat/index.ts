@@ -9,6 +9,7 @@ import { maxChatCost } from './max-cost'
 import { assertToolMessagesAnswered } from './tool-messages'
 import { withPricedFields } from './priced-fields'
 import { withChoices } from './choices'
+import { servingChat } from './serves-chat'
 import { completeStream } from './stream'
 import { completeWhole } from './whole'
 
@@ -18,7 +19,8 @@ import { completeWhole } from './whole'
  */
 export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags }): Promise<Response> {
   assertToolMessagesAnswered(input.request.messages)
-  const attempts = withChoices(input.request, withPricedFields(input.request, await planAttempts(ctx, input.request, input.principal)))
+  const planned = servingChat(input.request, await planAttempts(ctx, input.request, input.principal))
+  const attempts = withChoices(input.request, withPricedFields(input.request, planned))
   const hold = await placeHold(ctx, input.principal, newId(), maxChatCost(ctx, input.request, attempts))
   const run = input.request.stream ? completeStream : completeWhole
   try {

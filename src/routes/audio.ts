@@ -10,7 +10,7 @@ export const speechRoute = defineRoute({
   method: 'POST', path: '/audio/speech', operationId: 'createSpeech', summary: 'Synthesize speech; answers the audio bytes', tag: 'Audio',
   auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg',
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveSpeech(ctx, { principal: principal!, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
+    serveSpeech(ctx, { principal: principal, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
 })
 
 /** POST /audio/transcriptions (docs/audio.md#transcription): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
@@ -20,7 +20,7 @@ export const transcriptionRoute = defineRoute({
   bodyLimit: 'transcription',
   handler: ({ ctx, principal, body, form, event, requestId }) =>
     serveTranscription(ctx, {
-      principal: principal!, request: form ? fromForm(form) : fromJson(body!), signal: clientAbortController(event).signal, requestId,
+      principal: principal, request: form ? fromForm(form) : fromJson(body!), signal: clientAbortController(event).signal, requestId,
       tags: generationTags(event, requestId, form ?? body),
     }),
 })

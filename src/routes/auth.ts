@@ -155,14 +155,14 @@ const createCode = async (ctx: GatewayContext, principal: Principal, body: v.Inf
 export const authorizeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/authorize', operationId: 'authorizeKeyCode', summary: 'Create an authorization code for the calling key’s user', tag,
   auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
-  handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
+  handler: ({ ctx, principal, body }) => createCode(ctx, principal, body),
 })
 
 /** POST /auth/keys/code: programmatic creation of an authorization code (200, as OpenRouter's clients require). */
 export const createCodeRoute = defineRoute({
   method: 'POST', path: '/auth/keys/code', operationId: 'createKeyCode', summary: 'Create an authorization code programmatically', tag,
   auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
-  handler: ({ ctx, principal, body }) => createCode(ctx, principal!, body),
+  handler: ({ ctx, principal, body }) => createCode(ctx, principal, body),
 })
 
 /** POST /auth/keys: exchanges a code and its verifier for a new API key (docs/pkce.md#the-exchange). */

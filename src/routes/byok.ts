@@ -34,7 +34,7 @@ export const listCredentialsRoute = defineRoute({
   method: 'GET', path: '/byok', operationId: 'listByokCredentials', summary: 'List provider credentials', tag, auth: 'key', status: 200,
   query: listCredentialsQuerySchema,
   response: v.object({ data: v.array(credentialSchema), total_count: v.pipe(v.number(), v.integer()) }),
-  handler: ({ ctx, principal, query }) => ctx.byok.list(principal!.org.id, query),
+  handler: ({ ctx, principal, query }) => ctx.byok.list(principal.org.id, query),
 })
 
 /** POST /byok: stores a credential, its secret encrypted. */
@@ -44,7 +44,7 @@ export const createCredentialRoute = defineRoute({
   async handler({ ctx, principal, body }) {
     const provider = byokProvider(ctx, body.provider)
     const { key, provider: slug, ...fields } = body
-    return { data: await ctx.byok.create(principal!.org.id, { ...credentialInput(fields, principal!.org.id), key, provider: slug, providerName: provider.name }) }
+    return { data: await ctx.byok.create(principal.org.id, { ...credentialInput(fields, principal.org.id), key, provider: slug, providerName: provider.name }) }
   },
 })
 
@@ -59,28 +59,28 @@ export const testKeyRoute = defineRoute({
 export const byokUsageRoute = defineRoute({
   method: 'GET', path: '/byok/usage', operationId: 'getByokUsage', summary: 'BYOK usage and fees of the current period', tag, auth: 'key', status: 200,
   response: v.object({ data: byokUsageSchema }),
-  handler: async ({ ctx, principal }) => ({ data: await byokUsage(ctx, principal!.org.id) }),
+  handler: async ({ ctx, principal }) => ({ data: await byokUsage(ctx, principal.org.id) }),
 })
 
 /** GET /byok/{id}. */
 export const getCredentialRoute = defineRoute({
   method: 'GET', path: '/byok/:id', operationId: 'getByokCredential', summary: 'Read one provider credential', tag, auth: 'key', status: 200,
   params: idParamsSchema, response: one,
-  handler: async ({ ctx, principal, params }) => ({ data: await ctx.byok.get(principal!.org.id, params.id) }),
+  handler: async ({ ctx, principal, params }) => ({ data: await ctx.byok.get(principal.org.id, params.id) }),
 })
 
 /** PATCH /byok/{id}: updates fields; `key` rotates the secret in place. */
 export const updateCredentialRoute = defineRoute({
   method: 'PATCH', path: '/byok/:id', operationId: 'updateByokCredential', summary: 'Update or rotate a provider credential', tag, auth: 'key', status: 200,
   params: idParamsSchema, body: updateCredentialSchema, response: one,
-  handler: async ({ ctx, principal, params, body }) => ({ data: await ctx.byok.update(principal!.org.id, params.id, credentialInput(body, principal!.org.id)) }),
+  handler: async ({ ctx, principal, params, body }) => ({ data: await ctx.byok.update(principal.org.id, params.id, credentialInput(body, principal.org.id)) }),
 })
 
 /** DELETE /byok/{id}. */
 export const deleteCredentialRoute = defineRoute({
   method: 'DELETE', path: '/byok/:id', operationId: 'deleteByokCredential', summary: 'Delete a provider credential', tag, auth: 'key', status: 200,
   params: idParamsSchema, response: v.object({ deleted: v.boolean() }),
-  handler: ({ ctx, principal, params }) => ctx.byok.remove(principal!.org.id, params.id),
+  handler: ({ ctx, principal, params }) => ctx.byok.remove(principal.org.id, params.id),
 })
 
 /** POST /byok/{id}/test: tests a stored credential. */
@@ -88,7 +88,7 @@ export const testCredentialRoute = defineRoute({
   method: 'POST', path: '/byok/:id/test', operationId: 'testByokCredential', summary: 'Test a stored provider credential', tag, auth: 'key', status: 200,
   params: idParamsSchema, response: testResult,
   async handler({ ctx, principal, params }) {
-    const record = await ctx.byok.record(principal!.org.id, params.id)
+    const record = await ctx.byok.record(principal.org.id, params.id)
     return { data: await testCredential(ctx, byokProvider(ctx, record.provider), await ctx.byok.secretOf(record)) }
   },
 })

@@ -69,7 +69,7 @@ export const listUserModelsRoute = defineRoute({
   auth: 'key', status: 200, query: listUserModelsQuerySchema, response: modelListSchema,
   async handler({ ctx, query, event, principal }) {
     await ctx.catalogue.ready()
-    const usable = await usableEntries(ctx, principal!, filterModels(ctx.catalogue.entries(), query))
+    const usable = await usableEntries(ctx, principal, filterModels(ctx.catalogue.entries(), query))
     return modelPage(ctx, event, usable.map((entry) => entry.view), query)
   },
 })

@@ -10,5 +10,5 @@ export const chatCompletionsRoute = defineRoute({
   auth: 'key', status: 200, body: chatRequestSchema, response: chatCompletionSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveChat(ctx, { principal: principal!, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
+    serveChat(ctx, { principal: principal, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
 })

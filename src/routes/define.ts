@@ -14,12 +14,12 @@ export type RouteAuth = 'key' | 'none' | 'public-catalogue'
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined
 
 /** What a route's handler receives: validated input and the caller. */
-export interface RouteInput<B, Q, P, F = undefined> {
+export interface RouteInput<B, Q, P, F = undefined, A extends RouteAuth = RouteAuth> {
   event: H3Event
   ctx: GatewayContext
   requestId: string
-  /** The caller; present on every route whose auth is `key`. */
-  principal: Principal | null
+  /** The caller: always there on a route whose auth is `key`; null on the others when the request has no key. */
+  principal: A extends 'key' ? Principal : Principal | null
   /** The validated JSON body; undefined when the route also takes `form` and the request was multipart/form-data. */
   body: F extends AnySchema ? Out<B> | undefined : Out<B>
   /** The validated multipart/form-data fields, when the route takes `form` and the request sent them. */
@@ -34,6 +34,7 @@ export interface RouteDefinition<
   Q extends AnySchema | undefined = AnySchema | undefined,
   P extends AnySchema | undefined = AnySchema | undefined,
   F extends AnySchema | undefined = AnySchema | undefined,
+  A extends RouteAuth = RouteAuth,
 > {
   method: Method
   /** Path below the base path, with `:name` parameters (`/byok/:id`). */
@@ -41,7 +42,7 @@ export interface RouteDefinition<
   operationId: string
   summary: string
   tag: string
-  auth: RouteAuth
+  auth: A
   /** Which keys a route that needs one takes (docs/keys.md): API keys (default), management keys, or both. */
   keyKind?: KeyKind
   body?: B
@@ -61,12 +62,16 @@ export interface RouteDefinition<
   /** Media type of the success body when it is not JSON. */
   responseType?: string
   /** Returns a JSON-serialisable value or a Response. */
-  handler: (input: RouteInput<B, Q, P, F>) => unknown | Promise<unknown>
+  handler: (input: RouteInput<B, Q, P, F, A>) => unknown | Promise<unknown>
 }
 
 /** Declares a route with its input types inferred from its schemas. */
-export function defineRoute<B extends AnySchema | undefined = undefined, Q extends AnySchema | undefined = undefined, P extends AnySchema | undefined = undefined, F extends AnySchema | undefined = undefined>(
-  route: RouteDefinition<B, Q, P, F>,
-): RouteDefinition<B, Q, P, F> {
+export function defineRoute<
+  B extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  P extends AnySchema | undefined = undefined,
+  F extends AnySchema | undefined = undefined,
+  A extends RouteAuth = RouteAuth,
+>(route: RouteDefinition<B, Q, P, F, A>): RouteDefinition<B, Q, P, F, A> {
   return route
 }

@@ -66,7 +66,7 @@ export const currentKeyRoute = defineRoute({
   method: 'GET', path: '/key', operationId: 'getCurrentKey', summary: 'The calling API key: its limit, usage per UTC day, week and month, and kind', tag,
   auth: 'key', keyKind: 'any', status: 200, response: currentKeySchema,
   async handler({ ctx, principal }) {
-    const { key, org } = principal!
+    const { key, org } = principal
     const now = ctx.now()
     const [fields, credits] = await Promise.all([usageFields(ctx, key, now), ctx.credits.get(org.id)])
     const limit = ctx.options.rateLimits.key
@@ -97,7 +97,7 @@ export const listKeysRoute = defineRoute({
   auth: 'key', keyKind: 'management', status: 200, query: listKeysQuerySchema, response: keyListSchema,
   async handler({ ctx, principal, query }) {
     const now = ctx.now()
-    const keys = (await ctx.accounts.listOrgKeys(principal!.org.id))
+    const keys = (await ctx.accounts.listOrgKeys(principal.org.id))
       .filter((record) => !record.management && (query.include_disabled === 'true' || !(record.revoked || record.disabled)))
     const page = keys.slice(query.offset, query.offset + KEYS_PAGE_SIZE)
     return { data: await Promise.all(page.map((record) => managedKey(ctx, record, now))) }
@@ -109,7 +109,7 @@ export const createKeyRoute = defineRoute({
   method: 'POST', path: '/keys', operationId: 'createKey', summary: 'Create an API key (management key); the key is shown once', tag,
   auth: 'key', keyKind: 'management', status: 201, body: createKeySchema, response: createdKeySchema,
   async handler({ ctx, principal, body }) {
-    const { user, org } = principal!
+    const { user, org } = principal
     const now = ctx.now()
     let creator = user.id
     if (body.creator_user_id) {
@@ -140,7 +140,7 @@ export const getKeyRoute = defineRoute({
   method: 'GET', path: '/keys/:hash', operationId: 'getKey', summary: 'Read one API key (management key)', tag,
   auth: 'key', keyKind: 'management', status: 200, params: keyHashParamsSchema, response: oneKeySchema,
   async handler({ ctx, principal, params }) {
-    const record = checkManaged(await ctx.accounts.getKey(params.hash.toLowerCase()), principal!)
+    const record = checkManaged(await ctx.accounts.getKey(params.hash.toLowerCase()), principal)
     return { data: await managedKey(ctx, record, ctx.now()) }
   },
 })
@@ -156,7 +156,7 @@ export const updateKeyRoute = defineRoute({
     const now = ctx.now()
     const creditLimit = body.limit === undefined ? undefined : limitOf(body.limit)
     const record = await ctx.accounts.updateKey(params.hash.toLowerCase(), (current) => {
-      checkManaged(current, principal!)
+      checkManaged(current, principal)
       if (body.disabled === false && current.revoked) throw new GatewayError(409, 'This key was revoked: it cannot be enabled again', { param: 'disabled' })
       const next: ApiKeyRecord = { ...current, updated_at: iso(now) }
       if (body.name !== undefined) next.label = body.name
@@ -175,7 +175,7 @@ export const deleteKeyRoute = defineRoute({
   method: 'DELETE', path: '/keys/:hash', operationId: 'deleteKey', summary: 'Delete an API key (management key)', tag,
   auth: 'key', keyKind: 'management', status: 200, params: keyHashParamsSchema, response: deletedKeySchema,
   async handler({ ctx, principal, params }) {
-    await ctx.accounts.deleteKey(params.hash.toLowerCase(), (current) => checkManaged(current, principal!))
+    await ctx.accounts.deleteKey(params.hash.toLowerCase(), (current) => checkManaged(current, principal))
     return { deleted: true as const }
   },
 })

@@ -12,7 +12,7 @@ export const meRoute = defineRoute({
   status: 200,
   response: identitySchema,
   async handler({ ctx, principal }): Promise<Identity> {
-    const { user, org } = principal!
+    const { user, org } = principal
     return {
       user_id: user.id,
       email: user.email,

@@ -23,7 +23,7 @@ export const creditsRoute = defineRoute({
   method: 'GET', path: '/credits', operationId: 'getCredits', summary: 'Total credits granted and used by the org of the calling key (EUR)', tag,
   auth: 'key', status: 200, response: creditsSchema,
   async handler({ ctx, principal }) {
-    const credits = await ctx.credits.get(principal!.org.id)
+    const credits = await ctx.credits.get(principal.org.id)
     return { data: { total_credits: exact(credits.total_credits), total_usage: exact(credits.total_usage), balance: exact(credits.balance), currency: 'EUR' } }
   },
 })
@@ -95,7 +95,7 @@ export const generationRoute = defineRoute({
   method: 'GET', path: '/generation', operationId: 'getGeneration', summary: 'Stats of one generation (cost, tokens, timing, app attribution)', tag,
   auth: 'key', status: 200, query: generationQuerySchema, response: generationSchema,
   async handler({ ctx, principal, query }) {
-    const record = await ctx.usage.get(principal!.org.id, query.id)
+    const record = await ctx.usage.get(principal.org.id, query.id)
     if (!record) throw notFound(`Generation ${query.id} not found`)
     return { data: generationOf(ctx, record) }
   },
@@ -130,7 +130,7 @@ export const activityRoute = defineRoute({
   method: 'GET', path: '/activity', operationId: 'getUserActivity', summary: 'Usage per day, model and provider over the last 30 days and today', tag,
   auth: 'key', status: 200, query: activityQuerySchema, response: activitySchema,
   async handler({ ctx, principal, query }) {
-    const orgId = principal!.org.id
+    const orgId = principal.org.id
     const window = activityDays(ctx.now())
     if (query.date !== undefined && !window.includes(query.date)) {
       throw invalidRequest(`date: must be a day from ${window[window.length - 1]} to ${window[0]} (the last ${ACTIVITY_DAYS} days and today, UTC)`, 'date')

@@ -1,4 +1,4 @@
-import { timedCheck } from '../providers/openai-compatible'
+import { timedCheck } from '../providers/checks'
 import type { GatewayContext } from '../context'
 import { invalidRequest } from '../errors'
 import type { Provider, ProviderCheck } from '../providers/types'

@@ -1,6 +1,6 @@
 import { anthropicModels } from '../catalogue/anthropic-models'
 import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
-import { timedCheck } from './openai-compatible'
+import { timedCheck } from './checks'
 import { anthropicChunks } from './anthropic-stream'
 import { anthropicError, excludesReasoning, fromAnthropicMessage, parseAnthropicError, toAnthropicRequest, traitsOf, type AnthropicMessage } from './anthropic-translate'
 import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest } from './types'

@@ -1,6 +1,6 @@
 import { geminiModels } from '../catalogue/gemini-models'
 import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
-import { timedCheck } from './openai-compatible'
+import { timedCheck } from './checks'
 import { parseServerSentEvents } from './sse'
 import { geminiChunks } from './gemini-stream'
 import { fromGeminiResponse, geminiError, toGeminiRequest, type GeminiResponse } from './gemini-translate'

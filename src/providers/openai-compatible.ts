@@ -3,10 +3,11 @@ import { encodeMultipart, type MultipartField } from '../audio/multipart'
 import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
 import { createSseParser, parseServerSentEvents } from './sse'
 import type {
-  AudioUsage, CallOptions, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech,
+  AudioUsage, CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech,
   UpstreamTranscription,
 } from './types'
 import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
+import { errorMessageOf, timedCheck } from './checks'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
@@ -272,29 +273,4 @@ function speechFromEvents(res: UpstreamResponse, provider: string, id: string | 
     }
   }
   return speech
-}
-
-/** The human message of an upstream error body (OpenAI's `{ error: { message } }` and common variants). */
-export function errorMessageOf(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string; detail?: string }
-    const message = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message ?? body.detail)
-    if (typeof message === 'string') return message
-  } catch {
-    // not JSON: keep the text
-  }
-  return text.slice(0, 500)
-}
-
-/** Runs one check, timing it and turning a failure into a helpful message. */
-export async function timedCheck(target: string, run: () => Promise<string>): Promise<ProviderCheck> {
-  const started = performance.now()
-  try {
-    const message = await run()
-    return { target, ok: true, latency_ms: Math.round(performance.now() - started), message }
-  } catch (error) {
-    const meta = (error as { metadata?: { error_type?: string } }).metadata
-    const hint = meta?.error_type === 'authentication' ? 'the key was rejected' : meta?.error_type === 'timeout' ? 'no answer in time' : meta?.error_type === 'rate_limit_exceeded' ? 'rate limited, try later' : (error as Error).message
-    return { target, ok: false, latency_ms: Math.round(performance.now() - started), message: hint }
-  }
 }

@@ -3,22 +3,28 @@ import { int, queryInteger } from './common'
 
 const strings = v.array(v.string())
 
-/** Pricing of a model (decimal strings per token or per unit: docs/catalogue.md#pricing-units). */
-export const pricingSchema = v.object({
+const price = v.optional(v.string())
+// The prices a model and each of its endpoints show (decimal strings per token or per unit).
+const priceFields = {
   prompt: v.string(),
   completion: v.string(),
-  request: v.optional(v.string()),
-  image: v.optional(v.string()),
-  image_token: v.optional(v.string()),
-  image_output: v.optional(v.string()),
-  audio: v.optional(v.string()),
-  input_audio_cache: v.optional(v.string()),
-  web_search: v.optional(v.string()),
-  internal_reasoning: v.optional(v.string()),
-  input_cache_read: v.optional(v.string()),
-  input_cache_write: v.optional(v.string()),
-  character: v.optional(v.string()),
-  audio_second: v.optional(v.string()),
+  request: price,
+  image: price,
+  image_output: price,
+  audio: price,
+  web_search: price,
+  internal_reasoning: price,
+  input_cache_read: price,
+  input_cache_write: price,
+  character: price,
+  audio_second: price,
+}
+
+/** Pricing of a model (decimal strings per token or per unit: docs/catalogue.md#pricing-units). */
+export const pricingSchema = v.object({
+  ...priceFields,
+  image_token: price,
+  input_audio_cache: price,
   currency: v.optional(v.string()),
   discount: v.optional(v.number()),
 })
@@ -139,22 +145,7 @@ export const modelEndpointSchema = v.object({
   model_id: v.string(),
   model_name: v.string(),
   context_length: int(),
-  pricing: v.object({
-    prompt: v.string(),
-    completion: v.string(),
-    request: v.optional(v.string()),
-    image: v.optional(v.string()),
-    image_output: v.optional(v.string()),
-    audio: v.optional(v.string()),
-    web_search: v.optional(v.string()),
-    internal_reasoning: v.optional(v.string()),
-    input_cache_read: v.optional(v.string()),
-    input_cache_write: v.optional(v.string()),
-    character: v.optional(v.string()),
-    audio_second: v.optional(v.string()),
-    currency: v.string(),
-    discount: v.number(),
-  }),
+  pricing: v.object({ ...priceFields, currency: v.string(), discount: v.number() }),
   provider_name: v.string(),
   /** The provider's slug, usable in `provider.order` / `only` / `ignore`. */
   tag: v.string(),

@@ -64,8 +64,12 @@ const unitsOf = (record: CounterRecord, windowStart?: number): bigint =>
 export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps {
   const lock = lockFor(storage, mountKey)
   const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as CounterRecord
-  return {
+  const ops: AtomicOps = {
     kind: 'local',
+    // In one process each counter's lock makes each addition exact; readers see them one by one.
+    async addUnitsMany(changes) {
+      await Promise.all(changes.map((change) => ops.addUnits(change.key, change.delta)))
+    },
     // A windowed counter is one record per key rewritten when its window changes: without TTLs (memory, fs) it
     // still never grows.
     addUnits: (key, delta, window) =>
@@ -138,4 +142,5 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
         }),
       ),
   }
+  return ops
 }

@@ -9,6 +9,12 @@ interface RedisClient {
   set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>
   getdel(key: string): Promise<string | null>
   get(key: string): Promise<string | null>
+  multi(): RedisTransaction
+}
+
+interface RedisTransaction {
+  eval(script: string, numKeys: number, ...args: (string | number)[]): RedisTransaction
+  exec(): Promise<[Error | null, unknown][] | null>
 }
 
 interface RedisDriver extends Driver {
@@ -113,6 +119,14 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
         ? await client().eval(ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
         : await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
+    },
+    async addUnitsMany(changes) {
+      if (!changes.length) return
+      const transaction = client().multi()
+      for (const change of changes) transaction.eval(ADD_UNITS, 1, redisKey(change.key), ...splitUnits(change.delta))
+      const results = await transaction.exec()
+      const failed = results?.find(([error]) => error)
+      if (!results || failed) throw failed?.[0] ?? new Error('model-gateway: a Redis transaction of counters was aborted')
     },
     async getUnits(key, windowStart) {
       const [u, f, p] = await client().hmget(redisKey(key), 'u', 'f', 'p')

@@ -138,7 +138,7 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
         usage: toUnits(record.cost_eur),
         byok_usage_inference: record.is_byok && record.upstream_cost_eur ? toUnits(record.upstream_cost_eur) : 0n,
       }
-      await Promise.all(FIELDS.filter((field) => deltas[field] !== 0n).map((field) => atomic.addUnits(counterKey(record.org_id, day, entry.id, field), deltas[field])))
+      await atomic.addUnitsMany(FIELDS.filter((field) => deltas[field] !== 0n).map((field) => ({ key: counterKey(record.org_id, day, entry.id, field), delta: deltas[field] })))
     },
 
     /** One day's entries of an org with their totals (entries that counted nothing yet are left out). */

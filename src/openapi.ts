@@ -15,7 +15,7 @@ const errorStatuses = (route: RouteDefinition): string[] => {
   if (route.auth !== 'none') statuses.push('401')
   if (route.method === 'POST' || route.method === 'PATCH') statuses.push('415')
   if (route.auth === 'key') statuses.push('403', '429')
-  if (route.operationId === 'createChatCompletion' || route.operationId.startsWith('create') && route.tag === 'Audio') statuses.push('402', '408', '502', '503')
+  if (route.capability) statuses.push('402', '408', '502', '503')
   return statuses.sort()
 }
 

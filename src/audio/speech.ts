@@ -1,6 +1,5 @@
 import type * as v from 'valibot'
-import { placeHold, releaseOrLog, type Hold } from '../billing/holds'
-import { newId } from '../crypto/keys'
+import type { Hold } from '../billing/holds'
 import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
@@ -16,7 +15,8 @@ import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
 import { settleAudio } from './billing'
 import { SPEECH_CONTENT_TYPES } from './formats'
-import { audioOffers, planAudioAttempts } from './plan'
+import { offerServes } from '../capabilities/capability'
+import { serveCapability } from '../pipeline/serve'
 
 /** A validated speech request. */
 export type SpeechRequest = v.InferOutput<typeof speechRequestSchema>
@@ -46,24 +46,21 @@ export const countCharacters = (text: string): number => {
  */
 export async function serveSpeech(ctx: GatewayContext, input: SpeechInput): Promise<Response> {
   const { request, principal } = input
-  const { offers } = await audioOffers(ctx, request.model, '/audio/speech')
-  const voices = [...new Set(offers.flatMap((offer) => offer.model.supportedVoices ?? []))]
   const voice = request.voice
-  if (voice !== undefined && voices.length && !voices.includes(voice)) {
-    throw invalidRequest(`voice: ${voice} is not a voice of ${request.model}; use one of ${voices.join(', ')}`, 'voice')
-  }
-  const attempts = await planAudioAttempts(ctx, request, '/audio/speech', principal, (offer) => {
-    const own = offer.model.supportedVoices
-    return voice === undefined || !own?.length || own.includes(voice)
-  })
+  const accepts = (voices: string[] | undefined) => voice === undefined || !voices?.length || voices.includes(voice)
+  // The voice is checked against every speech offer of the model (400), then each attempt keeps to providers that have it.
+  await ctx.catalogue.ready()
+  const offers = ctx.catalogue.require(request.model).offers.filter((offer) => offerServes(offer, 'speech'))
+  const voices = [...new Set(offers.flatMap((offer) => offer.model.supportedVoices ?? []))]
+  if (!accepts(voices)) throw invalidRequest(`voice: ${voice} is not a voice of ${request.model}; use one of ${voices.join(', ')}`, 'voice')
   const characters = countCharacters(request.input)
-  const hold = await placeHold(ctx, principal, newId(), maxAudioCost(ctx, attempts, { characters }))
-  try {
-    return await speak(ctx, input, attempts, hold, characters)
-  } catch (error) {
-    await releaseOrLog(ctx, hold, input.requestId)
-    throw error
-  }
+  return serveCapability(ctx, {
+    principal,
+    routing: { capability: 'speech', model: request.model, provider: request.provider, accept: (offer) => accepts(offer.model.supportedVoices) },
+    requestId: input.requestId,
+    maxCost: (attempts) => maxAudioCost(ctx, attempts, { characters }),
+    run: (attempts, hold) => speak(ctx, input, attempts, hold, characters),
+  })
 }
 
 // Tries providers until one sends audio, then pipes it; the hold is replaced by the charge however the audio ends.

@@ -1,6 +1,5 @@
 import type * as v from 'valibot'
-import { placeHold, releaseOrLog, type Hold } from '../billing/holds'
-import { newId } from '../crypto/keys'
+import type { Hold } from '../billing/holds'
 import type { Attempt } from '../routing/plan'
 import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
@@ -17,7 +16,7 @@ import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import { settleAudio } from './billing'
 import { assertFormat, declaredFormat, decodeBase64, measureDuration, sniffFormat, TRANSCRIPTION_FORMATS } from './formats'
-import { planAudioAttempts } from './plan'
+import { serveCapability } from '../pipeline/serve'
 
 /** A validated JSON transcription request. */
 export type TranscriptionJsonRequest = v.InferOutput<typeof transcriptionRequestSchema>
@@ -71,15 +70,14 @@ const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFi
  */
 export async function serveTranscription(ctx: GatewayContext, input: TranscribeInput): Promise<Response> {
   const { request, principal } = input
-  const attempts = await planAudioAttempts(ctx, request, '/audio/transcriptions', principal)
   const measured = measureDuration(request.audio, request.format)
-  const hold = await placeHold(ctx, principal, newId(), maxAudioCost(ctx, attempts, { seconds: measured.seconds }))
-  try {
-    return await transcribe(ctx, input, attempts, hold, measured)
-  } catch (error) {
-    await releaseOrLog(ctx, hold, input.requestId)
-    throw error
-  }
+  return serveCapability(ctx, {
+    principal,
+    routing: { capability: 'transcription', model: request.model, provider: request.provider },
+    requestId: input.requestId,
+    maxCost: (attempts) => maxAudioCost(ctx, attempts, { seconds: measured.seconds }),
+    run: (attempts, hold) => transcribe(ctx, input, attempts, hold, measured),
+  })
 }
 
 // Transcribes with the first provider that succeeds and bills it; the hold is replaced by the charge.

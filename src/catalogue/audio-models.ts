@@ -43,8 +43,8 @@ export const OPENAI_GPT_TTS_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo',
 
 const SPEECH_PARAMETERS = ['voice', 'speed', 'response_format']
 const TRANSCRIPTION_PARAMETERS = ['language', 'prompt', 'temperature', 'response_format']
-const speech = { inputModalities: ['text'], outputModalities: ['audio'], endpoints: ['/audio/speech'] }
-const transcription = { inputModalities: ['audio'], outputModalities: ['text'], endpoints: ['/audio/transcriptions'] }
+const speech = { inputModalities: ['text'], outputModalities: ['audio'], endpoints: ['/audio/speech'] } satisfies Partial<ProviderModel>
+const transcription = { inputModalities: ['audio'], outputModalities: ['text'], endpoints: ['/audio/transcriptions'] } satisfies Partial<ProviderModel>
 
 /** OpenAI's speech and transcription models (add them to `knownModels.openai`). */
 export const openaiAudioModels: ProviderModel[] = [

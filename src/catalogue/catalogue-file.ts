@@ -1,3 +1,4 @@
+import { CAPABILITIES } from '../capabilities/capability'
 import { readFileSync, statSync } from 'node:fs'
 import * as v from 'valibot'
 import { createConsoleLogger, silentLogger, type Logger } from '../logger'
@@ -78,7 +79,7 @@ const modelSchema = v.strictObject({
   huggingFaceId: v.optional(text(200)),
   detailsUrl: v.optional(text(2000)),
   reasoning: v.optional(v.strictObject({ mandatory: v.optional(v.boolean()), efforts: v.optional(words(10)), supportsMaxTokens: v.optional(v.boolean()) })),
-  endpoints: v.optional(words(5)),
+  endpoints: v.optional(v.pipe(v.array(v.picklist(Object.values(CAPABILITIES).map((c) => c.path), 'must be API routes of the gateway (/chat/completions, /embeddings, /audio/speech, /audio/transcriptions)')), v.maxLength(4, 'must have at most 4 entries'))),
   quantization: v.optional(text(16)),
   expirationDate: v.optional(day),
   replacement: v.optional(modelId),

@@ -1,3 +1,4 @@
+import { pathsOf } from '../capabilities/capability'
 import type * as v from 'valibot'
 import type { Logger } from '../logger'
 import { GatewayError } from '../errors'
@@ -57,8 +58,6 @@ function asOf(model: ProviderModel, now: number): ProviderModel {
 }
 
 const expired = (model: ProviderModel, now: number) => model.expirationDate !== undefined && dayStart(model.expirationDate) <= now
-
-const DEFAULT_ENDPOINT = '/chat/completions'
 
 /** The model and provider catalogue built from the configured providers (and their discovered models). */
 export function createCatalogue(options: CatalogueOptions) {
@@ -249,7 +248,7 @@ function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: nu
     reasoning: { mandatory: model.reasoning?.mandatory ?? false, supported_efforts: model.reasoning?.efforts ?? [], supports_max_tokens: model.reasoning?.supportsMaxTokens ?? false },
     expiration_date: expirationOf(offers),
     links: { details: model.detailsUrl ?? `${basePath}/models` },
-    supported_api_endpoints: (model.endpoints ?? [DEFAULT_ENDPOINT]).map((e) => `${basePath}${e}`),
+    supported_api_endpoints: pathsOf(model).map((e) => `${basePath}${e}`),
     default_parameters: {},
     author,
     slug,

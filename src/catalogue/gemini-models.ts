@@ -1,3 +1,4 @@
+import { embeddingModels } from './embedding-models'
 import type { ProviderModel } from '../providers/types'
 
 /*
@@ -128,4 +129,5 @@ export const geminiModels: ProviderModel[] = [
     tags: ['translation', 'marketing', 'trivia'], created: 1753142400, releaseDate: '2025-07-22', knowledgeCutoff: '2025-01-31', detailsUrl: docs('gemini-2.5-flash-lite'),
     source: source(PRICING, '$0.40 output (Google’s page, 2026-10-07 transcription); not deprecated, “remains available until further notice” (deprecations page as quoted by aideprecations.com). Input and cache read per the 2026-11-26 audit.'),
   },
+  ...embeddingModels.google,
 ]

@@ -2,6 +2,7 @@ import type { ProviderModel } from '../providers/types'
 import { anthropicModels } from './anthropic-models'
 import { geminiModels } from './gemini-models'
 import { openaiAudioModels } from './audio-models'
+import { embeddingModels } from './embedding-models'
 
 /*
  * Well-known models per provider, with published list prices (USD per token) and context lengths.
@@ -133,6 +134,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
       source: source(OPENAI_DEPRECATIONS, `${DEC_11} Replacement derived: the copy read ends before the o3 row; every copy names the same model for gpt-5 and o3 (gpt-5.6-sol in October), and gpt-5’s row now names gpt-6.1-sol. ${AUDIT_PRICES}`),
     },
     ...openaiAudioModels,
+    ...embeddingModels.openai,
   ],
   groq: [
     {
@@ -151,6 +153,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
       id: 'meta-llama/llama-3.3-70b-instruct', upstreamId: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', name: 'Meta: Llama 3.3 70B Instruct', contextLength: 131_072, maxCompletionTokens: 8_192, pricing: price(0.88, 0.88), supportedParameters: OPEN_WEIGHTS, tags: ['programming', 'roleplay'], huggingFaceId: 'meta-llama/Llama-3.3-70B-Instruct', created: 1733443200,
       source: source('https://www.together.ai/pricing', 'Unsettled: whether Together still serves Llama 3.3 70B Turbo serverless could not be confirmed on 2026-11-26 (no current copy of its model list was found); $0.88 / $0.88 per the 2026-11-26 audit.'),
     },
+    ...embeddingModels.together,
   ],
   fireworks: [
     {
@@ -183,6 +186,7 @@ export const knownModels: Record<string, ProviderModel[]> = {
       contextLength: 262_144, pricing: price(0.15, 0.6), inputModalities: ['text', 'image'], supportedParameters: CHAT, tags: ['translation', 'marketing'], created: epoch('2026-03-16'), releaseDate: '2026-03-16',
       source: source('https://switchy.build/models/mistral-small-2603', 'mistral-small-latest points to Mistral Small 4 (per the 2026-11-26 audit), so it is priced as mistral-small-2603: $0.15 / $0.60 per M, 262,144 context.'),
     },
+    ...embeddingModels.mistral,
   ],
   deepseek: [
     {

@@ -1,3 +1,4 @@
+import { capabilitiesOf } from '../capabilities/capability'
 import type { ModelSource, Provider, ProviderModel } from '../providers/types'
 import { CATALOGUE_FORMAT, parseCatalogueFile, type CatalogueFile, type CatalogueFileModel } from './catalogue-file'
 import { priceText, skip, type PriceTable, type Skipped, type TablePricing, type TableRow } from './price-table'
@@ -43,7 +44,7 @@ export interface PriceUpdate {
   skipped: Skipped
 }
 
-const isChat = (model: ProviderModel) => !model.endpoints || model.endpoints.includes('/chat/completions')
+const isChat = (model: ProviderModel) => capabilitiesOf(model).includes('chat')
 const upstreamOf = (model: ProviderModel) => model.upstreamId ?? model.id.slice(model.id.indexOf('/') + 1)
 const byName = (a: ModelUpdate, b: ModelUpdate) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id)
 

@@ -1,3 +1,4 @@
+import type { CapabilityPath } from '../capabilities/capability'
 import type { ChatRequest } from '../schemas/chat'
 
 /** Prices of a model as exact decimal strings per token (per unit for `request`, `image`, `web_search`), in `currency`. */
@@ -71,8 +72,13 @@ export interface ProviderModel {
    * `fp16`, `bf16`, `fp32`, …), matched by a request's `provider.quantizations`; unset counts as `unknown` (docs/routing.md).
    */
   quantization?: string
-  /** API routes the model serves. Default `['/chat/completions']`; audio models say `['/audio/speech']` or `['/audio/transcriptions']`. */
-  endpoints?: string[]
+  /**
+   * API routes the model serves (its capabilities, docs/capabilities.md). Default `['/chat/completions']`; audio
+   * models say `['/audio/speech']` or `['/audio/transcriptions']`, embedding models `['/embeddings']`.
+   */
+  endpoints?: CapabilityPath[]
+  /** Embeddings: the length of the vectors it returns by default, and whether a request may ask for fewer (`dimensions`). */
+  embedding?: { dimensions: number; shortenable?: boolean }
   /**
    * The day (`YYYY-MM-DD`, UTC) the provider stops serving the model (OpenRouter's `expiration_date`). From that day
    * this offer is not routed; a model with no offer left answers 404 naming `replacement` (docs/catalogue.md).
@@ -217,6 +223,31 @@ export interface UpstreamTranscription {
   [key: string]: unknown
 }
 
+/**
+ * An embeddings request as a provider receives it: the provider's model id, the input as strings or token arrays,
+ * and the vectors always asked as floats (the gateway encodes base64 itself when the client asks for it).
+ */
+export interface UpstreamEmbeddingRequest {
+  model: string
+  /** One string, several strings, one token array, or several token arrays (OpenAI's `input`). */
+  input: string | string[] | number[] | number[][]
+  /** Shorter vectors, for models that can give them. */
+  dimensions?: number
+  /** The end user, for the provider's abuse monitoring. */
+  user?: string
+}
+
+/** Embeddings as OpenAI shapes them: one float vector per input, in input order, and the tokens read. */
+export interface UpstreamEmbeddings {
+  data: { index: number; embedding: number[] }[]
+  /** Tokens of the input; absent when the provider reports none (the gateway then estimates them). */
+  usage?: { prompt_tokens: number; total_tokens?: number } | null
+  /** The provider's model id, when it says. */
+  model?: string
+  /** The provider's id of the request, when it gives one. */
+  id?: string
+}
+
 /** What every upstream call receives. */
 export interface CallOptions {
   /** Aborted when the client goes away or the deadline passes. */
@@ -272,6 +303,8 @@ export interface Provider {
   speech?(request: UpstreamSpeechRequest, options: CallOptions): Promise<UpstreamSpeech>
   /** Transcription (`/audio/transcriptions`). Throws GatewayError on failure. */
   transcribe?(request: UpstreamTranscriptionRequest, options: CallOptions): Promise<UpstreamTranscription>
+  /** Embeddings (`/embeddings`): one vector per input, in input order. Throws GatewayError on failure. */
+  embed?(request: UpstreamEmbeddingRequest, options: CallOptions): Promise<UpstreamEmbeddings>
 }
 
 

@@ -1,3 +1,4 @@
+import { CAPABILITIES } from '../capabilities/capability'
 import { serveChat } from '../chat'
 import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
@@ -6,7 +7,7 @@ import { defineRoute } from './define'
 
 /** POST /chat/completions (docs/chat.md). */
 export const chatCompletionsRoute = defineRoute({
-  method: 'POST', path: '/chat/completions', operationId: 'createChatCompletion', summary: 'Create a chat completion (streamed with stream: true)', tag: 'Chat',
+  method: 'POST', path: CAPABILITIES.chat.path, capability: 'chat', operationId: 'createChatCompletion', summary: 'Create a chat completion (streamed with stream: true)', tag: 'Chat',
   auth: 'key', status: 200, body: chatRequestSchema, response: chatCompletionSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>

@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3'
 import type * as v from 'valibot'
 import type { KeyKind } from '../auth/bearer'
+import type { Capability } from '../capabilities/capability'
 import type { GatewayContext } from '../context'
 import type { AnySchema } from '../http/validate'
 import type { Principal } from '../stores/accounts'
@@ -43,6 +44,8 @@ export interface RouteDefinition<
   summary: string
   tag: string
   auth: A
+  /** The capability it serves on the pipeline (docs/capabilities.md): it may answer 402, 408, 502 and 503. */
+  capability?: Capability
   /** Which keys a route that needs one takes (docs/keys.md): API keys (default), management keys, or both. */
   keyKind?: KeyKind
   body?: B

@@ -28,7 +28,7 @@ export const creditsRoute = defineRoute({
   },
 })
 
-const API_TYPES: Record<UsageRecord['endpoint'], 'completions' | 'tts' | 'stt'> = { chat: 'completions', speech: 'tts', transcription: 'stt' }
+const API_TYPES: Record<UsageRecord['endpoint'], 'completions' | 'embeddings' | 'tts' | 'stt'> = { chat: 'completions', embeddings: 'embeddings', speech: 'tts', transcription: 'stt' }
 
 /** The generation stats of a usage record, in OpenRouter's shape (docs/usage.md says where each value comes from). */
 function generationOf(ctx: GatewayContext, record: UsageRecord) {

@@ -1,4 +1,5 @@
 import { add, compare, decimal, multiply, type Decimal } from '../billing/decimal'
+import { CAPABILITIES, offerServes, pathsOf, type Capability } from '../capabilities/capability'
 import type { CatalogueEntry, ModelOffer } from '../catalogue/catalogue'
 import { dataPolicyFacts } from '../catalogue/data-policies'
 import type { GatewayContext } from '../context'
@@ -20,6 +21,26 @@ const PARAMETERS = [
   'tools', 'tool_choice', 'response_format', 'temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'stop', 'seed',
   'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'min_p', 'logprobs', 'top_logprobs', 'logit_bias', 'reasoning', 'parallel_tool_calls',
 ] as const
+
+/** What routing needs to know of a request, whatever its capability (docs/routing.md). */
+export interface RoutingRequest {
+  /** What the request asks: only offers whose model and provider serve it are planned. */
+  capability: Capability
+  /** The model asked for, then its fallbacks (`models`). */
+  model?: string | null
+  models?: string[] | null
+  /** OpenRouter's provider preferences. */
+  provider?: ProviderPreferences | null
+  /** The model parameters the request uses, which `provider.require_parameters` asks offers to support. */
+  parameters?: string[]
+  /** Leaves out offers that cannot take this request (a voice the model's provider lacks); 503 when none is left. */
+  accept?: (offer: ModelOffer) => boolean
+}
+
+/** A chat request as routing sees it. */
+export const chatRouting = (request: ChatRequest): RoutingRequest => ({
+  capability: 'chat', model: request.model, models: request.models, provider: request.provider, parameters: usedParameters(request),
+})
 
 /** The parameters a request uses (those a model must support when `provider.require_parameters` is set). */
 export function usedParameters(request: ChatRequest): string[] {
@@ -80,8 +101,23 @@ const cutoffsOf = (threshold: PerformanceThreshold | null | undefined): [(typeof
 }
 
 /**
- * The ordered attempts for a chat request (docs/routing.md): its model, then its `models` fallbacks,
- * each over the providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price`
+ * The entries that serve the request's capability, in the request's order (docs/capabilities.md). A listed model that
+ * does not is skipped while another one does; when none does → 400 naming what the model serves, and which models do.
+ */
+function servingEntries(ctx: GatewayContext, request: RoutingRequest, entries: CatalogueEntry[]): CatalogueEntry[] {
+  const serving = entries.filter((entry) => entry.offers.some((offer) => offerServes(offer, request.capability)))
+  if (serving.length) return serving
+  const path = CAPABILITIES[request.capability].path
+  const first = entries[0]
+  const its = [...new Set(first.offers.flatMap((offer) => pathsOf(offer.model)))].join(', ')
+  const others = ctx.catalogue.entries().filter((e) => e.offers.some((o) => offerServes(o, request.capability))).map((e) => e.id)
+  const hint = others.length ? `Models that do: ${others.slice(0, 20).join(', ')}${others.length > 20 ? ', …' : ''}.` : 'No model of this gateway does.'
+  throw invalidRequest(`model: ${first.id} does not serve ${path} (it serves ${its}). ${hint}`, request.model ? 'model' : 'models')
+}
+
+/**
+ * The ordered attempts for a request (docs/routing.md): its model, then its `models` fallbacks, those that serve its
+ * capability, each over the providers that serve it, filtered by `provider.only` / `ignore` / `require_parameters` / `max_price`
  * and the policies `zdr` / `data_collection` / `quantizations`, ordered by `provider.order`, then by `sort` (within
  * each model, or across all with `partition: "none"`) or by default healthy first, then cheapest; offers that miss
  * `preferred_min_throughput` / `preferred_max_latency` go after those that meet them (a provider not measured yet
@@ -89,17 +125,18 @@ const cutoffsOf = (threshold: PerformanceThreshold | null | undefined): [(typeof
  * When the request's own preferences exclude every offer → 404 naming which preference excluded which provider;
  * when nothing is left for another reason (a provider that needs the customer's own key) → 503 naming why.
  */
-export async function planAttempts(ctx: GatewayContext, request: ChatRequest, principal?: Principal): Promise<Attempt[]> {
+export async function planAttempts(ctx: GatewayContext, request: RoutingRequest, principal?: Principal): Promise<Attempt[]> {
   const ids = [...new Set([request.model, ...(request.models ?? [])].filter((id): id is string => !!id))]
   if (!ids.length) throw invalidRequest('model: is required', 'model')
   await ctx.catalogue.ready()
-  const entries = ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models'))
+  const entries = servingEntries(ctx, request, ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models')))
   const preferences: NonNullable<ProviderPreferences> = request.provider ?? {}
   const lower = (list?: string[] | null) => list?.map((s) => s.toLowerCase())
   const only = lower(preferences.only)
   const ignore = new Set(lower(preferences.ignore))
   const order = lower(preferences.order) ?? []
-  const required = preferences.require_parameters ? usedParameters(request) : []
+  const required = preferences.require_parameters ? (request.parameters ?? []) : []
+  const accept = request.accept
   const maxPrice = preferences.max_price
   const quantizations = lower(preferences.quantizations)
   const sortSetting = preferences.sort
@@ -183,9 +220,17 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
     return !(latency && maxLatency.some(([p, max]) => latency[p] / 1000 > max))
   }
 
+  // Offers that cannot serve this request whatever it prefers: another capability, or refused by `accept`.
+  const servable = (entry: CatalogueEntry, offer: ModelOffer): boolean => {
+    if (!offerServes(offer, request.capability)) return false
+    if (!accept || accept(offer)) return true
+    reasons.push(`${offer.provider.slug} (${entry.id}): cannot serve this request`)
+    unavailable = true
+    return false
+  }
   // Each model's eligible offers in order of preference (with allow_fallbacks false and no order, only the first).
   let candidates: Candidate[] = entries.flatMap((entry) => {
-    const offers = entry.offers.filter((offer) => eligible(entry, offer)).map((offer) => ({ entry, offer })).sort(byPreference)
+    const offers = entry.offers.filter((offer) => servable(entry, offer) && eligible(entry, offer)).map((offer) => ({ entry, offer })).sort(byPreference)
     return preferences.allow_fallbacks === false && !order.length ? offers.slice(0, 1) : offers
   })
   // sort.partition "none": one ranking over every model's offers (Array.prototype.sort is stable).
@@ -229,7 +274,8 @@ export async function planAttempts(ctx: GatewayContext, request: ChatRequest, pr
         metadata: { models: ids, reasons, excluded },
       })
     }
-    throw new GatewayError(503, `No provider is available for ${ids.join(', ')}: ${reasons.join('; ')}`, { metadata: { models: ids, reasons } })
+    const on = request.capability === 'chat' ? '' : ` on ${CAPABILITIES[request.capability].path}`
+    throw new GatewayError(503, `No provider is available for ${ids.join(', ')}${on}: ${reasons.join('; ')}`, { metadata: { models: ids, reasons } })
   }
   return attempts
 }

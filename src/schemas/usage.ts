@@ -61,7 +61,7 @@ export const generationSchema = v.object({
     /** What the credits were charged, in EUR: the response's `usage.cost_eur`. */
     usage: amount,
     is_byok: v.boolean(),
-    api_type: v.nullable(v.picklist(['completions', 'tts', 'stt'])),
+    api_type: v.nullable(v.picklist(['completions', 'embeddings', 'tts', 'stt'])),
     data_region: v.string(),
     external_user: v.nullable(v.string()),
     http_referer: v.nullable(v.string()),

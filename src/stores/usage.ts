@@ -10,7 +10,7 @@ export interface UsageRecord extends GenerationTags {
   org_id: string
   user_id: string
   key_hash: string
-  endpoint: 'chat' | 'speech' | 'transcription'
+  endpoint: 'chat' | 'embeddings' | 'speech' | 'transcription'
   model: string
   provider: string
   upstream_id: string | null

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hostedProvider, openai, openaiCompatible, type ProviderModel } from '../../src/index'
-import { planAttempts } from '../../src/routing/plan'
+import { chatRouting, planAttempts } from '../../src/routing/plan'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 
@@ -63,7 +63,7 @@ describe('provider preferences', () => {
     return `${answer.provider} ${answer.model}`
   }
   const plan = async (provider: unknown, extra: Record<string, unknown> = {}) => {
-    const attempts = await planAttempts(t.gateway.context, { model: 'pp/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never)
+    const attempts = await planAttempts(t.gateway.context, chatRouting({ model: 'pp/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never))
     return attempts.map((a) => (a.entry.id === 'pp/model' ? a.offer.provider.slug : `${a.offer.provider.slug}:${a.entry.id}`))
   }
   const upstreamCalls = () => Object.values(fakes).reduce((n, f) => n + f.requests.length, 0)
@@ -164,7 +164,7 @@ describe('provider preferences', () => {
       health.record({ provider: 'silent', model: 'pp/fast' }, undefined, { ok: true, latencyMs: 200 })
     }
     const request = { model: 'pp/slow', models: ['pp/fast'] }
-    const attempts = async (provider: unknown) => (await planAttempts(t.gateway.context, { ...request, messages: [{ role: 'user', content: 'hi' }], provider } as never)).map((a) => `${a.offer.provider.slug}:${a.entry.id}`)
+    const attempts = async (provider: unknown) => (await planAttempts(t.gateway.context, chatRouting({ ...request, messages: [{ role: 'user', content: 'hi' }], provider } as never))).map((a) => `${a.offer.provider.slug}:${a.entry.id}`)
     expect(await attempts({})).toEqual(['trains:pp/slow', 'silent:pp/fast'])
     expect(await attempts({ preferred_max_latency: 2 })).toEqual(['silent:pp/fast', 'trains:pp/slow'])
     expect(await servedBy({ ...request, provider: { preferred_max_latency: 2 } })).toBe('Silent pp/fast')
@@ -224,7 +224,7 @@ describe('data policies of the provider presets', () => {
   afterAll(() => t.close())
 
   const plan = async (provider: unknown) =>
-    (await planAttempts(t.gateway.context, { model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], provider } as never)).map((a) => a.offer.provider.slug)
+    (await planAttempts(t.gateway.context, chatRouting({ model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], provider } as never))).map((a) => a.offer.provider.slug)
 
   it('shows each preset’s documented policy in /providers and routes by it', async () => {
     const providers = (await (await t.request('/api/v1/providers')).json()).data as { slug: string; data_policy: Record<string, unknown> }[]

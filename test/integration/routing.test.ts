@@ -169,8 +169,8 @@ describe('routing preferences', () => {
     return res.status === 200 ? body.provider : `${res.status} ${body.error.message}`
   }
   const plan = async (provider: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const { planAttempts } = await import('../../src/routing/plan')
-    const attempts = await planAttempts(t.gateway.context, { model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never)
+    const { planAttempts, chatRouting } = await import('../../src/routing/plan')
+    const attempts = await planAttempts(t.gateway.context, chatRouting({ model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never))
     return attempts.map((a) => a.offer.provider.slug)
   }
 
@@ -210,8 +210,8 @@ describe('routing preferences', () => {
     expect(await plan({ sort: 'price' })).toEqual(['b', 'a', 'c'])
   })
   it('falls back across the models list after the model’s own providers', async () => {
-    const { planAttempts } = await import('../../src/routing/plan')
-    await expect(planAttempts(t.gateway.context, { model: 'nobody/x', messages: [] } as never)).rejects.toMatchObject({ status: 404 })
+    const { planAttempts, chatRouting } = await import('../../src/routing/plan')
+    await expect(planAttempts(t.gateway.context, chatRouting({ model: 'nobody/x', messages: [] } as never))).rejects.toMatchObject({ status: 404 })
   })
   it('answers 404 naming which preference excluded which provider when the request\'s preferences leave nothing', async () => {
     const answer = await servedBy({ provider: { only: ['a'], ignore: ['a'] } })

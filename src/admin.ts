@@ -4,8 +4,8 @@ import { GatewayError, invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
 import { sweepExpired, type SweepCounts } from './maintenance/sweep'
 import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, User } from './stores/accounts'
-import { keyOfItem, pageOfKeys, type Credits, type LedgerEntry, type PageOptions } from './stores/credits'
-import type { GenerationPointer, UsageRecord } from './stores/usage'
+import type { Credits, LedgerEntry, PageOptions } from './stores/credits'
+import type { UsageRecord } from './stores/usage'
 import type { HealthSnapshot } from './routing/health'
 
 export type { PageOptions }
@@ -167,18 +167,7 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     },
     getCredits: (orgId) => credits.get(orgId),
     ledger: (orgId, options) => credits.ledger(orgId, options),
-    async usage(orgId, options = {}) {
-      const keys = await ctx.kv.list('usage', orgId)
-      let afterKey: string | undefined
-      if (options.after !== undefined) {
-        // The record's place from its generation pointer (kept a day longer than the record), else from the keys.
-        const pointer = typeof options.after === 'string' && options.after ? await ctx.kv.get<GenerationPointer>('generation-ids', orgId, options.after) : null
-        afterKey = pointer?.key ?? keyOfItem(keys, options.after)
-      }
-      const page = pageOfKeys(keys, options, { afterKey, ...USAGE_PAGE })
-      const records = await Promise.all(page.map((key) => ctx.kv.get<UsageRecord>('usage', orgId, key)))
-      return records.filter((r): r is UsageRecord => r !== null)
-    },
+    usage: (orgId, options = {}) => ctx.usage.page(orgId, options, USAGE_PAGE),
     ensureDevKey: (input) => ensureDevKey(ctx, input),
     health: () => ctx.health.snapshot(),
     settleByokFees: (orgId) => settleByokFees(ctx, orgId),

@@ -1,29 +1,44 @@
-import type { Storage } from 'unstorage'
 import type { Catalogue } from './catalogue/catalogue'
 import type { Logger } from './logger'
 import type { HealthTracker } from './routing/health'
 import type { ResolvedOptions } from './options'
 import type { AccountsStore } from './stores/accounts'
-import type { AtomicOps } from './stores/atomic'
+import type { HoldsStore } from './stores/budgets'
+import type { ByokFeesStore } from './stores/byok-fees'
+import type { ConsentsStore } from './stores/consents'
 import type { CreditsStore } from './stores/credits'
-import type { Kv } from './stores/kv'
+import type { ExpiringStore } from './stores/expiring'
+import type { KeyCountersStore } from './stores/key-counters'
+import type { RateLimitStore } from './stores/rate-limits'
+import type { RollupStore } from './stores/rollups'
 import type { UsageStore } from './stores/usage'
 import type { CodesStore } from './stores/codes'
 import type { ByokStore } from './stores/byok'
-import type { HoldOps } from './stores/holds'
 import type { InFlight } from './http/in-flight'
 
-/** What every route handler receives: options, stores, clock and logger of one gateway. */
+/**
+ * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
+ * touch storage and build its keys (docs/operations.md); no layer is handed the raw storage.
+ */
 export interface GatewayContext {
   options: ResolvedOptions
-  storage: Storage
-  kv: Kv
-  atomic: AtomicOps
-  /** Holds on credits while requests run (docs/money.md). */
-  holds: HoldOps
+  /** Holds on credits and credit limits while requests run (docs/money.md). */
+  holds: HoldsStore
+  /** Keys' spending counters (docs/keys.md). */
+  keyCounters: KeyCountersStore
+  /** BYOK request counts, pending fees and their settlement claims (docs/byok.md). */
+  byokFees: ByokFeesStore
+  /** Rate-limit windows (docs/limits.md#rate-limits). */
+  rateLimitCounts: RateLimitStore
+  /** Answers to consent requests of the PKCE browser flow (docs/pkce.md). */
+  consents: ConsentsStore
+  /** The records the retention sweep removes once expired (docs/retention.md). */
+  expiring: ExpiringStore
   accounts: AccountsStore
   credits: CreditsStore
   usage: UsageStore
+  /** Per-day usage rollups behind GET /activity (docs/usage.md). */
+  rollups: RollupStore
   catalogue: Catalogue
   codes: CodesStore
   health: HealthTracker

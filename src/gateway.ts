@@ -15,10 +15,17 @@ import type { RouteDefinition } from './routes/define'
 import { apiRoutes } from './routes'
 import { createOpenApiRoute } from './routes/openapi'
 import { createAccountsStore } from './stores/accounts'
-import { createAtomicOps } from './stores/atomic'
+import { createAtomicOps, type AtomicOps } from './stores/atomic'
 import { createHoldOps } from './stores/holds'
+import { createHoldsStore } from './stores/budgets'
+import { createByokFeesStore } from './stores/byok-fees'
+import { createConsentsStore } from './stores/consents'
+import { createExpiringStore } from './stores/expiring'
+import { createKeyCountersStore } from './stores/key-counters'
+import { createRateLimitStore } from './stores/rate-limits'
+import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
-import { createKv } from './stores/kv'
+import { createKv, type Kv } from './stores/kv'
 import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
@@ -50,10 +57,22 @@ export interface Gateway {
   /** The context every handler receives (stores, options, clock, logger). */
   context: GatewayContext
   /**
+   * Internal: the raw storage and the atomic layer the stores work on, for tests that inspect or corrupt records.
+   * Not an API: key layouts may change (src/stores/ owns them, docs/operations.md).
+   */
+  internals: GatewayInternals
+  /**
    * Shuts down: refuses new requests (503), lets those in flight end up to `drainTimeoutMs` and aborts (and bills) the
    * rest, then releases what the gateway opened (its timers, the default in-memory storage). docs/operations.md.
    */
   close: () => Promise<void>
+}
+
+/** The raw storage under the stores (Gateway.internals): not an API. */
+export interface GatewayInternals {
+  storage: Storage
+  kv: Kv
+  atomic: AtomicOps
 }
 
 // A number option that must be positive and finite when given.
@@ -137,7 +156,7 @@ function assertPricesConvertible(options: ResolvedOptions) {
   }
 }
 
-function createContext(options: GatewayOptions, storage: Storage): GatewayContext {
+function createContext(options: GatewayOptions, storage: Storage): { ctx: GatewayContext; internals: GatewayInternals } {
   const logger = options.logger === false ? silentLogger : (options.logger ?? createConsoleLogger())
   const resolved = resolveOptions(options, (message) => logger.warn(message))
   const now = options.clock ?? Date.now
@@ -153,17 +172,20 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     now,
   })
   assertPricesConvertible(resolved)
-  return {
+  const ctx: GatewayContext = {
     options: resolved,
-    storage,
-    kv,
-    atomic,
-    holds: createHoldOps(storage),
+    holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage) }),
+    keyCounters: createKeyCountersStore({ kv, atomic }),
+    byokFees: createByokFeesStore({ kv, atomic }),
+    rateLimitCounts: createRateLimitStore({ kv, atomic }),
+    consents: createConsentsStore({ kv, atomic }),
+    expiring: createExpiringStore(kv),
     now,
     logger,
     accounts: createAccountsStore({ kv, atomic, now, keyPrefix: resolved.keyPrefix, keyTtlSeconds: resolved.keyTtlSeconds, defaultPlan: resolved.defaultPlan }),
     credits: createCreditsStore({ kv, atomic, now }),
     usage: createUsageStore(kv),
+    rollups: createRollupStore({ kv, atomic }),
     codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
     consentKey: deriveKey(resolved.secret, 'consent-request'),
     health: createHealthTracker({ ...resolved.health, now }),
@@ -172,13 +194,14 @@ function createContext(options: GatewayOptions, storage: Storage): GatewayContex
     lastKeyUse: new Map(),
     inFlight: createInFlight(),
   }
+  return { ctx, internals: { storage, kv, atomic } }
 }
 
 /** Creates a gateway: every `/api/v1` route (docs/api.md#routes) on h3, over the given storage and providers. */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const ownsStorage = !options.storage
   const storage = options.storage ?? createStorage()
-  const ctx = createContext(options, storage)
+  const { ctx, internals } = createContext(options, storage)
   const { basePath, publicCatalogue } = ctx.options
   const routes = [...apiRoutes]
   routes.push(createOpenApiRoute(apiRoutes, { basePath, version, publicCatalogue }))
@@ -234,7 +257,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // Expired records are swept where the storage does not expire them itself (docs/retention.md).
   const sweeps = scheduleSweeps(ctx)
   // Credentials stored by 0.1 (before the per-org index) are indexed once, in the background (docs/byok.md).
-  indexLegacyCredentials(ctx.kv, ctx.atomic)
+  indexLegacyCredentials(internals.kv, internals.atomic)
     .then((orgs) => orgs && ctx.logger.info(`indexed the BYOK credentials of ${orgs} org(s) stored by an earlier version`))
     .catch((error) => ctx.logger.error('indexing BYOK credentials of an earlier version failed; it runs again at the next start', { error: (error as Error).message }))
 
@@ -246,6 +269,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     fetch: async (request) => app.fetch(request),
     admin: createAdmin(ctx),
     context: ctx,
+    internals,
     // Drains first (docs/operations.md): new requests are refused, those in flight end or are aborted at the deadline
     // and billed; only then do the timers stop and the storage it owns close. A second call awaits the same close.
     close() {

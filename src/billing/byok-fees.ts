@@ -1,4 +1,5 @@
 import type { GatewayContext } from '../context'
+import type { FeeClaim } from '../stores/byok-fees'
 import { newId } from '../crypto/keys'
 import { decimal, multiply, toLedgerUnits } from './decimal'
 import { fromUnits } from './money'
@@ -24,17 +25,14 @@ export async function assessByokFee(ctx: GatewayContext, orgId: string, cost: Re
   // The period's counter expires a day after the period ends where storage has TTLs (docs/retention.md).
   const now = ctx.now()
   const period = periodOf(now)
-  const n = await ctx.atomic.increment(ctx.kv.key('byok-requests', orgId, period.id), 1, Math.ceil((period.end - now) / 1000) + 86_400)
+  const n = await ctx.byokFees.countRequest(orgId, period.id, Math.ceil((period.end - now) / 1000) + 86_400)
   if (n <= freeRequestAllowance) return { free: true, units: 0n, eurUnits: 0n }
   return { free: false, units: platformFee(ctx, cost.units), eurUnits: platformFee(ctx, cost.eurUnits) }
 }
 
 /** Notes a counted BYOK request as pending settlement. */
 export async function notePending(ctx: GatewayContext, orgId: string, recordId: string, feeEurUnits: bigint): Promise<void> {
-  await Promise.all([
-    ctx.kv.set({ id: recordId, fee_eur: fromUnits(feeEurUnits) }, 'byok-pending', orgId, recordId),
-    ctx.kv.set({ org_id: orgId }, 'byok-orgs', orgId),
-  ])
+  await ctx.byokFees.notePending(orgId, recordId, fromUnits(feeEurUnits))
 }
 
 /**
@@ -44,22 +42,22 @@ export async function notePending(ctx: GatewayContext, orgId: string, recordId: 
  * exactly what is still owed. The org's ledger gets one entry for what this run charged, after the charges.
  */
 export async function settleByokFees(ctx: GatewayContext, orgId?: string): Promise<{ settled_requests: number; charged_eur: string }> {
-  const orgs = orgId ? [orgId] : await ctx.kv.list('byok-orgs')
+  const orgs = orgId ? [orgId] : await ctx.byokFees.orgs()
   const run = newId() // names this run's claims, to tell after an error whether a claim (and its charge) was ours
   let settled = 0
   let charged = 0n
   for (const org of orgs) {
     let sum = 0n
     try {
-      for (const id of await ctx.kv.list('byok-pending', org)) {
-        const pending = await ctx.kv.get<{ fee_eur: string }>('byok-pending', org, id)
+      for (const id of await ctx.byokFees.pendingIds(org)) {
+        const pending = await ctx.byokFees.pending(org, id)
         if (!pending) continue
         const fee = toLedgerUnits(decimal(pending.fee_eur))
         if (await claimFee(ctx, org, id, { at: new Date(ctx.now()).toISOString(), fee_eur: pending.fee_eur, run }, fee)) {
           sum += fee
           settled++
         }
-        await ctx.kv.remove('byok-pending', org, id)
+        await ctx.byokFees.removePending(org, id)
       }
     } finally {
       charged += sum
@@ -73,12 +71,11 @@ export async function settleByokFees(ctx: GatewayContext, orgId?: string): Promi
 // still have happened (a reply lost after the script ran): a stored claim says who made it. This run's counts as
 // done (and in the ledger line); another's as settled by it; none, or no answer, stops the run with the error, the
 // fee still pending for the next one.
-async function claimFee(ctx: GatewayContext, orgId: string, id: string, claim: { at: string; fee_eur: string; run: string }, fee: bigint): Promise<boolean> {
-  const claimKey = ctx.kv.key('byok-settled', id)
+async function claimFee(ctx: GatewayContext, orgId: string, id: string, claim: FeeClaim, fee: bigint): Promise<boolean> {
   try {
-    return await ctx.atomic.claimAndAddUnits(claimKey, claim, ctx.kv.key('credits', orgId, 'used'), fee)
+    return await ctx.byokFees.claimAndCharge(orgId, id, claim, fee)
   } catch (error) {
-    const stored = await ctx.atomic.read<{ run?: string }>(claimKey).catch(() => null)
+    const stored = await ctx.byokFees.claimOf(id).catch(() => null)
     if (!stored) throw error
     return stored.run === claim.run
   }
@@ -98,7 +95,7 @@ async function recordCharge(ctx: GatewayContext, orgId: string, units: bigint): 
 export async function byokUsage(ctx: GatewayContext, orgId: string) {
   const period = periodOf(ctx.now())
   const records = (await ctx.usage.list(orgId, { from: period.start, to: period.end })).filter((r) => r.is_byok && r.byok_counted)
-  const settledFlags = await Promise.all(records.map((r) => ctx.storage.hasItem(ctx.kv.key('byok-settled', r.id))))
+  const settledFlags = await Promise.all(records.map((r) => ctx.byokFees.isSettled(r.id)))
   const { freeRequestAllowance, platformFeeRate } = ctx.options.byok
   let upstream = 0n
   let fee = 0n

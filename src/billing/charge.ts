@@ -3,7 +3,6 @@ import { normalizeFinishReason } from '../chat/shape'
 import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { Principal } from '../stores/accounts'
-import { rollupsOf } from '../stores/rollups'
 import type { UsageRecord } from '../stores/usage'
 import { assessByokFee, notePending } from './byok-fees'
 import type { RequestCost } from './cost'
@@ -87,7 +86,7 @@ export async function chargeAndRecord(
     ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
   }
   // The day's rollups behind GET /activity (docs/usage.md): apart from the charge, whose failure means something else.
-  const rolledUp = rollupsOf(ctx)
+  const rolledUp = ctx.rollups
     .add(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
     .catch((error) => ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }))
   // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).

@@ -2,7 +2,7 @@ import type { GatewayContext } from '../context'
 import { GatewayError } from '../errors'
 import type { KeyAncestor, Principal } from '../stores/accounts'
 import type { Budget } from '../stores/holds'
-import { keyBudget, keyCharges, keyCounterKey, resetWindow } from './key-usage'
+import { keyBudget, keyCharges, resetWindow } from './key-usage'
 import { fromUnits } from './money'
 
 /** A hold on an org's credits (and its key's credit limits) for one request, replaced by its exact charge when it ends (docs/money.md). */
@@ -25,9 +25,6 @@ export interface ByokCharge {
   upstreamEurUnits: bigint
 }
 
-/** Storage key of a key's spent-credits counter in all (what a credit limit without reset is checked against). */
-export const keyUsedKey = (ctx: GatewayContext, keyHash: string): string => keyCounterKey(ctx, keyHash, 'usage', 'total')
-
 /** The keys whose limits and usage a principal's request counts against: its own and those of the keys that minted it. */
 const keysOf = (principal: Principal): KeyAncestor[] => [principal.key, ...(principal.key.ancestors ?? [])]
 
@@ -38,7 +35,7 @@ const keysOf = (principal: Principal): KeyAncestor[] => [principal.key, ...(prin
  */
 export function budgetsOf(ctx: GatewayContext, principal: Principal, now = ctx.now()): { budgets: Budget[]; kinds: ('org' | 'key')[]; keys: (KeyAncestor | null)[] } {
   const orgId = principal.org.id
-  const budgets: Budget[] = [{ usedKey: ctx.kv.key('credits', orgId, 'used'), holdsKey: ctx.kv.key('holds', 'org', orgId), limit: { key: ctx.kv.key('credits', orgId, 'granted') } }]
+  const budgets: Budget[] = [ctx.holds.orgBudget(orgId)]
   const kinds: ('org' | 'key')[] = ['org']
   const keys: (KeyAncestor | null)[] = [null]
   for (const key of keysOf(principal)) {

@@ -1,16 +1,15 @@
 import type { GatewayContext } from '../context'
 import type { ApiKeyRecord, KeyAncestor, LimitReset } from '../stores/accounts'
 import type { Budget, CounterCharge } from '../stores/holds'
+import type { KeyCounter, KeyPeriod } from '../stores/key-counters'
 import { toUnits } from './money'
 
 /**
  * A key's spending, kept as requests are billed (docs/keys.md): what it was charged in credits (`usage`) and the
  * upstream cost of the requests a customer's own provider key served (`byok`), in all and in the current UTC day,
- * week (from Monday) and month. A key's counters also count the keys it minted.
+ * week (from Monday) and month. A key's counters also count the keys it minted. Their storage: src/stores/key-counters.ts.
  */
-export type KeyCounter = 'usage' | 'byok'
-/** All time, or one of the windows a limit may reset with. */
-export type KeyPeriod = 'total' | LimitReset
+export type { KeyCounter, KeyPeriod }
 
 /** The windows a key's usage is counted in, as OpenRouter reports them. */
 export const LIMIT_RESETS: readonly LimitReset[] = ['daily', 'weekly', 'monthly']
@@ -31,16 +30,6 @@ export function resetWindow(reset: LimitReset, now: number): { start: number; en
   return { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) }
 }
 
-/**
- * Storage key of one of a key's counters. The total of `usage` is the counter a credit limit was always checked
- * against (`credits:key:<hash>:used`); the others sit beside it (no key is a prefix of another: the fs driver makes
- * folders of prefixes).
- */
-export function keyCounterKey(ctx: GatewayContext, keyHash: string, counter: KeyCounter, period: KeyPeriod): string {
-  const name = counter === 'usage' ? 'used' : 'byok'
-  return ctx.kv.key('credits', 'key', keyHash, period === 'total' ? name : `${name}-${period}`)
-}
-
 /** What bounds a key's spending: its credit limit, when it resets, and whether BYOK usage counts. */
 export type KeyLimit = Pick<KeyAncestor, 'hash' | 'credit_limit' | 'limit_reset' | 'include_byok_in_limit'>
 
@@ -51,21 +40,19 @@ export type KeyLimit = Pick<KeyAncestor, 'hash' | 'credit_limit' | 'limit_reset'
 export function keyBudget(ctx: GatewayContext, key: KeyLimit, now: number): Budget | null {
   if (key.credit_limit === null || key.credit_limit === undefined) return null
   const period: KeyPeriod = key.limit_reset ?? 'total'
-  return {
-    usedKey: keyCounterKey(ctx, key.hash, 'usage', period),
-    ...(key.limit_reset ? { usedWindow: resetWindow(key.limit_reset, now).start } : {}),
-    ...(key.include_byok_in_limit ? { alsoUsed: [keyCounterKey(ctx, key.hash, 'byok', period)] } : {}),
-    holdsKey: ctx.kv.key('holds', 'key', key.hash),
-    limit: { units: toUnits(key.credit_limit, 'credit_limit') },
-  }
+  return ctx.holds.keyBudget(key.hash, {
+    period,
+    ...(key.limit_reset ? { windowStart: resetWindow(key.limit_reset, now).start } : {}),
+    includeByok: Boolean(key.include_byok_in_limit),
+    units: toUnits(key.credit_limit, 'credit_limit'),
+  })
 }
 
 /** What a key's credit limit has left at `now` (spent only, not held; never below 0); null when it has no limit. */
 export async function limitLeft(ctx: GatewayContext, key: KeyLimit, now: number): Promise<bigint | null> {
   const budget = keyBudget(ctx, key, now)
   if (!budget) return null
-  const spent = await Promise.all([budget.usedKey, ...(budget.alsoUsed ?? [])].map((k) => ctx.atomic.getUnits(k, budget.usedWindow)))
-  const left = (budget.limit as { units: bigint }).units - spent.reduce((sum, units) => sum + units, 0n)
+  const left = (budget.limit as { units: bigint }).units - (await ctx.holds.spent(budget))
   return left > 0n ? left : 0n
 }
 
@@ -80,9 +67,9 @@ export function keyCharges(ctx: GatewayContext, keys: KeyLimit[], charge: { usag
     for (const counter of ['usage', 'byok'] as const) {
       const units = charge[counter]
       if (!units) continue
-      charges.push({ key: keyCounterKey(ctx, key.hash, counter, 'total'), units })
+      charges.push(ctx.keyCounters.charge(key.hash, counter, 'total', units))
       for (const { reset, window } of windows) {
-        charges.push({ key: keyCounterKey(ctx, key.hash, counter, reset), units, window: { start: window.start, ttlMs: window.end - now + WINDOW_GRACE_MS } })
+        charges.push(ctx.keyCounters.charge(key.hash, counter, reset, units, { start: window.start, ttlMs: window.end - now + WINDOW_GRACE_MS }))
       }
     }
   }
@@ -106,7 +93,7 @@ export interface KeyUsage {
 /** Reads a key's counters at `now`. */
 export async function keyUsage(ctx: GatewayContext, key: ApiKeyRecord, now: number): Promise<KeyUsage> {
   const read = (counter: KeyCounter, period: KeyPeriod) =>
-    ctx.atomic.getUnits(keyCounterKey(ctx, key.hash, counter, period), period === 'total' ? undefined : resetWindow(period, now).start)
+    ctx.keyCounters.read(key.hash, counter, period, period === 'total' ? undefined : resetWindow(period, now).start)
   const [usage, daily, weekly, monthly, byok, byokDaily, byokWeekly, byokMonthly] = await Promise.all(
     (['usage', 'byok'] as const).flatMap((counter) => (['total', ...LIMIT_RESETS] as const).map((period) => read(counter, period))),
   )

@@ -8,24 +8,19 @@ import { usageKeyParts } from './rules'
  */
 export async function removeByokClaims(ctx: GatewayContext, usageKeys: string[]): Promise<{ settled: number; pending: number }> {
   if (!usageKeys.length) return { settled: 0, pending: 0 }
-  const [settled, pending] = await Promise.all([ctx.kv.list('byok-settled'), ctx.kv.list('byok-pending')])
+  const [settled, pending] = await Promise.all([ctx.byokFees.settledIds(), ctx.byokFees.pendingKeys()])
   const settledIds = new Set(settled)
   const pendingKeys = new Set(pending)
-  const removals: string[] = []
-  let settledCount = 0
-  let pendingCount = 0
+  const settledRemovals: string[] = []
+  const pendingRemovals: { org: string; id: string }[] = []
   for (const key of usageKeys) {
     const { org, id } = usageKeyParts(key)
-    if (settledIds.has(id)) {
-      removals.push(ctx.kv.key('byok-settled', id))
-      settledCount++
-    }
-    if (pendingKeys.has(`${org}:${id}`)) {
-      removals.push(ctx.kv.key('byok-pending', org, id))
-      pendingCount++
-    }
+    if (settledIds.has(id)) settledRemovals.push(id)
+    if (pendingKeys.has(`${org}:${id}`)) pendingRemovals.push({ org, id })
   }
-  for (let i = 0; i < removals.length; i += 32) await Promise.all(removals.slice(i, i + 32).map((key) => ctx.storage.removeItem(key)))
+  await ctx.byokFees.removeRecords(settledRemovals, pendingRemovals)
+  const settledCount = settledRemovals.length
+  const pendingCount = pendingRemovals.length
   if (pendingCount) ctx.logger.warn('retention removed BYOK fees that were never settled, with their usage records', { count: pendingCount })
   return { settled: settledCount, pending: pendingCount }
 }

@@ -1,14 +1,13 @@
 import type { GatewayContext } from '../context'
-import { ROLLUP_PREFIX, rollupDayOfKey } from '../stores/rollups'
+import type { SweepKind } from '../stores/expiring'
+import { rollupDayOfKey } from '../stores/rollups'
 
-/** The kinds of records the sweep removes once expired (docs/retention.md). */
-export type SweepKind = 'rate_limit_windows' | 'codes' | 'consent_answers' | 'byok_request_counters' | 'usage_records' | 'generation_ids' | 'usage_rollups'
+export type { SweepKind }
 
 /** How the sweep finds one kind of record and tells when it has expired. */
 export interface ExpiryRule {
+  /** The kind of records (their keys' prefix is the expiring store's, src/stores/expiring.ts). */
   kind: SweepKind
-  /** Key prefix of the records, below the gateway's storage prefix. */
-  prefix: string
   /** True when a storage with its own expiry (Redis) removes these records by itself: the sweep skips them there. */
   expiresOnItsOwn?: boolean
   /** When the record under `key` (relative to the prefix) expires, in epoch ms; undefined when its key does not tell. */
@@ -29,7 +28,6 @@ const field = (record: unknown, name: string): unknown => (record && typeof reco
 function rateLimitRule(ctx: GatewayContext): ExpiryRule {
   return {
     kind: 'rate_limit_windows',
-    prefix: 'ratelimit',
     expiresOnItsOwn: true,
     fromKey(key) {
       const scope = key.slice(0, key.indexOf(':')) as 'key' | 'org'
@@ -49,7 +47,6 @@ function rateLimitRule(ctx: GatewayContext): ExpiryRule {
 function codesRule(): ExpiryRule {
   return {
     kind: 'codes',
-    prefix: 'codes',
     expiredRecord: (record, now) => {
       const expires = field(record, 'expires_at')
       return typeof expires === 'number' && expires <= now
@@ -61,7 +58,6 @@ function codesRule(): ExpiryRule {
 function consentRule(ctx: GatewayContext): ExpiryRule {
   return {
     kind: 'consent_answers',
-    prefix: 'consent-used',
     expiredRecord: (record, now) => {
       const expires = field(record, 'expires_at')
       if (typeof expires === 'number') return expires <= now
@@ -76,7 +72,6 @@ function consentRule(ctx: GatewayContext): ExpiryRule {
 function byokCountersRule(): ExpiryRule {
   return {
     kind: 'byok_request_counters',
-    prefix: 'byok-requests',
     fromKey(key) {
       const match = /^(\d{4})-(\d{2})$/.exec(lastPart(key))
       return match ? Date.UTC(Number(match[1]), Number(match[2]), 1) + PERIOD_GRACE_MS : undefined
@@ -89,7 +84,6 @@ function usageRule(ctx: GatewayContext): ExpiryRule {
   const retentionMs = ctx.options.retention.usageDays * DAY_MS
   return {
     kind: 'usage_records',
-    prefix: 'usage',
     fromKey(key) {
       const created = digits(lastPart(key).slice(0, 15))
       return Number.isFinite(created) ? created + retentionMs : undefined
@@ -106,7 +100,6 @@ function generationIdsRule(ctx: GatewayContext): ExpiryRule {
   const keptMs = ctx.options.retention.usageDays * DAY_MS + DAY_MS
   return {
     kind: 'generation_ids',
-    prefix: 'generation-ids',
     fromKey(key) {
       const match = /^gen-(\d{1,12})-/.exec(lastPart(key))
       return match ? Number(match[1]) * 1000 + keptMs : undefined
@@ -123,7 +116,6 @@ function rollupsRule(ctx: GatewayContext): ExpiryRule {
   const retentionMs = ctx.options.retention.usageDays * DAY_MS
   return {
     kind: 'usage_rollups',
-    prefix: ROLLUP_PREFIX,
     fromKey(key) {
       const day = rollupDayOfKey(key)
       return day ? Date.parse(`${day}T00:00:00Z`) + DAY_MS + retentionMs : undefined

@@ -1,5 +1,4 @@
 import type { GatewayContext } from '../context'
-import { isRedisDriver } from '../stores/atomic-redis'
 import { removeByokClaims } from './byok-claims'
 import { expiryRules, type ExpiryRule, type SweepKind } from './rules'
 
@@ -16,9 +15,6 @@ export interface SweepOptions {
 export const DEFAULT_SWEEP_LIMIT = 1000
 /** Records read, or removed, at once. */
 const BATCH = 32
-
-/** True when the storage mounted under a prefix expires records by itself (Redis). */
-const expiresByItself = (ctx: GatewayContext, prefix: string) => isRedisDriver(ctx.storage.getMount(ctx.kv.key(prefix)).driver)
 
 async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += BATCH) await Promise.all(items.slice(i, i + BATCH).map(work))
@@ -39,7 +35,7 @@ async function findExpired(ctx: GatewayContext, rule: ExpiryRule, keys: string[]
   const expired = dated.sort((a, b) => a.at - b.at).slice(0, limit).map((d) => d.key)
   for (let i = 0; i < unread.length && expired.length < limit; i += BATCH) {
     const batch = unread.slice(i, i + BATCH)
-    const records = await Promise.all(batch.map((key) => ctx.kv.get<unknown>(rule.prefix, key)))
+    const records = await Promise.all(batch.map((key) => ctx.expiring.read(rule.kind, key)))
     batch.forEach((key, j) => {
       if (expired.length < limit && records[j] !== null && rule.expiredRecord!(records[j], now)) expired.push(key)
     })
@@ -58,10 +54,10 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
   const now = ctx.now()
   const counts: SweepCounts = { rate_limit_windows: 0, codes: 0, consent_answers: 0, byok_request_counters: 0, usage_records: 0, generation_ids: 0, usage_rollups: 0, byok_claims: 0 }
   for (const rule of expiryRules(ctx)) {
-    if (rule.expiresOnItsOwn && expiresByItself(ctx, rule.prefix)) continue
-    const keys = await ctx.kv.list(rule.prefix)
+    if (rule.expiresOnItsOwn && ctx.expiring.expiresByItself(rule.kind)) continue
+    const keys = await ctx.expiring.list(rule.kind)
     const expired = await findExpired(ctx, rule, keys, now, limit)
-    await inBatches(expired, (key) => ctx.kv.remove(rule.prefix, key))
+    await inBatches(expired, (key) => ctx.expiring.remove(rule.kind, key))
     counts[rule.kind] = expired.length
     if (rule.kind === 'usage_records') {
       const claims = await removeByokClaims(ctx, expired)

@@ -121,7 +121,7 @@ export const answerConsentRoute = defineRoute({
     // then swept (docs/retention.md).
     const expiresAt = claims.exp !== undefined ? claims.exp * 1000 : ctx.now() + ctx.options.auth.codeTtlSeconds * 1000
     const answer = { at: new Date(ctx.now()).toISOString(), expires_at: expiresAt }
-    if (!(await ctx.atomic.setIfAbsent(ctx.kv.key('consent-used', claims.jti), answer))) {
+    if (!(await ctx.consents.answerOnce(claims.jti, answer))) {
       throw new GatewayError(409, 'This consent request was already answered: start again from the app')
     }
     const callback = new URL(claims.cb)

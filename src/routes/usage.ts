@@ -3,7 +3,7 @@ import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { invalidRequest, notFound } from '../errors'
 import { ExactNumber } from '../http/exact-json'
-import { dayOf, rollupsOf, type RollupEntry, type RollupTotals } from '../stores/rollups'
+import { dayOf, type RollupEntry, type RollupTotals } from '../stores/rollups'
 import type { UsageRecord } from '../stores/usage'
 import { activityQuerySchema, activitySchema, creditsSchema, generationQuerySchema, generationSchema } from '../schemas/usage'
 import { defineRoute } from './define'
@@ -136,7 +136,7 @@ export const activityRoute = defineRoute({
       throw invalidRequest(`date: must be a day from ${window[window.length - 1]} to ${window[0]} (the last ${ACTIVITY_DAYS} days and today, UTC)`, 'date')
     }
     const byKey = query.group_by === 'api_key'
-    const rollups = rollupsOf(ctx)
+    const rollups = ctx.rollups
     const days = query.date !== undefined ? [query.date] : window
     const filter = { keyHash: query.api_key_hash?.toLowerCase(), userId: query.user_id }
     const read: Awaited<ReturnType<typeof rollups.day>>[] = []

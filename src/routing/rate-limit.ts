@@ -10,7 +10,7 @@ import type { Principal } from '../stores/accounts'
  */
 export async function applyRateLimits(ctx: GatewayContext, principal: Principal): Promise<Record<string, string> | undefined> {
   const { key, org } = ctx.options.rateLimits
-  const scopes: [string, string, RateLimit][] = []
+  const scopes: ['key' | 'org', string, RateLimit][] = []
   // A minted key's requests count against the keys above it too (docs/keys.md).
   if (key) for (const hash of [principal.key.hash, ...(principal.key.ancestors ?? []).map((a) => a.hash)]) scopes.push(['key', hash, key])
   if (org) scopes.push(['org', principal.org.id, org])
@@ -19,7 +19,7 @@ export async function applyRateLimits(ctx: GatewayContext, principal: Principal)
   const counted = await Promise.all(scopes.map(async ([scope, id, limit]) => {
     const windowMs = limit.windowSeconds * 1000
     const windowStart = Math.floor(now / windowMs) * windowMs
-    const count = await ctx.atomic.increment(ctx.kv.key('ratelimit', scope, id, String(windowStart)), 1, limit.windowSeconds + 1)
+    const count = await ctx.rateLimitCounts.count(scope, id, windowStart, limit.windowSeconds)
     return { scope, limit, count, resetMs: windowStart + windowMs }
   }))
   const tightest = counted.reduce((a, b) => (b.limit.requests - b.count < a.limit.requests - a.count ? b : a))

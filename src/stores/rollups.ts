@@ -160,12 +160,3 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
 
 /** The rollups store's operations. */
 export type RollupStore = ReturnType<typeof createRollupStore>
-
-const stores = new WeakMap<object, RollupStore>()
-
-/** The rollups store of a gateway (one per context: it remembers which entries exist). */
-export function rollupsOf(ctx: { kv: Kv; atomic: AtomicOps }): RollupStore {
-  let store = stores.get(ctx)
-  if (!store) stores.set(ctx, (store = createRollupStore(ctx)))
-  return store
-}

@@ -1,4 +1,5 @@
 import type { GenerationTags } from '../http/attribution'
+import { keyOfItem, pageOfKeys, type PageOptions } from './credits'
 import type { Kv } from './kv'
 
 /**
@@ -81,6 +82,21 @@ export function createUsageStore(kv: Kv) {
       const inRange = (key: string) => !range || (Number(key.slice(0, 15)) >= range.from && Number(key.slice(0, 15)) < range.to)
       const keys = (await kv.list('usage', orgId)).filter(inRange).sort()
       const records = await Promise.all(keys.map((k) => kv.get<UsageRecord>('usage', orgId, k)))
+      return records.filter((r): r is UsageRecord => r !== null)
+    },
+    /**
+     * One page of an org's records (PageOptions; `limits` bound its size). `after` names a generation: its place comes
+     * from its generation pointer (kept a day longer than the record), else from the records' keys.
+     */
+    async page(orgId: string, options: PageOptions, limits: { defaultLimit: number; maxLimit: number }): Promise<UsageRecord[]> {
+      const keys = await kv.list('usage', orgId)
+      let afterKey: string | undefined
+      if (options.after !== undefined) {
+        const pointer = typeof options.after === 'string' && options.after ? await kv.get<GenerationPointer>('generation-ids', orgId, options.after) : null
+        afterKey = pointer?.key ?? keyOfItem(keys, options.after)
+      }
+      const page = pageOfKeys(keys, options, { afterKey, ...limits })
+      const records = await Promise.all(page.map((key) => kv.get<UsageRecord>('usage', orgId, key)))
       return records.filter((r): r is UsageRecord => r !== null)
     },
   }

@@ -1,0 +1,34 @@
+import { isRedisDriver } from './atomic-redis'
+import type { Kv } from './kv'
+import { ROLLUP_PREFIX } from './rollups'
+
+/** The kinds of records the sweep removes once expired (docs/retention.md). */
+export type SweepKind = 'rate_limit_windows' | 'codes' | 'consent_answers' | 'byok_request_counters' | 'usage_records' | 'generation_ids' | 'usage_rollups'
+
+/** The key prefix (below the gateway's storage prefix) of each kind of expiring record. */
+const PREFIXES: Record<SweepKind, string> = {
+  rate_limit_windows: 'ratelimit',
+  codes: 'codes',
+  consent_answers: 'consent-used',
+  byok_request_counters: 'byok-requests',
+  usage_records: 'usage',
+  generation_ids: 'generation-ids',
+  usage_rollups: ROLLUP_PREFIX,
+}
+
+/** The records of each kind the sweep removes (docs/retention.md), by key relative to the kind's prefix. */
+export function createExpiringStore(kv: Kv) {
+  return {
+    /** True when the storage mounted where a kind's records live expires records by itself (Redis). */
+    expiresByItself: (kind: SweepKind): boolean => isRedisDriver(kv.storage.getMount(kv.key(PREFIXES[kind])).driver),
+    /** The keys of a kind's records, relative to its prefix (`usage_records`: `<org>:<15-digit ms>-<id>`). */
+    list: (kind: SweepKind): Promise<string[]> => kv.list(PREFIXES[kind]),
+    /** Reads one record, or null. */
+    read: (kind: SweepKind, key: string): Promise<unknown> => kv.get<unknown>(PREFIXES[kind], key),
+    /** Removes one record. */
+    remove: (kind: SweepKind, key: string): Promise<void> => kv.remove(PREFIXES[kind], key),
+  }
+}
+
+/** The expiring records store's operations. */
+export type ExpiringStore = ReturnType<typeof createExpiringStore>

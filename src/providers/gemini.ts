@@ -3,6 +3,7 @@ import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http
 import { timedCheck } from './checks'
 import { parseServerSentEvents } from './sse'
 import { geminiChunks } from './gemini-stream'
+import { geminiEmbed } from './gemini-embed'
 import { fromGeminiResponse, geminiError, toGeminiRequest, type GeminiResponse } from './gemini-translate'
 import type { CallOptions, Provider, ProviderModel } from './types'
 import { parseUpstreamJson, upstreamError } from './upstream-error'
@@ -74,6 +75,17 @@ export function gemini(options: GeminiOptions = {}): Provider {
       const res = await post(request.model, body, callOptions, true)
       await requireEventStream(res, name)
       return geminiChunks(parseServerSentEvents(res.body), name, secretsOf(callOptions), Math.floor(Date.now() / 1000))
+    },
+    // models/{model}:embedContent and :batchEmbedContents (src/providers/gemini-embed.ts).
+    async embed(request, callOptions) {
+      return geminiEmbed(request, callOptions, name, async (method, model, body, call) => {
+        const res = await upstreamFetch(`${root}/${API_VERSION}/${modelPath(model)}:${method}`, {
+          method: 'POST', headers: headersFor(call, true), body, signal: call.signal, timeoutMs: call.timeoutMs, provider: name,
+        })
+        const text = await res.text()
+        if (res.status < 200 || res.status >= 300) throw geminiError(name, res.status, text, res.headers, secretsOf(call))
+        return text
+      })
     },
     async check(callOptions) {
       return [await timedCheck(`GET /${API_VERSION}/models`, async () => {

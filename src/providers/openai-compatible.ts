@@ -8,10 +8,11 @@ import type {
 } from './types'
 import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
 import { errorMessageOf, timedCheck } from './checks'
+import { embeddingInputCount, readOpenAIEmbeddings } from './embeddings'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
-export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe'> {
+export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe' | 'embed'> {
   /** API root including the version, e.g. `https://api.groq.com/openai/v1`. */
   baseURL: string
   /** The service's key for this host; optional for local hosts. */
@@ -183,6 +184,18 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
         throw (transcription as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', errorMessageOf(text)) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
       }
       return res.headers['x-request-id'] && transcription.id === undefined ? { ...transcription, id: res.headers['x-request-id'] } : transcription
+    },
+    // POST {baseURL}/embeddings (OpenAI's API reference): floats always (the gateway encodes base64 itself).
+    async embed(request, options) {
+      const body = JSON.stringify({
+        model: request.model, input: request.input, ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
+        ...(request.user !== undefined ? { user: request.user } : {}), encoding_format: 'float',
+      })
+      const res = await upstreamFetch(`${root}/embeddings`, { method: 'POST', headers: headersFor(options), body, signal: options.signal, timeoutMs: options.timeoutMs, provider })
+      const text = await res.text()
+      if (res.status < 200 || res.status >= 300) throw fromHttpStatus(provider, res.status, errorMessageOf(text), res.headers)
+      const embeddings = readOpenAIEmbeddings(provider, text, embeddingInputCount(request.input))
+      return res.headers['x-request-id'] && !embeddings.id ? { ...embeddings, id: res.headers['x-request-id'] } : embeddings
     },
     async check(options) {
       return [await timedCheck('GET /models', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { handleGeminiEmbed } from './gemini-embeddings'
 import { listenOnLoopback } from './listen'
 
 /**
@@ -32,6 +33,8 @@ import { listenOnLoopback } from './listen'
  * "Consumer 'api_key:…' has been suspended" does), `fail-midstream` (two text events, then an `{ error }` event),
  * `fail-blocked` (promptFeedback.blockReason, no candidates), `fail-recitation` (finishReason RECITATION, no content).
  * Any other name not starting with `gemini-` → 404 NOT_FOUND.
+ *
+ * Embeddings (`:embedContent`, `:batchEmbedContents`): see ./gemini-embeddings.ts.
  */
 export interface FakeGeminiRequest {
   method: string
@@ -51,6 +54,8 @@ export interface FakeGemini {
   requests: FakeGeminiRequest[]
   /** Thought signatures the fake handed out. */
   signatures: Set<string>
+  /** Behaviours by model name taken one per embedding call, in order (`script['gemini-embedding-001'] = ['ok', 'fail-503']`). */
+  script: Record<string, string[]>
   close(): Promise<void>
 }
 
@@ -375,7 +380,7 @@ const ERRORS: Record<string, [number, string, string, any[]?]> = {
 export async function startFakeGemini(options: { apiKey: string }): Promise<FakeGemini> {
   const signatures = new Set<string>()
   const seenSystems = new Set<string>()
-  const fake: FakeGemini = { url: '', requests: [], signatures, close: async () => undefined }
+  const fake: FakeGemini = { url: '', requests: [], signatures, script: {}, close: async () => undefined }
 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -414,6 +419,12 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
           supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'], thinking: true,
         })),
       })
+    }
+    const embed = /^\/v1beta\/models\/([^/:]+):(embedContent|batchEmbedContents)$/.exec(url.pathname)
+    if (req.method === 'POST' && embed) {
+      const model = decodeURIComponent(embed[1])
+      const behaviour = fake.script[model]?.shift() ?? model
+      return handleGeminiEmbed({ model, method: embed[2] as 'embedContent' | 'batchEmbedContents', body: record.body, behaviour, json, fail, errors: ERRORS, apiKey: options.apiKey })
     }
     const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
     if (req.method !== 'POST' || !route) return fail(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found on this server.`)
@@ -485,3 +496,6 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
   fake.close = listening.close
   return fake
 }
+
+export { fakeEmbedding } from './embedding-vector'
+export { FAKE_GEMINI_EMBEDDING_DIMENSIONS } from './gemini-embeddings'

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { handleAudio } from './openai-audio'
+import { handleEmbeddings } from './openai-embeddings'
 import { listenOnLoopback } from './listen'
 
 /**
@@ -18,6 +19,7 @@ import { listenOnLoopback } from './listen'
  * - `cached` / `reasoning` in the name: usage reports cached prompt tokens / reasoning tokens.
  * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
  * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
+ * `POST /v1/embeddings`: see ./openai-embeddings.ts (vectors from `fakeEmbedding`, the same failure modes).
  */
 export interface FakeOpenAI {
   url: string
@@ -32,13 +34,13 @@ export interface FakeOpenAI {
   modes: Record<string, string>
   /** Behaviour by API key (the bearer token), e.g. `keyModes['sk-bad'] = 'fail-429'`; checked before `modes`. */
   keyModes: Record<string, string>
-  /** Behaviours by upstream model name taken one per chat request, in order, before anything else (`script.m = ['fail-503', 'fail-503']`). */
+  /** Behaviours by upstream model name taken one per chat or embeddings request, in order, before anything else (`script.m = ['fail-503', 'fail-503']`). */
   script: Record<string, string[]>
   /** Behaviour when the last user message contains the text (`promptModes['poison'] = 'fail-500'`); checked after `keyModes`. */
   promptModes: Record<string, string>
   /** The Retry-After header of 429 and 503 answers: a value, null for none; undefined keeps OpenAI's (`2` on a 429). */
   retryAfter: string | null | undefined
-  /** When each chat request arrived (performance.now()), in order. */
+  /** When each chat or embeddings request arrived (performance.now()), in order. */
   arrivals: number[]
   /** Audio: a speech in `hold` mode waits on this after its first chunk; `releaseAudio()` lets it go on. */
   audioGate(): Promise<void>
@@ -171,6 +173,7 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     if (req.method === 'POST' && (path === '/v1/audio/speech' || path === '/v1/audio/transcriptions')) {
       return handleAudio(fake, { req, res, path, raw: bytes, body, bearer, errors: ERRORS })
     }
+    if (req.method === 'POST' && path === '/v1/embeddings') return handleEmbeddings(fake, { req, res, body, bearer, errors: ERRORS })
     if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
     const named: string = body?.model ?? ''
@@ -276,3 +279,6 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
   fake.close = listening.close
   return fake
 }
+
+export { fakeEmbedding } from './embedding-vector'
+export { FAKE_EMBEDDING_DIMENSIONS } from './openai-embeddings'

@@ -2,7 +2,6 @@ import { OpenRouter } from '@openrouter/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type ProviderModel } from '../../src/index'
 import { fromUnits, toUnits } from '../../src/billing/money'
-import { rollupsOf } from '../../src/stores/rollups'
 import type { UsageRecord } from '../../src/stores/usage'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
@@ -196,17 +195,17 @@ function describeActivity(makeKind: () => StorageKind) {
   it(`the sweep removes rollups once their day is past the retention, and nothing newer`, async () => {
     const ctx = a.gateway.context
     const org = customer.user.org_id
-    const rollupKeys = async (day: string) => (await ctx.storage.getKeys('gateway:rollups:')).filter((key) => key.includes(`:${day}:`))
-    expect((await rollupsOf(ctx).day(org, '2026-11-20')).length).toBeGreaterThan(0)
-    const day2 = await rollupsOf(ctx).day(org, '2026-11-21')
+    const rollupKeys = async (day: string) => (await a.gateway.internals.storage.getKeys('gateway:rollups:')).filter((key) => key.includes(`:${day}:`))
+    expect((await ctx.rollups.day(org, '2026-11-20')).length).toBeGreaterThan(0)
+    const day2 = await ctx.rollups.day(org, '2026-11-21')
 
     // 90 days after the first day ended, it is past the retention; the second day is not yet.
     now = Date.parse('2026-11-21T00:00:00.000Z') + 90 * DAY
     const removed = await a.gateway.admin.sweep()
     expect(removed.usage_rollups).toBeGreaterThan(0)
     expect(await rollupKeys('2026-11-20')).toEqual([])
-    expect(await rollupsOf(ctx).day(org, '2026-11-20')).toEqual([])
-    expect(await rollupsOf(ctx).day(org, '2026-11-21')).toEqual(day2)
+    expect(await ctx.rollups.day(org, '2026-11-20')).toEqual([])
+    expect(await ctx.rollups.day(org, '2026-11-21')).toEqual(day2)
 
     now += DAY
     expect((await a.gateway.admin.sweep()).usage_rollups).toBeGreaterThan(0)

@@ -12,9 +12,9 @@ type Failure = 'before' | 'after'
  * operation and, for the org's used-credits counter, a plain addUnits. Returns the restore function.
  */
 function failCharges(gateway: Gateway, orgId: string, plan: Failure[]): () => void {
-  const atomic = gateway.context.atomic
+  const atomic = gateway.internals.atomic
   const original = { claimAndAddUnits: atomic.claimAndAddUnits, addUnits: atomic.addUnits }
-  const usedKey = gateway.context.kv.key('credits', orgId, 'used')
+  const usedKey = gateway.internals.kv.key('credits', orgId, 'used')
   const failing = async <T>(run: () => Promise<T>): Promise<T> => {
     const mode = plan.shift()
     if (mode === 'before') throw new Error('injected: storage unavailable')
@@ -113,8 +113,8 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
     const c = await customerWithFees(3)
     const [a, b] = gateways()
     const fee = (await reconciled(c)).service_platform_fee_eur
-    const storage = a.context.storage
-    const usedKey = a.context.kv.key('credits', c.user.org_id, 'used')
+    const storage = a.internals.storage
+    const usedKey = a.internals.kv.key('credits', c.user.org_id, 'used')
     const setItem = storage.setItem
     let failed = 0
     storage.setItem = (async (key: string, value: never, opts?: never) => {

@@ -73,20 +73,20 @@ describe('keys minted by keys (POST /auth/keys/code, then /auth/keys) never do m
       else expect(res.status).toBe(402)
     }
     expect(total).toBeLessThanOrEqual(0.0001)
-    const usedKey = t.gateway.context.kv.key('credits', 'key', sha256Hex(parent.key), 'used')
-    const parentUsed = await t.gateway.context.atomic.getUnits(usedKey)
+    const usedKey = t.gateway.internals.kv.key('credits', 'key', sha256Hex(parent.key), 'used')
+    const parentUsed = await t.gateway.internals.atomic.getUnits(usedKey)
     expect(Number(parentUsed) / 1e12).toBeCloseTo(total, 12)
 
     // Nearly used up: a key minted now gets what is left, which pays for no request.
     while ((nextWindow(), await chat(parent.key, 1)).status === 200) { /* spend what is left */ }
     nextWindow()
     const late = await mint(parent.key, { limit: 5 })
-    const left = 0.0001 - Number(await t.gateway.context.atomic.getUnits(usedKey)) / 1e12
+    const left = 0.0001 - Number(await t.gateway.internals.atomic.getUnits(usedKey)) / 1e12
     expect(Number((await record(late)).credit_limit)).toBeCloseTo(left, 12)
     nextWindow()
     expect((await chat(late, 1)).status).toBe(402)
     // Used up to the last unit: the parent mints nothing, and a key it minted before mints nothing either.
-    await t.gateway.context.atomic.addUnits(usedKey, 100_000_000n - (await t.gateway.context.atomic.getUnits(usedKey)))
+    await t.gateway.internals.atomic.addUnits(usedKey, 100_000_000n - (await t.gateway.internals.atomic.getUnits(usedKey)))
     nextWindow()
     const refused = await createCode(parent.key)
     expect(refused.res.status).toBe(402)

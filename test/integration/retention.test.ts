@@ -44,6 +44,7 @@ function describeRetention(makeKind: () => StorageKind) {
       auth: { resolveUser: (event) => event.req.headers.get('x-test-user') },
     })
     const { ctx, redis } = { ctx: gateway.context, redis: isRedisDriver(storage.getMount('gateway:').driver) }
+    const raw = gateway.internals // BYOK settlement records are written directly, as a BYOK request would leave them
     const customer = await createCustomer(gateway, { credits: '10' })
     const user = { 'x-test-user': customer.user.id }
     const chat = async () => {
@@ -78,9 +79,9 @@ function describeRetention(makeKind: () => StorageKind) {
     // One old usage record was a BYOK request: its settlement claim and a pending fee go with it.
     const oldRecords = await ctx.usage.list(customer.user.org_id)
     expect(oldRecords).toHaveLength(5)
-    await ctx.kv.set({ at: new Date(T0).toISOString(), fee_eur: '0' }, 'byok-settled', oldRecords[0].id)
-    await ctx.kv.set({ id: oldRecords[1].id, fee_eur: '0.01' }, 'byok-pending', customer.user.org_id, oldRecords[1].id)
-    await ctx.atomic.increment(ctx.kv.key('byok-requests', customer.user.org_id, '2026-01'), 3)
+    await raw.kv.set({ at: new Date(T0).toISOString(), fee_eur: '0' }, 'byok-settled', oldRecords[0].id)
+    await raw.kv.set({ id: oldRecords[1].id, fee_eur: '0.01' }, 'byok-pending', customer.user.org_id, oldRecords[1].id)
+    await raw.atomic.increment(raw.kv.key('byok-requests', customer.user.org_id, '2026-01'), 3)
 
     // 91 days on: 3 chat requests, 4 codes and 1 consent answer in window T1, one more request in window T1+1s.
     const T1 = T0 + 91 * DAY
@@ -91,9 +92,9 @@ function describeRetention(makeKind: () => StorageKind) {
     now = T1 + 1500
     expect((await call('/me', { headers: customer.auth })).status).toBe(200)
     const liveRecords = (await ctx.usage.list(customer.user.org_id)).slice(5)
-    await ctx.kv.set({ at: new Date(T1).toISOString(), fee_eur: '0' }, 'byok-settled', liveRecords[0].id)
-    await ctx.kv.set({ id: liveRecords[1].id, fee_eur: '0.01' }, 'byok-pending', customer.user.org_id, liveRecords[1].id)
-    await ctx.atomic.increment(ctx.kv.key('byok-requests', customer.user.org_id, '2026-04'), 2)
+    await raw.kv.set({ at: new Date(T1).toISOString(), fee_eur: '0' }, 'byok-settled', liveRecords[0].id)
+    await raw.kv.set({ id: liveRecords[1].id, fee_eur: '0.01' }, 'byok-pending', customer.user.org_id, liveRecords[1].id)
+    await raw.atomic.increment(raw.kv.key('byok-requests', customer.user.org_id, '2026-04'), 2)
     const ledger = await gateway.admin.ledger(customer.user.org_id)
     // The grant, the 5 old requests' charges and the admin charge, older than 90 days, and the 3 live requests' charges.
     expect(ledger.map((e) => Date.parse(e.at))).toEqual([...Array(7).fill(T0), T1, T1, T1])
@@ -127,9 +128,9 @@ function describeRetention(makeKind: () => StorageKind) {
     expect([await count('codes'), await count('consent-used'), await count('usage'), await count('byok-settled'), await count('byok-pending'), await count('byok-requests')]).toEqual([5, 1, 3, 1, 1, 1])
     expect([await count('generation-ids'), await count('rollups')]).toEqual([3, 5]) // the live day's rollups stay
     expect((await ctx.usage.list(customer.user.org_id)).map((r) => r.id)).toEqual(liveRecords.map((r) => r.id))
-    expect(await ctx.kv.get('byok-settled', liveRecords[0].id)).not.toBeNull()
-    expect(await ctx.kv.get('byok-pending', customer.user.org_id, liveRecords[1].id)).not.toBeNull()
-    expect(await ctx.kv.get('byok-requests', customer.user.org_id, '2026-04')).not.toBeNull()
+    expect(await raw.kv.get('byok-settled', liveRecords[0].id)).not.toBeNull()
+    expect(await raw.kv.get('byok-pending', customer.user.org_id, liveRecords[1].id)).not.toBeNull()
+    expect(await raw.kv.get('byok-requests', customer.user.org_id, '2026-04')).not.toBeNull()
     expect(await gateway.admin.ledger(customer.user.org_id)).toEqual(ledger)
     // The live window still counts: 2 requests so far in T1+1s (the /me above and this one).
     expect((await call('/me', { headers: customer.auth })).headers.get('x-ratelimit-remaining')).toBe('58')
@@ -160,7 +161,7 @@ describe('retention: the sweep timer', () => {
       expect(vi.getTimerCount()).toBe(baseline + 2) // the first sweep and the interval
       const codes = gateway.context.codes
       await codes.create({ userId: 'u', challenge: 'c', method: 'S256', callbackOrigin: 'https://app.example' })
-      const codeKeys = () => gateway.context.storage.getKeys('gateway:codes:')
+      const codeKeys = () => gateway.internals.storage.getKeys('gateway:codes:')
       now += 601_000
       await vi.advanceTimersByTimeAsync(5_000)
       await settle()

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { hostedProvider } from '../../src/index'
+import { runProviderContract, textRequest, toolRequest, WEATHER_TOOL } from './contract'
+import { errorReply, jsonReply, sseReply, wireData, wireJson } from './wire'
+
+const P = 'mistral'
+const MODEL = 'mistral-small-latest'
+const { transforms: _transforms, ...text } = textRequest(MODEL)
+
+// A hosted OpenAI-compatible host: its answers pass through as they came; Mistral puts the usage on the finishing chunk.
+runProviderContract("hostedProvider('mistral')", {
+  provider: (origin) => hostedProvider('mistral', { baseURL: `${origin}/v1`, apiKey: 'sk-service-test', models: [] }),
+  model: MODEL,
+  routes: { chat: 'POST /v1/chat/completions', stream: 'POST /v1/chat/completions', check: 'GET /v1/models' },
+  auth: (key) => ['authorization', `Bearer ${key}`],
+  chat: {
+    text: { reply: jsonReply(P, 'chat-text.json'), expected: wireJson(P, 'chat-text.json') },
+    tool: { reply: jsonReply(P, 'chat-tool.json'), expected: wireJson(P, 'chat-tool.json') },
+  },
+  stream: {
+    text: { reply: sseReply(P, 'stream-text.sse'), expected: wireData(P, 'stream-text.sse') },
+    tool: { reply: sseReply(P, 'stream-tool.sse'), expected: wireData(P, 'stream-tool.sse') },
+  },
+  sent: {
+    text: text,
+    stream: { ...text, stream: true, stream_options: { include_usage: true } },
+    tool: { ...toolRequest(MODEL), tools: [WEATHER_TOOL] },
+  },
+  errors: [
+    { title: '400 invalid_request_message_order', reply: errorReply(400, P, 'error-400.json'), status: 400, errorType: 'invalid_request', sameProvider: false, retryAfterMs: null },
+    { title: '401 Unauthorized', reply: errorReply(401, P, 'error-401.json'), status: 502, errorType: 'authentication', sameProvider: false, retryAfterMs: null },
+    { title: '429 rate_limited, no Retry-After', reply: errorReply(429, P, 'error-429.json'), status: 429, errorType: 'rate_limit_exceeded', sameProvider: true, retryAfterMs: null },
+    { title: '500 internal_server_error', reply: errorReply(500, P, 'error-500.json'), status: 502, errorType: 'provider_unavailable', sameProvider: false, retryAfterMs: null },
+    { title: '503 service_tier_capacity_exceeded', reply: errorReply(503, P, 'error-503.json'), status: 502, errorType: 'provider_overloaded', sameProvider: true, retryAfterMs: null },
+  ],
+  check: { reply: jsonReply(P, 'models.json'), rejected: errorReply(401, P, 'error-401.json'), target: 'GET /models', message: '3 models listed' },
+})
+
+describe("hostedProvider('mistral'): Mistral's own facts", () => {
+  it('is listed for customers’ own keys and takes one choice per request', () => {
+    const provider = hostedProvider('mistral', { baseURL: 'http://127.0.0.1:9/v1', models: [] })
+    expect([provider.slug, provider.name, provider.byokSupported, provider.serviceKey, provider.maxChoices]).toEqual(['mistral', 'Mistral', true, false, undefined])
+  })
+})

@@ -1,6 +1,7 @@
 import { measureDuration } from '../audio/formats'
 import { sineTone, wavHeader } from '../audio/wav'
 import { invalidRequest } from '../errors'
+import { demoEmbeddingModel, demoEmbeddings } from '../embeddings/demo'
 import type { Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech, UpstreamUsage } from './types'
 
 /** The demo model: answers offline, deterministically, priced like a small real model so billing can be seen. */
@@ -80,11 +81,13 @@ const usage = (prompt: number, completion: number): UpstreamUsage => ({ prompt_t
 export interface DemoOptions {
   /** Also list `demo/speech` and `demo/transcribe`. Default false. */
   audio?: boolean
+  /** Also list `demo/embed`, deterministic unit-length vectors of the text (docs/embeddings.md#the-demo-model). Default false. */
+  embeddings?: boolean
 }
 
 /**
  * An offline provider for the playground and tests: model `demo/echo` echoes the last message (or calls the named
- * tool); with `audio: true`, `demo/speech` and `demo/transcribe` too.
+ * tool); with `audio: true`, `demo/speech` and `demo/transcribe` too; with `embeddings: true`, `demo/embed`.
  */
 export function demo(options: DemoOptions = {}): Provider {
   return {
@@ -103,7 +106,7 @@ export function demo(options: DemoOptions = {}): Provider {
       supportedParameters: ['max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'stop', 'temperature', 'seed'],
       tags: ['trivia'],
       created: 1767225600,
-    }, ...(options.audio ? demoAudioModels : [])],
+    }, ...(options.audio ? demoAudioModels : []), ...(options.embeddings ? [demoEmbeddingModel] : [])],
     async chat(request): Promise<UpstreamCompletion> {
       const result = answer(request)
       return {
@@ -164,6 +167,9 @@ export function demo(options: DemoOptions = {}): Provider {
           }
         })(),
       }
+    },
+    async embed(request) {
+      return demoEmbeddings(request)
     },
     async transcribe(request) {
       const { seconds, estimated } = measureDuration(request.audio, request.format)

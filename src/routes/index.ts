@@ -9,6 +9,7 @@ import {
   retrieveModelRoute,
 } from './catalogue'
 import { chatCompletionsRoute } from './chat'
+import { embeddingsRoute } from './embeddings'
 import type { RouteDefinition } from './define'
 import { keyRoutes } from './keys'
 import { meRoute } from './me'
@@ -45,6 +46,8 @@ export const apiRoutes = [
   getModelRoute,
   chatCompletionsRoute,
   listProvidersRoute,
+  // OpenAI's and OpenRouter's embeddings (docs/embeddings.md).
+  embeddingsRoute,
   // OpenRouter's usage routes beyond the seed's (docs/api.md): GET /credits, /generation and /activity (docs/usage.md).
   creditsRoute,
   generationRoute,

@@ -1,0 +1,15 @@
+import { CAPABILITIES } from '../capabilities/capability'
+import { serveEmbeddings } from '../embeddings'
+import { generationTags } from '../http/attribution'
+import { clientAbortController } from '../http/client-abort'
+import { embeddingsRequestSchema, embeddingsResponseSchema } from '../schemas/embeddings'
+import { defineRoute } from './define'
+
+/** POST /embeddings (docs/embeddings.md): OpenAI's and OpenRouter's embeddings request, with the chat body limit. */
+export const embeddingsRoute = defineRoute({
+  method: 'POST', path: CAPABILITIES.embeddings.path, capability: 'embeddings', operationId: 'createEmbeddings', summary: 'Create embeddings of text or token arrays', tag: 'Embeddings',
+  auth: 'key', status: 200, body: embeddingsRequestSchema, response: embeddingsResponseSchema,
+  bodyLimit: 'chat',
+  handler: ({ ctx, principal, body, event, requestId }) =>
+    serveEmbeddings(ctx, { principal, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
+})

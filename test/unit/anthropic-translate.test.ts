@@ -4,7 +4,6 @@ import { anthropicChunks } from '../../src/providers/anthropic-stream'
 import {
   anthropicError, closeObjects, fromAnthropicMessage, mergeReasoningDetails, parseAnthropicError, toAnthropicRequest, traitsOf, usageFrom, type ClaudeTraits,
 } from '../../src/providers/anthropic-translate'
-import type { UpstreamResponse } from '../../src/providers/http'
 
 // Unit tests of the OpenAI ⇄ Anthropic Messages translation (src/providers/anthropic-translate.ts, anthropic-stream.ts).
 
@@ -227,13 +226,19 @@ describe('errors: anthropicError and parseAnthropicError', () => {
   })
 })
 
-/** An UpstreamResponse whose body is these SSE events (`[event type, data]`), one chunk each. */
-function sse(events: [string, unknown][]): UpstreamResponse {
+/**
+ * These SSE events (`[event type, data]`), one chunk each, as a byte stream that also reads as an UpstreamResponse
+ * (anthropicChunks took the response before the providers' runner refactor, and takes its body after it).
+ */
+function sse(events: [string, unknown][]): Parameters<typeof anthropicChunks>[0] {
   const chunks = events.map(([event, data]) => new TextEncoder().encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`))
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, text: async () => '', body: (async function* () { yield* chunks })() }
+  const body = (async function* () {
+    yield* chunks
+  })()
+  return Object.assign(body, { status: 200, headers: { 'content-type': 'text/event-stream' }, text: async () => '', body }) as never
 }
 /** Every chunk of a translated stream, without `created`. */
-async function translate(res: UpstreamResponse, excludeReasoning = false): Promise<unknown[]> {
+async function translate(res: Parameters<typeof anthropicChunks>[0], excludeReasoning = false): Promise<unknown[]> {
   const out: unknown[] = []
   for await (const chunk of anthropicChunks(res, 'Anthropic', { excludeReasoning })) out.push({ ...(chunk as UpstreamChunk), created: undefined })
   return out

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { anthropic, ANTHROPIC_VERSION } from '../../src/index'
 import { isRetryableOnSameProvider } from '../../src/providers/upstream-error'
 import { callOptions, drain, streamedText } from './calls'
-import { runProviderContract, textRequest, toolRequest } from './contract'
+import { runProviderContract, textRequest, WEATHER_TOOL } from './contract'
 import { startReplay, type Replay } from './replay'
 import { errorReply, jsonReply, sseReply } from './wire'
 
@@ -84,7 +84,7 @@ runProviderContract('anthropic()', {
     tool: {
       model: MODEL, max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: "What's the weather in Paris?" }] }],
-      tools: [{ name: 'get_weather', description: 'The current weather in a city.', input_schema: toolRequest(MODEL).tools![0].function.parameters }],
+      tools: [{ name: 'get_weather', description: 'The current weather in a city.', input_schema: WEATHER_TOOL.function.parameters }],
       tool_choice: { type: 'auto' },
     },
   },

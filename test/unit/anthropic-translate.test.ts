@@ -160,7 +160,7 @@ describe('toAnthropicRequest: reasoning', () => {
         { type: 'reasoning.encrypted', data: 'gemini-sig', format: 'google-gemini-v1', index: 2 },
       ],
     }]
-    expect(body({ messages }).messages[1]).toEqual({ role: 'assistant', content: [{ type: 'thinking', thinking: 'Thinking.', signature: 'sig-1' }, { type: 'redacted_thinking', data: 'enc' }, { type: 'text', text: 'Paris.' }] })
+    expect((body({ messages }).messages as unknown[])[1]).toEqual({ role: 'assistant', content: [{ type: 'thinking', thinking: 'Thinking.', signature: 'sig-1' }, { type: 'redacted_thinking', data: 'enc' }, { type: 'text', text: 'Paris.' }] })
   })
 })
 

@@ -188,6 +188,26 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     expect((await embed({ model: 'demo/nothing', input: 'hi' })).status).toBe(404)
   })
 
+  it('takes bodies up to the chat body limit (not the default one), 413 beyond', async () => {
+    const small = await startGateway({ providers: [demo({ embeddings: true })], bodyLimits: { default: 1024, chat: 4096 } })
+    try {
+      const who = await createCustomer(small.gateway, { credits: '1' })
+      const post = (input: string) => small.request('/api/v1/embeddings', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ model: 'demo/embed', input }) })
+      expect((await post('a'.repeat(3000))).status).toBe(200)
+      const tooLarge = await post('a'.repeat(5000))
+      expect(tooLarge.status).toBe(413)
+      expect((await small.gateway.admin.usage(who.user.org_id))).toHaveLength(1)
+    } finally {
+      await small.close()
+    }
+  })
+
+  it('records user as the generation’s external_user', async () => {
+    const who = await createCustomer(t.gateway, { credits: '1' })
+    const { body } = await embed({ model: 'demo/embed', input: 'who am I', user: 'end-user-42' }, who)
+    expect((await records(who))[0]).toMatchObject({ id: body.id, external_user: 'end-user-42' })
+  })
+
   it('needs an API key, and is in the OpenAPI document with the pipeline’s errors', async () => {
     expect((await t.request('/api/v1/embeddings', { method: 'POST', headers: json, body: JSON.stringify({ model: 'demo/embed', input: 'hi' }) })).status).toBe(401)
     const doc = await (await t.request('/api/v1/openapi.json')).json()

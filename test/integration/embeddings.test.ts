@@ -208,6 +208,15 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     expect((await records(who))[0]).toMatchObject({ id: body.id, external_user: 'end-user-42' })
   })
 
+  it('lists demo/embed in /models with its embeddings output and route', async () => {
+    const { data } = await (await t.request('/api/v1/models?output_modalities=embeddings')).json()
+    expect(data.map((m: { id: string }) => m.id)).toEqual(['demo/embed'])
+    expect(data[0]).toMatchObject({
+      architecture: { modality: 'text->embeddings', input_modalities: ['text'], output_modalities: ['embeddings'] },
+      supported_api_endpoints: ['/api/v1/embeddings'], pricing: { prompt: '0.00000002', completion: '0' },
+    })
+  })
+
   it('needs an API key, and is in the OpenAPI document with the pipeline’s errors', async () => {
     expect((await t.request('/api/v1/embeddings', { method: 'POST', headers: json, body: JSON.stringify({ model: 'demo/embed', input: 'hi' }) })).status).toBe(401)
     const doc = await (await t.request('/api/v1/openapi.json')).json()

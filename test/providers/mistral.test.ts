@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { hostedProvider } from '../../src/index'
+import { callOptions } from './calls'
 import { runProviderContract, textRequest, toolRequest, WEATHER_TOOL } from './contract'
+import { startReplay } from './replay'
 import { errorReply, jsonReply, sseReply, wireData, wireJson } from './wire'
 
 const P = 'mistral'
 const MODEL = 'mistral-small-latest'
-const { transforms: _transforms, ...text } = textRequest(MODEL)
+const { transforms: _transforms, user: _user, ...shared } = textRequest(MODEL)
 
 // A hosted OpenAI-compatible host: its answers pass through as they came; Mistral puts the usage on the finishing chunk.
 runProviderContract("hostedProvider('mistral')", {
@@ -21,9 +23,11 @@ runProviderContract("hostedProvider('mistral')", {
     text: { reply: sseReply(P, 'stream-text.sse'), expected: wireData(P, 'stream-text.sse') },
     tool: { reply: sseReply(P, 'stream-tool.sse'), expected: wireData(P, 'stream-tool.sse') },
   },
+  // What every OpenAI-compatible host is sent; Mistral's own fields (random_seed, no user, no stream_options) are in
+  // mistral-request.test.ts.
   sent: {
-    text: text,
-    stream: { ...text, stream: true, stream_options: { include_usage: true } },
+    text: expect.objectContaining(shared),
+    stream: expect.objectContaining({ ...shared, stream: true }),
     tool: { ...toolRequest(MODEL), tools: [WEATHER_TOOL] },
   },
   errors: [
@@ -37,6 +41,14 @@ runProviderContract("hostedProvider('mistral')", {
 })
 
 describe("hostedProvider('mistral'): Mistral's own facts", () => {
+  it('OpenRouter’s transforms never reach Mistral', async () => {
+    const replay = await startReplay()
+    replay.on('POST /v1/chat/completions', jsonReply(P, 'chat-text.json'))
+    await hostedProvider('mistral', { baseURL: `${replay.origin}/v1`, apiKey: 'k', models: [] }).chat(textRequest(MODEL), callOptions())
+    await replay.close()
+    expect(Object.keys(replay.requests[0].body)).not.toContain('transforms')
+  })
+
   it('is listed for customers’ own keys and takes one choice per request', () => {
     const provider = hostedProvider('mistral', { baseURL: 'http://127.0.0.1:9/v1', models: [] })
     expect([provider.slug, provider.name, provider.byokSupported, provider.serviceKey, provider.maxChoices]).toEqual(['mistral', 'Mistral', true, false, undefined])

@@ -178,6 +178,26 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
     expect((await embed({ model: 'test/embed', input: 'y'.repeat(50), provider: { order: ['beta'] } }, who)).status).toBe(200)
   })
 
+  it('answers 408 when no provider answers within the deadline, charging nothing and leaving no hold', async () => {
+    const late = await startGateway({
+      requestTimeoutMs: 300,
+      providers: [openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha', models: [testModel('hang', '0.0000001'), { ...testModel('emb-alpha', '0.0000001'), id: 'test/ok' }] })],
+    })
+    try {
+      // 0.0000005 EUR: one hold of 5 bytes × $0.10 per M × 0.86 = 0.00000043 EUR at a time.
+      const who = await createCustomer(late.gateway, { credits: '0.0000005' })
+      const post = (model: string) => late.request('/api/v1/embeddings', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ model, input: 'wait!' }) })
+      const res = await post('test/embed')
+      expect(res.status).toBe(408)
+      expect((await res.json()).error).toMatchObject({ code: 408, type: 'timeout' })
+      expect(await late.gateway.admin.usage(who.user.org_id)).toEqual([])
+      expect((await late.gateway.admin.getCredits(who.user.org_id)).total_usage).toBe('0')
+      expect((await post('test/ok')).status).toBe(200)
+    } finally {
+      await late.close()
+    }
+  })
+
   it('BYOK: the customer’s key serves, only the platform fee is owed, settled later', async () => {
     const who = await createCustomer(t.gateway, { credits: '1' })
     const created = await t.request('/api/v1/byok', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ key: CUSTOMER_KEY, provider: 'alpha' }) })

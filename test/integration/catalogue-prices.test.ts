@@ -123,7 +123,7 @@ describe('the built-in catalogue data (checked 2026-11-26)', () => {
   })
 
   it('retires OpenAI’s speech models on 2027-01-06 and its transcription models on 2027-02-26, keeping their prices', () => {
-    const audio = knownModels.openai.filter((m) => m.endpoints).map((m) => [m.id, m.expirationDate, m.replacement])
+    const audio = knownModels.openai.filter((m) => m.endpoints?.some((e) => e.startsWith('/audio/'))).map((m) => [m.id, m.expirationDate, m.replacement])
     expect(audio).toEqual([
       ['openai/tts-1', '2027-01-06', undefined],
       ['openai/tts-1-hd', '2027-01-06', undefined],

@@ -32,6 +32,7 @@ const specOperations = [
   'GET /api/v1/providers',
   // OpenRouter's usage routes (docs/usage.md).
   'GET /api/v1/credits',
+  'POST /api/v1/embeddings',
   'GET /api/v1/generation',
   'GET /api/v1/activity',
   // OpenRouter's API key routes (docs/keys.md).

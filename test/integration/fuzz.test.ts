@@ -76,6 +76,10 @@ const SEEDS: Record<string, unknown[]> = {
     chatSeed(SONNET.id, { reasoning: { effort: 'low' }, provider: {} }),
     chatSeed(FLASH.id, { stream: true, provider: {} }),
   ],
+  'POST /embeddings': [
+    { model: 'demo/embed', input: ['hello there', 'second input'], encoding_format: 'base64', dimensions: 64, provider: { max_price: { prompt: 1 } } },
+    { model: 'demo/embed', input: [[1, 2, 3], [4, 5]], user: 'u-1' },
+  ],
   'POST /audio/speech': [{ model: 'demo/speech', input: 'hello there', voice: 'alloy', response_format: 'wav', speed: 1, provider: { max_price: { prompt: 1 } } }],
   'POST /audio/transcriptions': [{ model: 'demo/transcribe', input_audio: { data: wav, format: 'wav' }, language: 'en', prompt: 'p', temperature: 0, response_format: 'verbose_json', timestamp_granularities: ['segment'] }],
   'POST /byok': [{ key: 'sk-fuzz-key', provider: 'fakebyok', name: 'n', label: 'l', allowed_api_key_hashes: ['a'.repeat(64)], allowed_models: ['fakebyok/model'], always_use: false, is_fallback: false, disabled: false, sort_order: 1 }],
@@ -184,7 +188,7 @@ describe('fuzz: every route, hostile input', () => {
     t = await startGateway({
       logger,
       providers: [
-        demo({ audio: true }),
+        demo({ audio: true, embeddings: true }),
         openaiCompatible({ slug: 'fake', name: 'Fake', baseURL: openai.url, apiKey: 'sk-fake', models: [fakeModel] }),
         openaiCompatible({ slug: 'fakebyok', name: 'Fake BYOK', baseURL: openai.url, byokSupported: true, models: [{ ...fakeModel, id: 'fakebyok/model' }] }),
         anthropic({ apiKey: 'sk-ant-fake', baseURL: claude.url, models: [SONNET] }),

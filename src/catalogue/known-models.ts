@@ -3,6 +3,7 @@ import { anthropicModels } from './anthropic-models'
 import { geminiModels } from './gemini-models'
 import { openaiAudioModels } from './audio-models'
 import { embeddingModels } from './embedding-models'
+import { HOST_FACTS } from '../providers/hosts'
 
 /*
  * Well-known models per provider, with published list prices (USD per token) and context lengths.
@@ -211,18 +212,8 @@ export const knownModels: Record<string, ProviderModel[]> = {
   ],
 }
 
-/** Hosted OpenAI-compatible providers the presets know: base URL and `/providers` facts. */
-export const knownHosts: Record<string, { name: string; baseURL: string; headquarters?: string; privacyPolicyUrl?: string; termsOfServiceUrl?: string; statusPageUrl?: string }> = {
-  anthropic: { name: 'Anthropic', baseURL: 'https://api.anthropic.com', headquarters: 'US', privacyPolicyUrl: 'https://www.anthropic.com/legal/privacy', termsOfServiceUrl: 'https://www.anthropic.com/legal/commercial-terms', statusPageUrl: 'https://status.claude.com/' },
-  'google-ai-studio': { name: 'Google AI Studio', baseURL: 'https://generativelanguage.googleapis.com', headquarters: 'US', privacyPolicyUrl: 'https://policies.google.com/privacy', termsOfServiceUrl: 'https://ai.google.dev/gemini-api/terms', statusPageUrl: 'https://aistudio.google.com/status' },
-  openai: { name: 'OpenAI', baseURL: 'https://api.openai.com/v1', headquarters: 'US', privacyPolicyUrl: 'https://openai.com/policies/privacy-policy/', termsOfServiceUrl: 'https://openai.com/policies/row-terms-of-use/', statusPageUrl: 'https://status.openai.com/' },
-  groq: { name: 'Groq', baseURL: 'https://api.groq.com/openai/v1', headquarters: 'US', privacyPolicyUrl: 'https://groq.com/privacy-policy/', termsOfServiceUrl: 'https://groq.com/terms-of-use/', statusPageUrl: 'https://groqstatus.com/' },
-  together: { name: 'Together', baseURL: 'https://api.together.xyz/v1', headquarters: 'US', privacyPolicyUrl: 'https://www.together.ai/privacy', termsOfServiceUrl: 'https://www.together.ai/terms-of-service' },
-  fireworks: { name: 'Fireworks', baseURL: 'https://api.fireworks.ai/inference/v1', headquarters: 'US', privacyPolicyUrl: 'https://fireworks.ai/privacy-policy', termsOfServiceUrl: 'https://fireworks.ai/terms-of-service' },
-  mistral: { name: 'Mistral', baseURL: 'https://api.mistral.ai/v1', headquarters: 'FR', privacyPolicyUrl: 'https://mistral.ai/terms/#privacy-policy', termsOfServiceUrl: 'https://mistral.ai/terms/' },
-  deepseek: { name: 'DeepSeek', baseURL: 'https://api.deepseek.com/v1', headquarters: 'CN', privacyPolicyUrl: 'https://cdn.deepseek.com/policies/en-US/deepseek-privacy-policy.html', termsOfServiceUrl: 'https://cdn.deepseek.com/policies/en-US/deepseek-terms-of-use.html' },
-  xai: { name: 'xAI', baseURL: 'https://api.x.ai/v1', headquarters: 'US', privacyPolicyUrl: 'https://x.ai/legal/privacy-policy', termsOfServiceUrl: 'https://x.ai/legal/terms-of-service' },
-}
+/** Providers' facts and API roots by slug (OpenAI, Anthropic, Google AI Studio and the hosts of src/providers/hosts/, where they are written). */
+export const knownHosts: Record<string, { name: string; baseURL: string; headquarters?: string; privacyPolicyUrl?: string; termsOfServiceUrl?: string; statusPageUrl?: string }> = HOST_FACTS
 
 /** Model authors' display facts for `author_info`. */
 export const knownAuthors: Record<string, { name: string; websiteUrl: string }> = {

@@ -1,6 +1,7 @@
 import { anthropic } from '../providers/anthropic'
 import { demo } from '../providers/demo'
 import { gemini } from '../providers/gemini'
+import { HOSTS } from '../providers/hosts'
 import { hostedProvider, openai } from '../providers/openai'
 import type { Provider } from '../providers/types'
 
@@ -12,18 +13,12 @@ interface EnvProvider {
   create: (options: { apiKey?: string; baseURL?: string }) => Provider
 }
 
-const hosted = (slug: 'groq' | 'together' | 'fireworks' | 'mistral' | 'deepseek' | 'xai'): EnvProvider => ({
-  preset: slug,
-  prefix: slug.toUpperCase(),
-  create: (options) => hostedProvider(slug, options),
-})
-
-/** Every provider the environment can configure, in the order they are listed. */
+/** Every provider the environment can configure, in the order they are listed: OpenAI, Anthropic, Gemini, then the hosts of src/providers/hosts/. */
 export const ENV_PROVIDERS: EnvProvider[] = [
   { preset: 'openai', prefix: 'OPENAI', create: (options) => openai(options) },
   { preset: 'anthropic', prefix: 'ANTHROPIC', create: (options) => anthropic(options) },
   { preset: 'gemini', prefix: 'GEMINI', create: (options) => gemini(options) },
-  ...(['groq', 'together', 'fireworks', 'mistral', 'deepseek', 'xai'] as const).map(hosted),
+  ...HOSTS.map((host): EnvProvider => ({ preset: host.slug, prefix: host.envPrefix ?? host.slug.toUpperCase(), create: (options) => hostedProvider(host.slug, options) })),
 ]
 
 /** The default providers and what to say about them. */
@@ -39,7 +34,7 @@ export interface DefaultProviders {
 
 /**
  * The providers served when the config file names none (the playground's too): the offline demo provider, then each
- * one whose `<NAME>_API_KEY` is set (OPENAI, ANTHROPIC, GEMINI, GROQ, TOGETHER, FIREWORKS, MISTRAL, DEEPSEEK, XAI),
+ * one of `ENV_PROVIDERS` whose `<NAME>_API_KEY` is set (OPENAI, ANTHROPIC, GEMINI, GROQ, TOGETHER, FIREWORKS, …),
  * at `<NAME>_BASE_URL` when set. Presets named in `byokOnly` are listed even without a key, serving customers' own
  * keys only (BYOK).
  */

@@ -1,4 +1,3 @@
-import type { UpstreamResponse } from './http'
 import { parseServerSentEvents } from './sse'
 import { anthropicError, REASONING_FORMAT, reasoningDetail, usageFrom, type AnthropicUsage, type Block } from './anthropic-translate'
 import type { UpstreamChunk } from './types'
@@ -39,7 +38,7 @@ interface BlockState {
  * The chunk with `delta.role` waits for the first content block: an error event right after message_start then
  * fails the attempt before anything reached the client, so the gateway can still try another provider.
  */
-export async function* anthropicChunks(res: UpstreamResponse, provider: string, options: { excludeReasoning: boolean }): AsyncIterable<UpstreamChunk> {
+export async function* anthropicChunks(body: AsyncIterable<Uint8Array>, provider: string, options: { excludeReasoning: boolean }): AsyncIterable<UpstreamChunk> {
   const created = Math.floor(Date.now() / 1000)
   let id: string | undefined
   let model: string | undefined
@@ -58,7 +57,7 @@ export async function* anthropicChunks(res: UpstreamResponse, provider: string, 
     yield chunk({ role: 'assistant', content: '' })
   }
 
-  for await (const event of parseServerSentEvents(res.body)) {
+  for await (const event of parseServerSentEvents(body)) {
     let data: Json
     try {
       data = JSON.parse(event.data)

@@ -1,10 +1,11 @@
 import { anthropicModels } from '../catalogue/anthropic-models'
-import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
-import { timedCheck } from './checks'
 import { anthropicChunks } from './anthropic-stream'
 import { anthropicError, excludesReasoning, fromAnthropicMessage, parseAnthropicError, toAnthropicRequest, traitsOf, type AnthropicMessage } from './anthropic-translate'
-import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest } from './types'
-import { parseUpstreamJson, upstreamError } from './upstream-error'
+import { anthropicHost } from './hosts/first-party'
+import { createProvider, type ProviderDeclaration } from './runner'
+import type { Transport } from './transport'
+import type { Provider, ProviderModel, UpstreamChatRequest } from './types'
+import { upstreamError } from './upstream-error'
 
 /**
  * The Messages API version sent as `anthropic-version`: the one `@anthropic-ai/sdk` 1.x sends (2026-10-21, the first
@@ -27,60 +28,48 @@ export interface AnthropicOptions {
    * or `x-api-key` (the API's original header, which it still takes, and which some proxies still expect).
    */
   authHeader?: 'authorization' | 'x-api-key'
+  /** Send calls through this transport instead of node:http (tests; runtimes without node:http pick ofetch by themselves). */
+  transport?: Transport
 }
 
 /** Anthropic's Claude models through the Messages API, served to clients in OpenAI's chat format. */
 export function anthropic(options: AnthropicOptions = {}): Provider {
-  const root = (options.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '')
+  return createProvider(anthropicDeclaration(options), { transport: options.transport })
+}
+
+/** The declaration of Anthropic's Messages API (docs/providers.md): `POST /v1/messages` both ways, translated. */
+export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDeclaration {
+  const { baseURL, ...facts } = anthropicHost
   const models = options.models ?? anthropicModels
-  const name = 'Anthropic'
-
-  const headersFor = (call: CallOptions, accept: string): Record<string, string> => {
-    const key = call.apiKey ?? options.apiKey
-    const auth: Record<string, string> = !key ? {} : options.authHeader === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` }
-    return { 'content-type': 'application/json', accept, 'anthropic-version': ANTHROPIC_VERSION, ...auth, ...options.headers }
-  }
+  const name = facts.name
   const modelFor = (upstreamId: string) => models.find((m) => (m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1)) === upstreamId)
-
-  const post = async (request: UpstreamChatRequest, call: CallOptions, stream: boolean): Promise<UpstreamResponse> => {
-    const body = toAnthropicRequest(request, { provider: name, traits: traitsOf(modelFor(request.model), request.model), stream })
-    const res = await upstreamFetch(`${root}/v1/messages`, {
-      method: 'POST', headers: headersFor(call, stream ? 'text/event-stream' : 'application/json'), body: JSON.stringify(body),
-      signal: call.signal, timeoutMs: call.timeoutMs, provider: name,
-    })
-    if (res.status >= 200 && res.status < 300) return res
-    throw anthropicError(name, res.status, parseAnthropicError(await res.text().catch(() => '')), res.headers)
-  }
+  const toBody = (request: UpstreamChatRequest, stream: boolean) => ({ json: toAnthropicRequest(request, { provider: name, traits: traitsOf(modelFor(request.model), request.model), stream }) })
 
   return {
-    slug: 'anthropic',
-    name,
-    description: 'Anthropic’s Claude models, through the Messages API.',
+    ...facts,
     byokSupported: true,
-    headquarters: 'US',
-    privacyPolicyUrl: 'https://www.anthropic.com/legal/privacy',
-    termsOfServiceUrl: 'https://www.anthropic.com/legal/commercial-terms',
-    statusPageUrl: 'https://status.claude.com/',
     models,
-    async chat(request, call) {
-      const res = await post(request, call, false)
-      const text = await res.text()
-      const message = parseUpstreamJson<AnthropicMessage>(name, text)
-      if (message?.type !== 'message' || !Array.isArray(message.content)) throw upstreamError(name, 'malformed_response', text.slice(0, 200))
-      return fromAnthropicMessage(message, { excludeReasoning: excludesReasoning(request) })
+    root: (options.baseURL ?? baseURL).replace(/\/+$/, ''),
+    headers(call) {
+      const key = call.apiKey ?? options.apiKey
+      const auth: Record<string, string> = !key ? {} : options.authHeader === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` }
+      return { 'anthropic-version': ANTHROPIC_VERSION, ...auth, ...options.headers }
     },
-    async chatStream(request, call) {
-      const res = await post(request, call, true)
-      await requireEventStream(res, name)
-      return anthropicChunks(res, name, { excludeReasoning: excludesReasoning(request) })
+    error: (status, text, headers) => anthropicError(name, status, parseAnthropicError(text), headers),
+    chat: {
+      path: '/v1/messages',
+      body: (request) => toBody(request, false),
+      json(message: AnthropicMessage, { text, request }) {
+        if (message?.type !== 'message' || !Array.isArray(message.content)) throw upstreamError(name, 'malformed_response', text.slice(0, 200))
+        return fromAnthropicMessage(message, { excludeReasoning: excludesReasoning(request) })
+      },
     },
-    async check(call) {
-      return [await timedCheck('GET /v1/models', async () => {
-        const res = await upstreamFetch(`${root}/v1/models`, { method: 'GET', headers: headersFor(call, 'application/json'), signal: call.signal, timeoutMs: call.timeoutMs, provider: name })
-        const text = await res.text()
-        if (res.status >= 300) throw anthropicError(name, res.status, parseAnthropicError(text), res.headers)
-        return `${(JSON.parse(text) as { data?: unknown[] }).data?.length ?? 0} models listed`
-      })]
+    chatStream: {
+      path: '/v1/messages',
+      accept: 'text/event-stream',
+      body: (request) => toBody(request, true),
+      events: (body, { request }) => anthropicChunks(body, name, { excludeReasoning: excludesReasoning(request) }),
     },
+    check: { path: '/v1/models', read: (answer: { data?: unknown[] }) => `${answer?.data?.length ?? 0} models listed` },
   }
 }

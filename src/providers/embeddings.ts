@@ -1,6 +1,6 @@
 import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './types'
 import { errorMessageOf } from './checks'
-import { parseUpstreamJson, upstreamError } from './upstream-error'
+import { upstreamError } from './upstream-error'
 
 /** How many vectors an embeddings input asks for: one per string or token array (a lone token array is one input). */
 export function embeddingInputCount(input: UpstreamEmbeddingRequest['input']): number {
@@ -14,10 +14,10 @@ export const isVector = (value: unknown): value is number[] =>
 
 /**
  * Reads OpenAI's embeddings answer (`{ data: [{ index, embedding }], usage }`): one float vector per input, sorted
- * by index; a malformed_response error otherwise (docs/capabilities.md, docs/errors.md#upstream-errors).
+ * by index; a malformed_response error otherwise (`text` is the answer as received, for the error) (docs/capabilities.md, docs/errors.md#upstream-errors).
  */
-export function readOpenAIEmbeddings(provider: string, text: string, count: number): UpstreamEmbeddings {
-  const body = parseUpstreamJson<{ data?: unknown; usage?: { prompt_tokens?: unknown; total_tokens?: unknown }; model?: unknown; id?: unknown; error?: unknown }>(provider, text)
+export function readOpenAIEmbeddings(provider: string, answer: unknown, text: string, count: number): UpstreamEmbeddings {
+  const body = answer as { data?: unknown; usage?: { prompt_tokens?: unknown; total_tokens?: unknown }; model?: unknown; id?: unknown; error?: unknown } | null
   if (body?.error) throw upstreamError(provider, 'upstream_error', errorMessageOf(text))
   const items = Array.isArray(body?.data) ? (body.data as { index?: unknown; embedding?: unknown }[]) : undefined
   if (!items || items.length !== count) throw upstreamError(provider, 'malformed_response', `expected ${count} embeddings, got ${items ? items.length : 'none'}: ${text.slice(0, 200)}`)
@@ -30,12 +30,12 @@ export function readOpenAIEmbeddings(provider: string, text: string, count: numb
     if (!isVector(item.embedding)) throw upstreamError(provider, 'malformed_response', `embedding ${index} is not a vector of numbers`)
     data[index] = { index, embedding: item.embedding }
   }
-  const prompt = body.usage?.prompt_tokens
-  const total = body.usage?.total_tokens
+  const prompt = body?.usage?.prompt_tokens
+  const total = body?.usage?.total_tokens
   return {
     data,
     ...(typeof prompt === 'number' && Number.isFinite(prompt) ? { usage: { prompt_tokens: prompt, ...(typeof total === 'number' ? { total_tokens: total } : {}) } } : {}),
-    ...(typeof body.model === 'string' ? { model: body.model } : {}),
-    ...(typeof body.id === 'string' ? { id: body.id } : {}),
+    ...(typeof body?.model === 'string' ? { model: body.model } : {}),
+    ...(typeof body?.id === 'string' ? { id: body.id } : {}),
   }
 }

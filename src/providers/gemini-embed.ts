@@ -16,7 +16,7 @@ import { parseUpstreamJson, upstreamError } from './upstream-error'
 export const GEMINI_EMBED_BATCH = 100
 
 /** Sends one JSON body to `models/{model}:{method}`, resolving with the answer's text (errors already thrown). */
-export type GeminiSend = (method: 'embedContent' | 'batchEmbedContents', model: string, body: string, call: CallOptions) => Promise<string>
+export type GeminiSend = (method: 'embedContent' | 'batchEmbedContents', model: string, body: Record<string, unknown>, call: CallOptions) => Promise<string>
 
 interface GeminiEmbedAnswer {
   embedding?: { values?: unknown }
@@ -39,7 +39,7 @@ export async function geminiEmbed(request: UpstreamEmbeddingRequest, call: CallO
   const dims = request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}
   const model = request.model.replace(/^models\//, '')
   if (texts.length === 1) {
-    const text = await send('embedContent', model, JSON.stringify({ content: { parts: [{ text: texts[0] }] }, ...dims }), call)
+    const text = await send('embedContent', model, { content: { parts: [{ text: texts[0] }] }, ...dims }, call)
     const answer = parseUpstreamJson<GeminiEmbedAnswer>(provider, text)
     return { data: [{ index: 0, embedding: vectorOf(answer?.embedding, 0, provider) }], usage: usageOf([answer]) }
   }
@@ -53,7 +53,7 @@ export async function geminiEmbed(request: UpstreamEmbeddingRequest, call: CallO
     const answers = await Promise.all(batches.map(async (batch) => {
       const requests = batch.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, ...dims }))
       try {
-        const text = await send('batchEmbedContents', model, JSON.stringify({ requests }), { ...call, signal: controller.signal })
+        const text = await send('batchEmbedContents', model, { requests }, { ...call, signal: controller.signal })
         const answer = parseUpstreamJson<GeminiEmbedAnswer>(provider, text)
         if (!Array.isArray(answer?.embeddings) || answer.embeddings.length !== batch.length) {
           throw upstreamError(provider, 'malformed_response', `expected ${batch.length} embeddings, got ${Array.isArray(answer?.embeddings) ? answer.embeddings.length : 'none'}: ${text.slice(0, 200)}`)

@@ -1,12 +1,12 @@
 import { geminiModels } from '../catalogue/gemini-models'
-import { requireEventStream, upstreamFetch, type UpstreamResponse } from './http'
-import { timedCheck } from './checks'
-import { parseServerSentEvents } from './sse'
-import { geminiChunks } from './gemini-stream'
 import { geminiEmbed } from './gemini-embed'
+import { geminiChunks } from './gemini-stream'
 import { fromGeminiResponse, geminiError, toGeminiRequest, type GeminiResponse } from './gemini-translate'
+import { geminiHost } from './hosts/first-party'
+import { createProvider, type ProviderDeclaration } from './runner'
+import { parseServerSentEvents } from './sse'
+import type { Transport } from './transport'
 import type { CallOptions, Provider, ProviderModel } from './types'
-import { parseUpstreamJson, upstreamError } from './upstream-error'
 
 /** Options of the Gemini provider. */
 export interface GeminiOptions {
@@ -22,78 +22,64 @@ export interface GeminiOptions {
   slug?: string
   /** Display name. Default `Google AI Studio`. */
   name?: string
+  /** Send calls through this transport instead of node:http (tests; runtimes without node:http pick ofetch by themselves). */
+  transport?: Transport
 }
 
-export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com'
+/** The Gemini API's root (without the version). */
+export const GEMINI_BASE_URL = geminiHost.baseURL
 const API_VERSION = 'v1beta' // parametersJsonSchema, responseJsonSchema and thinkingConfig are v1beta fields
 
 /**
  * Google's Gemini API (`generateContent` / `streamGenerateContent?alt=sse`), served as an OpenAI-format provider:
  * requests and answers are translated both ways (src/providers/gemini-translate.ts), streams chunk by chunk
- * (gemini-stream.ts), errors into the gateway's envelope.
+ * (gemini-stream.ts), embeddings through embedContent / batchEmbedContents (gemini-embed.ts), errors into the
+ * gateway's envelope.
  */
 export function gemini(options: GeminiOptions = {}): Provider {
-  const root = (options.baseURL ?? GEMINI_BASE_URL).replace(/\/+$/, '').replace(/\/v1(beta)?$/, '')
-  const name = options.name ?? 'Google AI Studio'
+  return createProvider(geminiDeclaration(options), { transport: options.transport })
+}
+
+/** The declaration of the Gemini API (docs/providers.md). */
+export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclaration {
+  const { baseURL: _root, ...facts } = geminiHost
+  const name = options.name ?? facts.name
   const models = options.models ?? geminiModels
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
-
-  const headersFor = (callOptions: CallOptions, json: boolean): Record<string, string> => {
-    const key = callOptions.apiKey ?? options.apiKey
-    return { ...(json ? { 'content-type': 'application/json' } : {}), accept: json ? 'application/json, text/event-stream' : 'application/json', ...(key ? { 'x-goog-api-key': key } : {}), ...options.headers }
-  }
-  const secretsOf = (callOptions: CallOptions) => [callOptions.apiKey, options.apiKey]
+  const secretsOf = (call: CallOptions) => [call.apiKey, options.apiKey]
   const modelPath = (model: string) => (model.startsWith('models/') || model.startsWith('tunedModels/') ? model : `models/${model}`).split('/').map(encodeURIComponent).join('/')
-
-  const post = async (model: string, body: string, callOptions: CallOptions, stream: boolean): Promise<UpstreamResponse> => {
-    const url = `${root}/${API_VERSION}/${modelPath(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`
-    const res = await upstreamFetch(url, { method: 'POST', headers: headersFor(callOptions, true), body, signal: callOptions.signal, timeoutMs: callOptions.timeoutMs, provider: name })
-    if (res.status >= 200 && res.status < 300) return res
-    throw geminiError(name, res.status, await res.text().catch(() => ''), res.headers, secretsOf(callOptions))
-  }
+  const now = () => Math.floor(Date.now() / 1000)
 
   return {
-    slug: options.slug ?? 'google-ai-studio',
+    ...facts,
+    slug: options.slug ?? facts.slug,
     name,
-    description: 'Google’s Gemini models through the Gemini API (Google AI Studio).',
     byokSupported: true,
-    headquarters: 'US',
-    privacyPolicyUrl: 'https://policies.google.com/privacy',
-    termsOfServiceUrl: 'https://ai.google.dev/gemini-api/terms',
-    statusPageUrl: 'https://aistudio.google.com/status',
     models,
-    async chat(request, callOptions) {
-      const body = JSON.stringify(toGeminiRequest(request, byUpstreamId.get(request.model)))
-      const res = await post(request.model, body, callOptions, false)
-      const text = await res.text()
-      const answer = parseUpstreamJson<GeminiResponse>(name, text)
-      if (answer?.error) throw geminiError(name, answer.error.code ?? 0, text, res.headers, secretsOf(callOptions))
-      return fromGeminiResponse(answer, name, Math.floor(Date.now() / 1000))
+    root: (options.baseURL ?? GEMINI_BASE_URL).replace(/\/+$/, '').replace(/\/v1(beta)?$/, ''),
+    headers(call) {
+      const key = call.apiKey ?? options.apiKey
+      return { ...(key ? { 'x-goog-api-key': key } : {}), ...options.headers }
     },
-    async chatStream(request, callOptions) {
-      const body = JSON.stringify(toGeminiRequest(request, byUpstreamId.get(request.model)))
-      const res = await post(request.model, body, callOptions, true)
-      await requireEventStream(res, name)
-      return geminiChunks(parseServerSentEvents(res.body), name, secretsOf(callOptions), Math.floor(Date.now() / 1000))
+    error: (status, text, headers, call) => geminiError(name, status, text, headers, secretsOf(call)),
+    chat: {
+      path: (request) => `/${API_VERSION}/${modelPath(request.model)}:generateContent`,
+      body: (request) => ({ json: toGeminiRequest(request, byUpstreamId.get(request.model)) }),
+      json(answer: GeminiResponse, { text, headers, call }) {
+        if (answer?.error) throw geminiError(name, answer.error.code ?? 0, text, headers, secretsOf(call))
+        return fromGeminiResponse(answer, name, now())
+      },
+    },
+    chatStream: {
+      path: (request) => `/${API_VERSION}/${modelPath(request.model)}:streamGenerateContent?alt=sse`,
+      accept: 'application/json, text/event-stream',
+      body: (request) => ({ json: toGeminiRequest(request, byUpstreamId.get(request.model)) }),
+      events: (body, { call }) => geminiChunks(parseServerSentEvents(body), name, secretsOf(call), now()),
     },
     // models/{model}:embedContent and :batchEmbedContents (src/providers/gemini-embed.ts).
-    async embed(request, callOptions) {
-      return geminiEmbed(request, callOptions, name, async (method, model, body, call) => {
-        const res = await upstreamFetch(`${root}/${API_VERSION}/${modelPath(model)}:${method}`, {
-          method: 'POST', headers: headersFor(call, true), body, signal: call.signal, timeoutMs: call.timeoutMs, provider: name,
-        })
-        const text = await res.text()
-        if (res.status < 200 || res.status >= 300) throw geminiError(name, res.status, text, res.headers, secretsOf(call))
-        return text
-      })
+    embed: {
+      run: (request, call, send) => geminiEmbed(request, call, name, (method, model, json, sendCall) => send(`/${API_VERSION}/${modelPath(model)}:${method}`, json, sendCall)),
     },
-    async check(callOptions) {
-      return [await timedCheck(`GET /${API_VERSION}/models`, async () => {
-        const res = await upstreamFetch(`${root}/${API_VERSION}/models`, { method: 'GET', headers: headersFor(callOptions, false), signal: callOptions.signal, timeoutMs: callOptions.timeoutMs, provider: name })
-        const text = await res.text()
-        if (res.status >= 300) throw geminiError(name, res.status, text, res.headers, secretsOf(callOptions))
-        return `${(JSON.parse(text) as { models?: unknown[] }).models?.length ?? 0} models listed`
-      })]
-    },
+    check: { path: `/${API_VERSION}/models`, read: (answer: { models?: unknown[] }) => `${answer?.models?.length ?? 0} models listed` },
   }
 }

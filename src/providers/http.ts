@@ -3,8 +3,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { collectBytes } from '../http/collect'
 import { upstreamError } from './upstream-error'
 
-// The one module that talks HTTP to providers. It uses node:http with keep-alive pools (several times cheaper in CPU
-// than fetch per call here); swapping in another client means changing only this file.
+// The hot path's transport (the runner, src/providers/runner.ts, calls it through transport.ts): node:http with
+// keep-alive pools, several times cheaper in CPU than fetch per call here (docs/providers.md#transport).
 const agents = {
   'http:': new HttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
   'https:': new HttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
@@ -61,14 +61,6 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
     })
     req.end(init.body)
   })
-}
-
-/** A malformed_response error unless a streamed answer is an event stream (its body, read for the message, otherwise). */
-export async function requireEventStream(res: UpstreamResponse, provider: string): Promise<void> {
-  const type = res.headers['content-type'] ?? ''
-  if (type.includes('text/event-stream')) return
-  const text = await res.text().catch(() => '')
-  throw upstreamError(provider, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
 }
 
 const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete', { connection: true })

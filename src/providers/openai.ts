@@ -1,5 +1,6 @@
-import { knownHosts, knownModels } from '../catalogue/known-models'
-import { openaiCompatible } from './openai-compatible'
+import { knownModels } from '../catalogue/known-models'
+import { hostOf, OPENAI_HOST, type HostDefinition, type HostSlug } from './hosts'
+import { openaiCompatible, type OpenAICompatibleConfig } from './openai-compatible'
 import type { Provider, ProviderModel } from './types'
 
 /** Options of a hosted provider preset. */
@@ -12,40 +13,31 @@ export interface HostedProviderOptions {
   models?: ProviderModel[]
   /** Per-call timeout default for this provider is the gateway's; headers added to every call. */
   headers?: Record<string, string>
+  /** Send calls through this transport instead of node:http (tests). */
+  transport?: OpenAICompatibleConfig['transport']
 }
 
 /** OpenAI (`https://api.openai.com/v1`), with the catalogue's OpenAI models. */
 export function openai(options: HostedProviderOptions = {}): Provider {
-  return hosted('openai', options, {
-    description: 'OpenAI’s GPT and o-series models.',
-    // OpenAI answers 400 "Unrecognized request argument" to these (include_reasoning is OpenRouter's).
-    dropParameters: ['top_k', 'repetition_penalty', 'min_p', 'include_reasoning'],
-    useMaxCompletionTokens: true,
-    // OpenAI's chat completions answer up to 128 choices (`n`), billed in one usage report.
-    maxChoices: 128,
-  })
+  return hosted(OPENAI_HOST, options, { useMaxCompletionTokens: true })
 }
 
-/** A hosted OpenAI-compatible provider the catalogue knows: `groq`, `together`, `fireworks`, `mistral`, `deepseek` or `xai`. */
-export function hostedProvider(slug: 'groq' | 'together' | 'fireworks' | 'mistral' | 'deepseek' | 'xai', options: HostedProviderOptions = {}): Provider {
-  return hosted(slug, options, {})
+/** A hosted OpenAI-compatible provider the catalogue knows (src/providers/hosts/): `groq`, `together`, `fireworks`, `mistral`, `deepseek` or `xai`. */
+export function hostedProvider(slug: HostSlug, options: HostedProviderOptions = {}): Provider {
+  return hosted(hostOf(slug), options, {})
 }
 
-function hosted(slug: string, options: HostedProviderOptions, extra: Partial<Parameters<typeof openaiCompatible>[0]>): Provider {
-  const host = knownHosts[slug]
+function hosted(host: HostDefinition, options: HostedProviderOptions, extra: Partial<OpenAICompatibleConfig>): Provider {
+  const { baseURL, envPrefix: _env, ...declared } = host
   return openaiCompatible({
-    slug,
-    name: host.name,
     byokSupported: true,
-    headquarters: host.headquarters,
-    privacyPolicyUrl: host.privacyPolicyUrl,
-    termsOfServiceUrl: host.termsOfServiceUrl,
-    statusPageUrl: host.statusPageUrl,
+    ...declared,
     ...extra,
-    baseURL: options.baseURL ?? host.baseURL,
+    baseURL: options.baseURL ?? baseURL,
     apiKey: options.apiKey,
     headers: options.headers,
-    models: options.models ?? knownModels[slug] ?? [],
+    models: options.models ?? knownModels[host.slug] ?? [],
+    transport: options.transport,
   })
 }
 

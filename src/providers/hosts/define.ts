@@ -1,0 +1,30 @@
+import type { OpenAICompatibleConfig } from '../openai-compatible'
+
+/** A provider's facts for `/providers` and the catalogue, and its API root (docs/providers.md). */
+export interface HostFacts {
+  slug: string
+  name: string
+  description?: string
+  /** API root (OpenAI-compatible hosts: including the version, e.g. `https://api.groq.com/openai/v1`). */
+  baseURL: string
+  headquarters?: string
+  privacyPolicyUrl?: string
+  termsOfServiceUrl?: string
+  statusPageUrl?: string
+}
+
+/** An OpenAI-compatible host: its facts, and what it needs beyond OpenAI's wire format (docs/providers.md#adding-a-host). */
+export interface HostDefinition<Slug extends string = string> extends HostFacts {
+  slug: Slug
+  /** The environment's prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL` (the CLI, src/cli/providers.ts). Default the slug in capitals. */
+  envPrefix?: string
+  /** The host's request hook: the chat body OpenAI's format gives → the body the host takes. */
+  chatBody?: OpenAICompatibleConfig['chatBody']
+  /** Request fields the host rejects, dropped before sending. */
+  dropParameters?: string[]
+  /** The most choices (`n`) one chat request may ask of it (default 1). */
+  maxChoices?: number
+}
+
+/** Declares a host, keeping its slug's literal type (so that `hostedProvider`'s slug type lists it). */
+export const defineHost = <Slug extends string>(host: HostDefinition<Slug>): HostDefinition<Slug> => host

@@ -1,0 +1,16 @@
+import { defineHost } from './define'
+
+// OpenAI answers 400 "Unrecognized request argument" to top_k, repetition_penalty, min_p and OpenRouter's
+// include_reasoning; it answers up to 128 choices (`n`), billed in one usage report.
+export default defineHost({
+  slug: 'openai',
+  name: 'OpenAI',
+  description: 'OpenAI’s GPT and o-series models.',
+  baseURL: 'https://api.openai.com/v1',
+  headquarters: 'US',
+  privacyPolicyUrl: 'https://openai.com/policies/privacy-policy/',
+  termsOfServiceUrl: 'https://openai.com/policies/row-terms-of-use/',
+  statusPageUrl: 'https://status.openai.com/',
+  dropParameters: ['top_k', 'repetition_penalty', 'min_p', 'include_reasoning'],
+  maxChoices: 128,
+})

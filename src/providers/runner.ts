@@ -1,0 +1,134 @@
+import type { GatewayError } from '../errors'
+import { errorMessageOf, timedCheck } from './checks'
+import type { UpstreamResponse } from './http'
+import { offPathGetJson } from './off-path'
+import { loadTransport, type Transport } from './transport'
+import type {
+  CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamEmbeddingRequest, UpstreamEmbeddings,
+  UpstreamSpeech, UpstreamSpeechRequest, UpstreamTranscription, UpstreamTranscriptionRequest,
+} from './types'
+import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
+
+/*
+ * The one runner of upstream calls (docs/providers.md): a provider declares, per capability, the path, how a request
+ * becomes a body, how the answer becomes the gateway's shape (a JSON transform, a chunk parser for event streams, or
+ * a reader of the raw answer), and how its errors map; the runner owns HTTP (node:http keep-alive on the hot path,
+ * ofetch off it), timeouts, aborts, the event-stream check and the classification of failed statuses.
+ */
+
+/** A request body: a JSON value (sent as `application/json`), or bytes with their content type. */
+export type RequestBody = { json: unknown } | { bytes: Uint8Array; contentType: string }
+
+/** What a response transform sees besides the answer. */
+export interface AnswerContext<In> {
+  request: In
+  call: CallOptions
+  /** The answer's headers, lower case. */
+  headers: Record<string, string>
+  /** The answer's text (JSON answers). */
+  text: string
+}
+
+/** How one capability is called: the path, the request transform, and one way to read the answer. */
+export interface Operation<In, Out> {
+  /** Path after the provider's root (`/chat/completions`), or a function of the request. */
+  path: string | ((request: In) => string)
+  /** The `accept` header. Default `application/json`. */
+  accept?: string | ((request: In) => string)
+  /** Request transform: the body to send. */
+  body(request: In, call: CallOptions): RequestBody
+  /** Response transform of a 2xx JSON answer (parsed by the runner; non-JSON is a malformed_response). */
+  json?(answer: any, context: AnswerContext<In>): Out
+  /** Chunk parser of a 2xx event stream (the runner checks the content type first). */
+  events?(body: AsyncIterable<Uint8Array>, context: Omit<AnswerContext<In>, 'text'>): Out
+  /** Reader of any other 2xx answer (audio bytes, or events chosen by the answer's content type). */
+  raw?(res: UpstreamResponse, context: Omit<AnswerContext<In>, 'text'>): Promise<Out> | Out
+}
+
+/** A capability whose call is more than one request (Gemini's embedding batches): `send` posts one JSON body. */
+export interface Composite<In, Out> {
+  run(request: In, call: CallOptions, send: (path: string, json: unknown, call: CallOptions) => Promise<string>): Promise<Out>
+}
+
+/** A `GET` off the hot path (key checks, discovery): the path, and what its JSON answer means. */
+export interface Listing<Out> {
+  path: string
+  read(answer: any): Out
+}
+
+/** Everything a provider is: its `/providers` facts, its models, and per capability how it is called. */
+export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream' | 'check' | 'discoverModels' | 'speech' | 'transcribe' | 'embed'> {
+  /** API root the paths are appended to. */
+  root: string
+  /** Headers of every call (auth, version, extra headers). */
+  headers(call: CallOptions): Record<string, string>
+  /** Error mapping of a failed status. Default: OpenAI's error body, statuses as docs/errors.md#upstream-errors says. */
+  error?(status: number, text: string, headers: Record<string, string>, call: CallOptions): GatewayError
+  chat: Operation<UpstreamChatRequest, UpstreamCompletion>
+  chatStream: Operation<UpstreamChatRequest, AsyncIterable<UpstreamChunk>>
+  embed?: Operation<UpstreamEmbeddingRequest, UpstreamEmbeddings> | Composite<UpstreamEmbeddingRequest, UpstreamEmbeddings>
+  speech?: Operation<UpstreamSpeechRequest, UpstreamSpeech>
+  transcribe?: Operation<UpstreamTranscriptionRequest, UpstreamTranscription>
+  /** The key check: `GET {root}{path}`, and the message of a success (`12 models listed`). */
+  check?: Listing<string>
+  /** Model discovery: `GET {root}{path}`, and the models it lists. */
+  discover?: Listing<ProviderModel[]>
+}
+
+/** Turns a declaration into the `Provider` the gateway calls; `transport` replaces node:http (tests, other runtimes). */
+export function createProvider(declaration: ProviderDeclaration, options: { transport?: Transport } = {}): Provider {
+  const { root, headers, error, chat, chatStream, embed, speech, transcribe, check, discover, ...info } = declaration
+  const name = info.name
+  const fail = (status: number, text: string, resHeaders: Record<string, string>, call: CallOptions): GatewayError =>
+    error ? error(status, text, resHeaders, call) : fromHttpStatus(name, status, errorMessageOf(text), resHeaders)
+  let transport = options.transport
+
+  const send = async (path: string, body: RequestBody | undefined, accept: string, call: CallOptions): Promise<UpstreamResponse> => {
+    transport ??= await loadTransport()
+    const head = headers(call)
+    let payload: string | Uint8Array | undefined
+    if (body && 'json' in body) {
+      payload = JSON.stringify(body.json)
+      head['content-type'] = 'application/json'
+    } else if (body) {
+      payload = body.bytes
+      head['content-type'] = body.contentType
+      head['content-length'] = String(body.bytes.byteLength)
+    }
+    head.accept = accept
+    const res = await transport(`${root}${path}`, { method: body ? 'POST' : 'GET', headers: head, body: payload, signal: call.signal, timeoutMs: call.timeoutMs, provider: name })
+    if (res.status >= 200 && res.status < 300) return res
+    throw fail(res.status, await res.text().catch(() => ''), res.headers, call)
+  }
+
+  const run = <In, Out>(operation: Operation<In, Out>) => async (request: In, call: CallOptions): Promise<Out> => {
+    const path = typeof operation.path === 'string' ? operation.path : operation.path(request)
+    const accept = operation.accept === undefined ? 'application/json' : typeof operation.accept === 'string' ? operation.accept : operation.accept(request)
+    const res = await send(path, operation.body(request, call), accept, call)
+    if (operation.events) {
+      const type = res.headers['content-type'] ?? ''
+      if (!type.includes('text/event-stream')) {
+        const text = await res.text().catch(() => '')
+        throw upstreamError(name, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
+      }
+      return operation.events(res.body, { request, call, headers: res.headers })
+    }
+    if (operation.raw) return operation.raw(res, { request, call, headers: res.headers })
+    const text = await res.text()
+    return operation.json!(parseUpstreamJson(name, text), { request, call, headers: res.headers, text })
+  }
+
+  const composite = <In, Out>(operation: Composite<In, Out>) => (request: In, call: CallOptions): Promise<Out> =>
+    operation.run(request, call, async (path, json, sendCall) => (await send(path, { json }, 'application/json', sendCall)).text())
+
+  const listing = <Out>(listed: Listing<Out>, call: CallOptions): Promise<Out> =>
+    offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: name, fail }).then((answer) => listed.read(answer))
+
+  const provider: Provider = { ...info, chat: run(chat), chatStream: run(chatStream) }
+  if (embed) provider.embed = 'run' in embed ? composite(embed) : run(embed)
+  if (speech) provider.speech = run(speech)
+  if (transcribe) provider.transcribe = run(transcribe)
+  if (check) provider.check = async (call) => [await timedCheck(`GET ${check.path}`, () => listing(check, call))]
+  if (discover) provider.discoverModels = (call) => listing(discover, call)
+  return provider
+}

@@ -5,7 +5,7 @@ import { embeddingInputCount, readOpenAIEmbeddings } from './embeddings'
 import { openaiChunks, speechFromEvents } from './openai-stream'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
-import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamTranscription } from './types'
+import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamEmbeddingRequest, UpstreamTranscription } from './types'
 import { upstreamError } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
@@ -31,6 +31,8 @@ export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat'
    * body the host takes (Mistral: `seed` → `random_seed`). docs/providers.md#adding-a-host.
    */
   chatBody?: (body: Record<string, unknown>, request: UpstreamChatRequest) => Record<string, unknown>
+  /** The same for embeddings: OpenAI's `/embeddings` body → the host's (Mistral: `dimensions` → `output_dimension`). */
+  embedBody?: (body: Record<string, unknown>, request: UpstreamEmbeddingRequest) => Record<string, unknown>
   /** Send calls through this transport instead of node:http (tests; runtimes without node:http pick ofetch by themselves). */
   transport?: Transport
 }
@@ -87,7 +89,7 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
 
 /** The declaration of an OpenAI-compatible host (docs/providers.md): OpenAI's paths, bodies and answers. */
 export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): ProviderDeclaration {
-  const { baseURL, apiKey, discover, discoveredPricing, headers, dropParameters = [], useMaxCompletionTokens, chatBody, transport: _transport, models = [], ...info } = config
+  const { baseURL, apiKey, discover, discoveredPricing, headers, dropParameters = [], useMaxCompletionTokens, chatBody, embedBody, transport: _transport, models = [], ...info } = config
   const provider = info.name
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
 
@@ -139,12 +141,13 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
     // POST {baseURL}/embeddings (OpenAI's API reference): floats always (the gateway encodes base64 itself).
     embed: {
       path: '/embeddings',
-      body: (request) => ({
-        json: {
+      body(request) {
+        const body: Record<string, unknown> = {
           model: request.model, input: request.input, ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
           ...(request.user !== undefined ? { user: request.user } : {}), encoding_format: 'float',
-        },
-      }),
+        }
+        return { json: embedBody ? embedBody(body, request) : body }
+      },
       json(answer, { text, request, headers: resHeaders }) {
         const embeddings = readOpenAIEmbeddings(provider, answer, text, embeddingInputCount(request.input))
         return resHeaders['x-request-id'] && !embeddings.id ? { ...embeddings, id: resHeaders['x-request-id'] } : embeddings

@@ -85,7 +85,7 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
 
   const send = async (path: string, body: RequestBody | undefined, accept: string, call: CallOptions): Promise<UpstreamResponse> => {
     transport ??= await loadTransport()
-    const head = headers(call)
+    const head = { ...headers(call) }
     let payload: string | Uint8Array | undefined
     if (body && 'json' in body) {
       payload = JSON.stringify(body.json)

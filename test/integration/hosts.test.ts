@@ -106,6 +106,14 @@ describe('Mistral’s request hook', () => {
     expect(fake.requests[1].body.random_seed).toBeUndefined()
   })
 
+  it('embeds with output_dimension for dimensions and without user (Mistral’s embeddings request)', async () => {
+    await mistral().embed!({ model: 'codestral-embed', input: ['def f(): pass'], dimensions: 256, user: 'u-3' }, call())
+    expect(fake.requests[0].path).toBe('/v1/embeddings')
+    expect(fake.requests[0].body).toEqual({ model: 'codestral-embed', input: ['def f(): pass'], output_dimension: 256, encoding_format: 'float' })
+    await mistral().embed!({ model: 'mistral-embed', input: 'x' }, call())
+    expect(fake.requests[1].body).toEqual({ model: 'mistral-embed', input: 'x', encoding_format: 'float' })
+  })
+
   it('reaches Mistral through the gateway with the hook applied', async () => {
     const t = await startGateway({ providers: [hostedProvider('mistral', { apiKey: KEY, baseURL: fake.url })] })
     try {

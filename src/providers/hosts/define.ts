@@ -20,6 +20,8 @@ export interface HostDefinition<Slug extends string = string> extends HostFacts 
   envPrefix?: string
   /** The host's request hook: the chat body OpenAI's format gives → the body the host takes. */
   chatBody?: OpenAICompatibleConfig['chatBody']
+  /** The host's embeddings hook: OpenAI's `/embeddings` body → the body the host takes. */
+  embedBody?: OpenAICompatibleConfig['embedBody']
   /** Request fields the host rejects, dropped before sending. */
   dropParameters?: string[]
   /** The most choices (`n`) one chat request may ask of it (default 1). */

@@ -3,7 +3,7 @@ import { defineHost } from './define'
 
 // Mistral's chat API (docs/providers.md#mistral): the seed is `random_seed`, `safe_prompt` (a boolean) passes through,
 // `max_completion_tokens` is its `max_tokens`, no `stream_options` (usage comes in the last chunk anyway); it takes
-// `n`. OpenAI-only fields it does not list are dropped.
+// `n`. OpenAI-only fields it does not list are dropped. Its embeddings take `output_dimension`, and no `user`.
 export default defineHost({
   slug: 'mistral',
   name: 'Mistral',
@@ -19,4 +19,5 @@ export default defineHost({
     if (max_completion_tokens !== undefined && rest.max_tokens === undefined) rest.max_tokens = max_completion_tokens
     return rest
   },
+  embedBody: ({ dimensions, user: _user, ...rest }) => (dimensions === undefined ? rest : { ...rest, output_dimension: dimensions }),
 })

@@ -41,9 +41,14 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
   return new Promise((resolve, reject) => {
     if (init.signal.aborted) return reject(abortedError(init))
     const req = send(target, { method: init.method, headers: init.headers, agent })
-    const onAbort = () => req.destroy(abortedError(init))
+    // Why the gateway stopped the call (its abort or timeout), so that a body cut by it fails with that reason, not as
+    // a connection the provider dropped (which would count against its health and be retried).
+    let stopped: Error | undefined
+    const stop = (reason: Error) => req.destroy((stopped ??= reason))
+    const endedEarly = (cause?: unknown) => stopped ?? (cause ? toUpstreamError(cause, init) : cutShort(init))
+    const onAbort = () => stop(abortedError(init))
     init.signal.addEventListener('abort', onAbort, { once: true })
-    req.setTimeout(init.timeoutMs, () => req.destroy(upstreamError(init.provider, 'timeout', `no answer within ${init.timeoutMs} ms`)))
+    req.setTimeout(init.timeoutMs, () => stop(upstreamError(init.provider, 'timeout', `no answer within ${init.timeoutMs} ms`)))
     req.on('error', (error) => {
       init.signal.removeEventListener('abort', onAbort)
       reject(toUpstreamError(error, init))
@@ -55,8 +60,8 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
       resolve({
         status: res.statusCode ?? 502,
         headers,
-        body: readBody(res, init),
-        text: () => readText(res, init),
+        body: readBody(res, init, endedEarly),
+        text: () => readText(res, endedEarly),
       })
     })
     req.end(init.body)
@@ -68,7 +73,7 @@ const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provid
 // The body as it arrives, from 'data' events through one plain iterator (cheaper per chunk than Node's async
 // iterator wrapped in a generator). Chunks not yet taken pause the response (backpressure); failures come after
 // the chunks that arrived before them; leaving early (`return`) destroys an unfinished response.
-function readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIterable<Uint8Array> {
+function readBody(res: IncomingMessage, init: UpstreamRequest, endedEarly: (cause?: unknown) => Error): AsyncIterable<Uint8Array> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
       const queue: Buffer[] = []
@@ -98,17 +103,17 @@ function readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIterable<Ui
       const onEnd = () => {
         cleanup()
         if (res.complete) ended = true
-        else failure = cutShort(init)
+        else failure = endedEarly()
         wake()
       }
       const onError = (error: Error) => {
         cleanup()
-        failure = toUpstreamError(error, init)
+        failure = endedEarly(error)
         wake()
       }
       const onClose = () => {
         cleanup()
-        failure = res.errored ? toUpstreamError(res.errored, init) : cutShort(init)
+        failure = endedEarly(res.errored ?? undefined)
         wake()
       }
       res.on('data', onData)
@@ -143,9 +148,9 @@ function readBody(res: IncomingMessage, init: UpstreamRequest): AsyncIterable<Ui
 }
 
 // The whole body as text (an async iterator per whole answer costs more than the parse).
-async function readText(res: IncomingMessage, init: UpstreamRequest): Promise<string> {
-  const bytes = await collectBytes(res, { failed: (cause) => (cause ? toUpstreamError(cause, init) : cutShort(init)) })
-  if (!res.complete) throw cutShort(init)
+async function readText(res: IncomingMessage, endedEarly: (cause?: unknown) => Error): Promise<string> {
+  const bytes = await collectBytes(res, { failed: endedEarly })
+  if (!res.complete) throw endedEarly()
   return bytes ? bytes.toString('utf8') : ''
 }
 

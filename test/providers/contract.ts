@@ -255,8 +255,7 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         expect(ms).toBeLessThan(1000)
       })
 
-      // The error's type is not asserted: it comes out as provider_unavailable, not timeout (reported, src/providers/http.ts).
-      it('a stream that goes silent past timeoutMs → an error after the chunks received, without waiting for the next byte', async () => {
+      it('a stream that goes silent past timeoutMs → a timeout (408) after the chunks received, without waiting for the next byte', async () => {
         replay.on(setup.routes.stream, { ...setup.stream.text.reply, gapMs: 1000 })
         const stream = await provider.chatStream(textRequest(setup.model), callOptions({ timeoutMs: 150 }))
         let result: Awaited<ReturnType<typeof drain>> | undefined
@@ -264,6 +263,8 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         expect(result!.chunks).toEqual(setup.stream.text.expected.slice(0, result!.chunks.length))
         expect(result!.chunks.length).toBeLessThan(setup.stream.text.expected.length)
         expect(result!.error).toBeInstanceOf(GatewayError)
+        // The gateway's own timeout, not a connection the provider dropped: it is not retried on the same provider.
+        expect([(result!.error as GatewayError).status, (result!.error as GatewayError).metadata?.error_type]).toEqual([408, 'timeout'])
         expect(ms).toBeLessThan(900)
       })
 
@@ -287,8 +288,7 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         expect(replay.requests).toHaveLength(0)
       })
 
-      // The error's name is not asserted: it comes out as a provider_unavailable GatewayError, not the abort (reported, src/providers/http.ts).
-      it('a signal aborted mid-stream → the stream ends promptly with an error and the connection is closed', async () => {
+      it('a signal aborted mid-stream → the stream ends promptly with the abort (no provider failure) and the connection is closed', async () => {
         replay.on(setup.routes.stream, { ...setup.stream.text.reply, gapMs: 300 })
         const controller = new AbortController()
         const stream = await provider.chatStream(textRequest(setup.model), callOptions({ signal: controller.signal }))
@@ -296,6 +296,7 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         let error: unknown
         const ms = await timed(drain(stream).then((r) => (error = r.error)))
         expect(error).toBeInstanceOf(Error)
+        expect((error as Error).name).toBe('AbortError')
         expect(ms).toBeLessThan(250)
         await expect.poll(() => replay.closedEarly).toBe(1)
       })

@@ -28,7 +28,7 @@ export interface DefaultProviders {
   origins: Record<string, string>
   /** Environment settings that were seen but not used. */
   warnings: string[]
-  /** One line for logs: `demo (offline, model demo/echo); openai at https://…; anthropic`. */
+  /** One line for logs: `demo (offline, models demo/echo, …); openai at https://…; anthropic`. */
   summary: string
 }
 
@@ -39,9 +39,9 @@ export interface DefaultProviders {
  * keys only (BYOK).
  */
 export function defaultProviders(env: NodeJS.ProcessEnv = process.env, options: { byokOnly?: string[] } = {}): DefaultProviders {
-  const list: Provider[] = [demo({ audio: true })]
+  const list: Provider[] = [demo({ audio: true, embeddings: true })]
   const origins: Record<string, string> = { demo: 'built in, offline' }
-  const notes = ['demo (offline, model demo/echo)']
+  const notes = ['demo (offline, models demo/echo, demo/embed, demo/speech, demo/transcribe)']
   const warnings: string[] = []
   for (const { preset, prefix, create } of ENV_PROVIDERS) {
     const apiKey = env[`${prefix}_API_KEY`] || undefined

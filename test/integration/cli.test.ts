@@ -182,7 +182,7 @@ describe('the model-gateway CLI', () => {
       expect(server.output()).toContain(`API      ${api}`)
       expect(server.output()).toMatch(/Storage\s+files in gateway-data\/storage/)
       expect(server.output()).toMatch(/Secret\s+new, kept in gateway-data\/secret/)
-      expect(server.output()).toMatch(/demo\s+Demo \(offline\), 3 models; built in, offline/)
+      expect(server.output()).toMatch(/demo\s+Demo \(offline\), 4 models; built in, offline/)
       expect(statSync(join(data, 'secret')).mode & 0o777).toBe(0o600)
 
       const first = await me(api, key)
@@ -234,7 +234,7 @@ describe('the model-gateway CLI', () => {
       providers: [{ slug: 'demo', name: 'Demo (offline)', upstream_id: 'echo', context_length: 32768, pricing_per_million: { prompt: '0.1', completion: '0.2', currency: 'USD' } }],
     })
     const table = await cli(['models'], cwd)
-    expect(table.stdout).toMatch(/^MODEL\s+PROVIDERS\s+INPUT \/1M\s+OUTPUT \/1M\s+CONTEXT\ndemo\/echo\s+demo\s+\$0\.1\s+\$0\.2\s+32,768\ndemo\/speech\s+demo\s+\$0\s+\$0\s+-\ndemo\/transcribe\s+demo\s+\$0\s+\$0\s+-\n$/)
+    expect(table.stdout).toMatch(/^MODEL\s+PROVIDERS\s+INPUT \/1M\s+OUTPUT \/1M\s+CONTEXT\ndemo\/echo\s+demo\s+\$0\.1\s+\$0\.2\s+32,768\ndemo\/embed\s+demo\s+\$0\.02\s+\$0\s+8,192\ndemo\/speech\s+demo\s+\$0\s+\$0\s+-\ndemo\/transcribe\s+demo\s+\$0\s+\$0\s+-\n$/)
     // Env-configured providers join the catalogue; `models` writes nothing to the data folder.
     const withOpenAI = JSON.parse((await cli(['models', '--json', '--provider', 'openai'], cwd, { OPENAI_API_KEY: 'sk-test' })).stdout)
     expect(withOpenAI.map((m: { id: string }) => m.id)).toContain('openai/gpt-6-luna')

@@ -43,7 +43,7 @@ describe('npm start (the playground)', () => {
       const usage = events.at(-2).usage
       const credits = (await (await fetch(`${first.url}/api/v1/me`, { headers })).json()).credits
       expect(credits.total_usage).toBe(decimalText(units(String(completion.usage.cost_eur)) + units(String(usage.cost_eur))))
-      expect(first.output()).toContain('Providers: demo (offline, model demo/echo)')
+      expect(first.output()).toContain('Providers: demo (offline, models demo/echo, demo/embed, demo/speech, demo/transcribe)')
 
       // The demo sign-in returns only to a path of this site: not to a path a browser reads as another host.
       const signIn = async (returnTo: string) => (await fetch(`${first.url}/sign-in`, {

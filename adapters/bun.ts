@@ -11,7 +11,10 @@ interface BunServer {
 /** How long close() lets the responses the drain ended finish being written before it cuts their connections. */
 const FLUSH_MS = 1_000
 
-declare const Bun: { version: string; serve(options: { port?: number; hostname?: string; fetch: (request: Request) => Response | Promise<Response> }): BunServer }
+declare const Bun: {
+  version: string
+  serve(options: { port?: number; hostname?: string; fetch: (request: Request) => Response | Promise<Response> }): BunServer
+}
 
 /** The gateway as a `Bun.serve`-ready fetch handler: `Bun.serve({ fetch: toBunFetch(gateway) })`. */
 export function toBunFetch(gateway: Gateway): (request: Request) => Promise<Response> {
@@ -28,16 +31,17 @@ export function serve(gateway: Gateway, options: { port?: number; hostname?: str
   return {
     server,
     url: `http://${server.hostname}:${server.port}`,
-    close: () => (closing ??= (async () => {
-      const stopped = Promise.resolve(server.stop(false))
-      let timer: ReturnType<typeof setTimeout> | undefined
-      try {
-        await gateway.close()
-        await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_MS)))])
-      } finally {
-        clearTimeout(timer)
-        await server.stop(true)
-      }
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = Promise.resolve(server.stop(false))
+        let timer: ReturnType<typeof setTimeout> | undefined
+        try {
+          await gateway.close()
+          await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_MS)))])
+        } finally {
+          clearTimeout(timer)
+          await server.stop(true)
+        }
+      })()),
   }
 }

@@ -79,7 +79,10 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 function toGatewayFailure(error: BodyParserError): GatewayError {
   const status: ErrorStatus = error.status in errorTypes ? (error.status as ErrorStatus) : error.status < 500 ? 400 : 500
   if (status >= 500) return new GatewayError(500, 'Internal error', { cause: error })
-  if (error.type === 'entity.too.large') return new GatewayError(413, typeof error.limit === 'number' ? `Request body is larger than ${error.limit} bytes` : 'Request body is too large', { cause: error })
+  if (error.type === 'entity.too.large')
+    return new GatewayError(413, typeof error.limit === 'number' ? `Request body is larger than ${error.limit} bytes` : 'Request body is too large', {
+      cause: error,
+    })
   if (error.type === 'entity.parse.failed') return new GatewayError(400, 'Request body is not valid JSON', { cause: error })
   if (error.type === 'encoding.unsupported') return new GatewayError(415, 'Unsupported content encoding', { cause: error })
   if (error.type === 'request.aborted') return new GatewayError(400, 'The request body ended before it was complete', { cause: error })

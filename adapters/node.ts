@@ -44,7 +44,10 @@ export const DEFAULT_SERVER_LIMITS: Readonly<Required<ServerLimits>> = Object.fr
 /** A node:http server for `listener` with DEFAULT_SERVER_LIMITS, each overridable through `limits`. */
 export function createLimitedServer(listener: RequestListener, limits: ServerLimits = {}): Server {
   const given = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) as ServerLimits
-  const { headersTimeout, requestTimeout, keepAliveTimeout, maxConnections, maxHeadersCount, maxHeaderSize, connectionsCheckingInterval } = { ...DEFAULT_SERVER_LIMITS, ...given }
+  const { headersTimeout, requestTimeout, keepAliveTimeout, maxConnections, maxHeadersCount, maxHeaderSize, connectionsCheckingInterval } = {
+    ...DEFAULT_SERVER_LIMITS,
+    ...given,
+  }
   const server = createServer({ headersTimeout, requestTimeout, maxHeaderSize, connectionsCheckingInterval }, listener)
   server.keepAliveTimeout = keepAliveTimeout
   server.maxConnections = maxConnections
@@ -110,19 +113,20 @@ export async function serve(gateway: Gateway, options: ServeOptions = {}): Promi
   return {
     server,
     url: `http://${host}:${address.port}`,
-    close: () => (closing ??= (async () => {
-      // server.close() waits for every connection to end: a hung stream would hold it for ever, so it is not awaited
-      // until the gateway drained (docs/operations.md) and what is left was cut.
-      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
-      server.closeIdleConnections()
-      try {
-        await gateway.close()
-        await flushed()
-      } finally {
-        server.closeAllConnections()
-      }
-      await closed
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        // server.close() waits for every connection to end: a hung stream would hold it for ever, so it is not awaited
+        // until the gateway drained (docs/operations.md) and what is left was cut.
+        const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
+        server.closeIdleConnections()
+        try {
+          await gateway.close()
+          await flushed()
+        } finally {
+          server.closeAllConnections()
+        }
+        await closed
+      })()),
   }
 }
 

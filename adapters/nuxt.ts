@@ -2,14 +2,41 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
-import { addServerHandler, addServerImports, addServerPlugin, addServerTemplate, addTemplate, addTypeTemplate, defineNuxtModule, findPath, useLogger } from '@nuxt/kit'
+import {
+  addServerHandler,
+  addServerImports,
+  addServerPlugin,
+  addServerTemplate,
+  addTemplate,
+  addTypeTemplate,
+  defineNuxtModule,
+  findPath,
+  useLogger,
+} from '@nuxt/kit'
 import type { GatewayOptions } from '../src/index'
 
 /** The gateway options that survive `nuxt.config` serialisation (no functions, no instances). */
-export type SerializableGatewayOptions = Pick<GatewayOptions,
-  | 'storagePrefix' | 'modelOverrides' | 'exchangeRates' | 'upstreamTimeoutMs' | 'keepAliveMs' | 'modelRefreshSeconds'
-  | 'chatLinkTemplate' | 'keyPrefix' | 'keyTtlSeconds' | 'defaultPlan' | 'publicCatalogue' | 'bodyLimits'
-  | 'lastUsedIntervalSeconds' | 'requestTimeoutMs' | 'health' | 'rateLimits' | 'byok' | 'drainTimeoutMs'>
+export type SerializableGatewayOptions = Pick<
+  GatewayOptions,
+  | 'storagePrefix'
+  | 'modelOverrides'
+  | 'exchangeRates'
+  | 'upstreamTimeoutMs'
+  | 'keepAliveMs'
+  | 'modelRefreshSeconds'
+  | 'chatLinkTemplate'
+  | 'keyPrefix'
+  | 'keyTtlSeconds'
+  | 'defaultPlan'
+  | 'publicCatalogue'
+  | 'bodyLimits'
+  | 'lastUsedIntervalSeconds'
+  | 'requestTimeoutMs'
+  | 'health'
+  | 'rateLimits'
+  | 'byok'
+  | 'drainTimeoutMs'
+>
 
 /** `modelGateway` in `nuxt.config`. Secrets are not options: they come from `runtimeConfig.modelGateway` (env `NUXT_MODEL_GATEWAY_SECRET`). */
 export interface ModelGatewayModuleOptions extends SerializableGatewayOptions {
@@ -84,13 +111,13 @@ export default defineNuxtModule<ModelGatewayModuleOptions>({
     for (const name of Object.keys(options)) {
       if (name in NOT_IN_CONFIG) throw new Error(`[model-gateway] \`modelGateway.${name}\` cannot be set in nuxt.config: ${NOT_IN_CONFIG[name]}`)
     }
-    if (!(Number.isFinite(devDrainTimeoutMs) && devDrainTimeoutMs > 0)) throw new Error('[model-gateway] `modelGateway.devDrainTimeoutMs` must be a positive number of milliseconds')
+    if (!(Number.isFinite(devDrainTimeoutMs) && devDrainTimeoutMs > 0))
+      throw new Error('[model-gateway] `modelGateway.devDrainTimeoutMs` must be a positive number of milliseconds')
     await checkOptions(options)
     const serialized = JSON.stringify({ ...options, basePath })
 
-    const setupFile = setup === false
-      ? undefined
-      : await findPath(setup ?? `${nuxt.options.serverDir}/model-gateway`, { extensions: ['.ts', '.mts', '.js', '.mjs'] }, 'file')
+    const setupFile =
+      setup === false ? undefined : await findPath(setup ?? `${nuxt.options.serverDir}/model-gateway`, { extensions: ['.ts', '.mts', '.js', '.mjs'] }, 'file')
     if (setup && !setupFile) throw new Error(`[model-gateway] setup file not found: ${setup}`)
     // `nuxt.options.nitro` is typed by Nuxt's Nitro integration, which this file does not import.
     const nitro = (nuxt.options as unknown as { nitro: NitroOptions }).nitro
@@ -112,7 +139,9 @@ export default defineNuxtModule<ModelGatewayModuleOptions>({
       secret = processState.devSecret ??= randomBytes(32).toString('base64url')
       if (!processState.warned) {
         processState.warned = true
-        logger.warn('no secret given (NUXT_MODEL_GATEWAY_SECRET, 32+ characters, e.g. in .env): this dev server uses a random one, so encrypted records (BYOK keys) and signed tokens last until it stops')
+        logger.warn(
+          'no secret given (NUXT_MODEL_GATEWAY_SECRET, 32+ characters, e.g. in .env): this dev server uses a random one, so encrypted records (BYOK keys) and signed tokens last until it stops',
+        )
       }
     }
     runtimeConfig.modelGateway = { ...current, secret, previousSecrets: current.previousSecrets ?? [] }
@@ -120,7 +149,9 @@ export default defineNuxtModule<ModelGatewayModuleOptions>({
     if (nuxt.options.dev) {
       const waitSeconds = Number.parseInt(process.env.NITRO_SHUTDOWN_TIMEOUT ?? '', 10) || 5
       if (devDrainTimeoutMs > waitSeconds * 1000 - 1000) {
-        logger.warn(`\`modelGateway.devDrainTimeoutMs\` (${devDrainTimeoutMs} ms) is not below Nitro's wait for a reloaded server (NITRO_SHUTDOWN_TIMEOUT, ${waitSeconds} s) minus a second: streams cut by a reload may go unbilled`)
+        logger.warn(
+          `\`modelGateway.devDrainTimeoutMs\` (${devDrainTimeoutMs} ms) is not below Nitro's wait for a reloaded server (NITRO_SHUTDOWN_TIMEOUT, ${waitSeconds} s) minus a second: streams cut by a reload may go unbilled`,
+        )
       }
     }
 
@@ -360,15 +391,18 @@ export default handler
     addServerImports([{ name: 'useModelGateway', from: '#model-gateway' }])
     // An ambient module (no top-level export): `#model-gateway` is a virtual module of Nitro, which TypeScript cannot
     // resolve, so it takes this declaration. Server code only.
-    addTypeTemplate({
-      filename: 'types/model-gateway.d.ts',
-      getContents: () => `// Generated by model-gateway/nuxt.
+    addTypeTemplate(
+      {
+        filename: 'types/model-gateway.d.ts',
+        getContents: () => `// Generated by model-gateway/nuxt.
 declare module '#model-gateway' {
   /** The app's gateway (created when the server starts): \`(await useModelGateway()).admin\` for accounts, keys and credits. */
   export function useModelGateway(): Promise<import('model-gateway').Gateway>
 }
 `,
-    }, { nitro: true })
+      },
+      { nitro: true },
+    )
 
     // `nitro:init` is typed by Nuxt's Nitro integration, which this file does not import.
     const hooks = nuxt as unknown as { hook: (name: 'nitro:init', fn: (nitro: NitroInstance) => void) => void }
@@ -388,7 +422,9 @@ async function checkOptions(options: SerializableGatewayOptions) {
   try {
     gateway = createGateway({ ...options, secret: 'x'.repeat(MIN_SECRET_LENGTH), logger: false })
   } catch (error) {
-    throw new Error(`[model-gateway] invalid \`modelGateway\` option in nuxt.config: ${(error as Error).message.replace(/^model-gateway: /, '')}`, { cause: error })
+    throw new Error(`[model-gateway] invalid \`modelGateway\` option in nuxt.config: ${(error as Error).message.replace(/^model-gateway: /, '')}`, {
+      cause: error,
+    })
   }
   await gateway.close()
 }
@@ -412,7 +448,11 @@ const findPackage = (from: string, name: string): string | undefined => {
   }
 }
 
-const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/')
 const withDot = (path: string) => (path.startsWith('.') ? path : `./${path}`)
 const toPosix = (path: string) => path.split('\\').join('/')
 
@@ -428,16 +468,23 @@ function typesEntry(dir: string): string {
   const exported = manifest.exports && typeof manifest.exports === 'object' && '.' in manifest.exports ? manifest.exports['.'] : manifest.exports
   const types = pick(exported) ?? manifest.types ?? manifest.typings
   if (typeof types !== 'string' || !existsSync(join(dir, types))) return dir
-  return join(dir, types).replace(/\.d\.mts$/, '.mjs').replace(/\.d\.cts$/, '.cjs').replace(/\.d\.ts$/, '.js')
+  return join(dir, types)
+    .replace(/\.d\.mts$/, '.mjs')
+    .replace(/\.d\.cts$/, '.cjs')
+    .replace(/\.d\.ts$/, '.js')
 }
 
 /** The declaration file a relative specifier of a declaration file points at. */
 function declarationOf(from: string, specifier: string): string | undefined {
   const target = resolve(dirname(from), specifier)
-  const candidates = /\.mjs$/.test(target) ? [target.replace(/\.mjs$/, '.d.mts')]
-    : /\.cjs$/.test(target) ? [target.replace(/\.cjs$/, '.d.cts')]
-      : /\.js$/.test(target) ? [target.replace(/\.js$/, '.d.ts')]
-        : /\.d\.[mc]?ts$/.test(target) ? [target]
+  const candidates = /\.mjs$/.test(target)
+    ? [target.replace(/\.mjs$/, '.d.mts')]
+    : /\.cjs$/.test(target)
+      ? [target.replace(/\.cjs$/, '.d.cts')]
+      : /\.js$/.test(target)
+        ? [target.replace(/\.js$/, '.d.ts')]
+        : /\.d\.[mc]?ts$/.test(target)
+          ? [target]
           : [`${target}.d.ts`, `${target}.d.mts`, join(target, 'index.d.ts')]
   return candidates.find((file) => existsSync(file))
 }
@@ -470,7 +517,9 @@ function alignServerTypes(nitro: NitroInstance, types: { tsConfig?: TsConfig }, 
   const seenFromCopy = (name: string) => (paths[name]?.[0] ? resolve(tsconfigDir, paths[name][0]) : findPackage(copyRoot, name))
   const manifest = JSON.parse(readFileSync(join(gatewayDir, 'package.json'), 'utf8'))
   const entries = Object.entries((manifest.exports ?? {}) as Record<string, { types?: unknown } | string>)
-    .flatMap(([subpath, target]) => (typeof target === 'object' && typeof target.types === 'string' ? [[subpath, join(gatewayDir, target.types)] as const] : []))
+    .flatMap(([subpath, target]) =>
+      typeof target === 'object' && typeof target.types === 'string' ? [[subpath, join(gatewayDir, target.types)] as const] : [],
+    )
     .filter(([, file]) => existsSync(file))
   const queue = entries.map(([, file]) => file)
   const copied = new Set<string>()

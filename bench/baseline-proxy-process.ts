@@ -22,10 +22,14 @@ const server = createServer((req, res) => {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
     body.model = String(body.model).replace(/^fake\//, '')
     const payload = JSON.stringify(body)
-    const out = request(upstream, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' })
-      answer.pipe(res)
-    })
+    const out = request(
+      upstream,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' })
+        answer.pipe(res)
+      },
+    )
     out.on('error', () => res.writeHead(502).end())
     out.end(payload)
   })

@@ -33,10 +33,12 @@ const WARMUP = intEnv('BENCH_WARMUP', 300)
 const ROUNDS = Math.max(1, Math.min(REQUESTS, intEnv('BENCH_ROUNDS', 3)))
 const RESULTS = resolve(process.env.BENCH_RESULTS || join(here, 'results.json'))
 const KINDS = (process.env.BENCH_KINDS || 'whole,stream').split(',').map((k) => k.trim())
-if (!KINDS.length || KINDS.some((k) => k !== 'whole' && k !== 'stream')) throw new Error(`BENCH_KINDS must list whole and/or stream, got ${process.env.BENCH_KINDS}`)
+if (!KINDS.length || KINDS.some((k) => k !== 'whole' && k !== 'stream'))
+  throw new Error(`BENCH_KINDS must list whole and/or stream, got ${process.env.BENCH_KINDS}`)
 const UPSTREAM_LATENCY_MS = intEnv('BENCH_UPSTREAM_LATENCY_MS', 100)
 const PHASES = (process.env.BENCH_PHASES || 'latency,capacity').split(',').map((p) => p.trim())
-if (!PHASES.length || PHASES.some((p) => p !== 'latency' && p !== 'capacity')) throw new Error(`BENCH_PHASES must list latency and/or capacity, got ${process.env.BENCH_PHASES}`)
+if (!PHASES.length || PHASES.some((p) => p !== 'latency' && p !== 'capacity'))
+  throw new Error(`BENCH_PHASES must list latency and/or capacity, got ${process.env.BENCH_PHASES}`)
 const GATEWAY = process.env.BENCH_GATEWAY || 'gateway'
 if (GATEWAY !== 'gateway' && GATEWAY !== 'baseline') throw new Error(`BENCH_GATEWAY must be gateway or baseline, got ${process.env.BENCH_GATEWAY}`)
 const CPU_PROF_DIR = process.env.BENCH_GATEWAY_CPU_PROF ? resolve(process.env.BENCH_GATEWAY_CPU_PROF) : undefined
@@ -180,7 +182,13 @@ interface Prepared {
 }
 // Streamed requests ask for usage in both cases: the gateway always asks its upstream for it, so the fake does the same work.
 function prepare(target: Target, stream: boolean): Prepared {
-  const body = Buffer.from(JSON.stringify({ model: target.model, messages: [{ role: 'user', content: 'hello benchmark' }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }))
+  const body = Buffer.from(
+    JSON.stringify({
+      model: target.model,
+      messages: [{ role: 'user', content: 'hello benchmark' }],
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    }),
+  )
   const headers: OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': body.length }
   if (target.authorization) headers.authorization = target.authorization
   return { body, headers }
@@ -229,14 +237,18 @@ function fullCheck(target: Target, stream: boolean) {
   return (status: number, text: string) => {
     quick(status, text)
     const objects = stream
-      ? text.split('\n\n').filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]').map((e) => JSON.parse(e.slice(6)))
+      ? text
+          .split('\n\n')
+          .filter((e) => e.startsWith('data: ') && e !== 'data: [DONE]')
+          .map((e) => JSON.parse(e.slice(6)))
       : [JSON.parse(text)]
     const content = stream ? objects.map((o) => o.choices?.[0]?.delta?.content ?? '').join('') : objects[0].choices[0].message.content
     if (!/^Hello from bench: hello benchmark$/.test(content)) throw new BadResponse(`${target.name}: unexpected content ${JSON.stringify(content)}`)
     const usage = objects.findLast((o) => o.usage)?.usage
     if (!usage?.total_tokens) throw new BadResponse(`${target.name}: no usage in the answer`)
     // Billing on: the gateway's usage carries the cost it charged.
-    if (target.name === 'gateway' && GATEWAY === 'gateway' && !(Number(usage.cost) > 0)) throw new BadResponse(`gateway: usage without a cost: ${JSON.stringify(usage)}`)
+    if (target.name === 'gateway' && GATEWAY === 'gateway' && !(Number(usage.cost) > 0))
+      throw new BadResponse(`gateway: usage without a cost: ${JSON.stringify(usage)}`)
   }
 }
 
@@ -276,7 +288,13 @@ function percentile(sorted: Float64Array, p: number): number {
 function summary(values: number[]) {
   const sorted = Float64Array.from(values).sort()
   const mean = values.reduce((a, b) => a + b, 0) / values.length
-  return { p50: round3(percentile(sorted, 50)), p90: round3(percentile(sorted, 90)), p99: round3(percentile(sorted, 99)), mean: round3(mean), max: round3(sorted[sorted.length - 1]) }
+  return {
+    p50: round3(percentile(sorted, 50)),
+    p90: round3(percentile(sorted, 90)),
+    p99: round3(percentile(sorted, 99)),
+    mean: round3(mean),
+    max: round3(sorted[sorted.length - 1]),
+  }
 }
 const cpuMs = (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage) => (after.user - before.user + after.system - before.system) / 1000
 
@@ -284,7 +302,13 @@ const cpuMs = (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage) => (after.user -
 function sourceState(): { commit: string | null; uncommitted_changes: string[] } {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: join(here, '..'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
-    return { commit: git('rev-parse', '--short', 'HEAD'), uncommitted_changes: git('status', '--porcelain', '--', 'src', 'adapters').split('\n').filter(Boolean).map((l) => l.slice(3)) }
+    return {
+      commit: git('rev-parse', '--short', 'HEAD'),
+      uncommitted_changes: git('status', '--porcelain', '--', 'src', 'adapters')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(3)),
+    }
   } catch {
     return { commit: null, uncommitted_changes: [] }
   }
@@ -337,7 +361,8 @@ function report(s: Scenario) {
     // closed after each request).
     new_connections: { to_upstream: s.upstreamAccepted, ...(s.target.name === 'gateway' ? { to_gateway: s.gatewayAccepted } : {}) },
     // CPU that other processes of the machine used meanwhile, in cores (0 on a quiet machine; a few hundredths is noise).
-    foreign_cpu_cores: s.machineBusyMs === undefined ? null : round3(Math.max(0, s.machineBusyMs - s.gatewayCpuMs - s.upstreamCpuMs - s.clientCpuMs) / s.elapsedMs),
+    foreign_cpu_cores:
+      s.machineBusyMs === undefined ? null : round3(Math.max(0, s.machineBusyMs - s.gatewayCpuMs - s.upstreamCpuMs - s.clientCpuMs) / s.elapsedMs),
   }
 }
 
@@ -373,7 +398,19 @@ async function runPhase(latencyMs: number, children: { upstream: Child; gateway:
   const scenarios = new Map<string, Scenario>()
   const keyOf = (target: Target, stream: boolean) => `${target.name}-${stream ? 'stream' : 'whole'}`
   for (const target of targets) {
-    for (const stream of kinds) scenarios.set(keyOf(target, stream), { target, stream, samples: [], elapsedMs: 0, gatewayCpuMs: 0, gatewaySystemMs: 0, upstreamCpuMs: 0, clientCpuMs: 0, upstreamAccepted: 0, gatewayAccepted: 0 })
+    for (const stream of kinds)
+      scenarios.set(keyOf(target, stream), {
+        target,
+        stream,
+        samples: [],
+        elapsedMs: 0,
+        gatewayCpuMs: 0,
+        gatewaySystemMs: 0,
+        upstreamCpuMs: 0,
+        clientCpuMs: 0,
+        upstreamAccepted: 0,
+        gatewayAccepted: 0,
+      })
   }
   for (let r = 0; r < ROUNDS; r++) {
     const count = Math.floor(REQUESTS / ROUNDS) + (r < REQUESTS % ROUNDS ? 1 : 0)
@@ -415,7 +452,8 @@ async function runPhase(latencyMs: number, children: { upstream: Child; gateway:
 }
 
 function printPhase(title: string, phase: PhaseResult) {
-  const row = (cells: (string | number)[], widths: number[]) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[0]) : String(c).padStart(widths[i]))).join('  ')
+  const row = (cells: (string | number)[], widths: number[]) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[0]) : String(c).padStart(widths[i]))).join('  ')
   const widths = [14, 7, 7, 8, 8, 6, 10, 9, 9]
   console.log()
   console.log(title)
@@ -424,17 +462,36 @@ function printPhase(title: string, phase: PhaseResult) {
     const r = phase.scenarios[key]
     if (!r) continue
     const conns = r.new_connections.to_upstream + (r.new_connections.to_gateway ?? 0)
-    console.log(row([
-      key, r.latency_ms.p50.toFixed(2), r.latency_ms.p99.toFixed(2), r.ttfb_ms ? r.ttfb_ms.p50.toFixed(2) : '-', r.ttfb_ms ? r.ttfb_ms.p99.toFixed(2) : '-',
-      r.throughput_rps.toFixed(0), key.startsWith('gateway') ? `${r.cpu_ms_per_request.gateway.toFixed(3)} ms` : '-', conns, r.foreign_cpu_cores === null ? '?' : r.foreign_cpu_cores.toFixed(2),
-    ], widths))
+    console.log(
+      row(
+        [
+          key,
+          r.latency_ms.p50.toFixed(2),
+          r.latency_ms.p99.toFixed(2),
+          r.ttfb_ms ? r.ttfb_ms.p50.toFixed(2) : '-',
+          r.ttfb_ms ? r.ttfb_ms.p99.toFixed(2) : '-',
+          r.throughput_rps.toFixed(0),
+          key.startsWith('gateway') ? `${r.cpu_ms_per_request.gateway.toFixed(3)} ms` : '-',
+          conns,
+          r.foreign_cpu_cores === null ? '?' : r.foreign_cpu_cores.toFixed(2),
+        ],
+        widths,
+      ),
+    )
   }
   const sign = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`
   const { whole, stream } = phase.added
-  if (whole) console.log(`added, whole:  p50 ${sign(whole.latency_p50_ms)}, p99 ${sign(whole.latency_p99_ms)}, throughput ratio ${whole.throughput_ratio.toFixed(2)}, gateway CPU ${whole.gateway_cpu_ms_per_request.toFixed(3)} ms/request`)
-  if (stream) console.log(`added, stream: p50 ${sign(stream.latency_p50_ms)}, p99 ${sign(stream.latency_p99_ms)}, TTFB p50 ${sign(stream.ttfb_p50_ms!)}, throughput ratio ${stream.throughput_ratio.toFixed(2)}, gateway CPU ${stream.gateway_cpu_ms_per_request.toFixed(3)} ms/request`)
+  if (whole)
+    console.log(
+      `added, whole:  p50 ${sign(whole.latency_p50_ms)}, p99 ${sign(whole.latency_p99_ms)}, throughput ratio ${whole.throughput_ratio.toFixed(2)}, gateway CPU ${whole.gateway_cpu_ms_per_request.toFixed(3)} ms/request`,
+    )
+  if (stream)
+    console.log(
+      `added, stream: p50 ${sign(stream.latency_p50_ms)}, p99 ${sign(stream.latency_p99_ms)}, TTFB p50 ${sign(stream.ttfb_p50_ms!)}, throughput ratio ${stream.throughput_ratio.toFixed(2)}, gateway CPU ${stream.gateway_cpu_ms_per_request.toFixed(3)} ms/request`,
+    )
   for (const [key, r] of Object.entries(phase.scenarios)) {
-    if (r.new_connections.to_upstream > r.requests / 10) console.log(`note: ${key} opened ${r.new_connections.to_upstream} new connections to the upstream for ${r.requests} requests (keep-alive not kept)`)
+    if (r.new_connections.to_upstream > r.requests / 10)
+      console.log(`note: ${key} opened ${r.new_connections.to_upstream} new connections to the upstream for ${r.requests} requests (keep-alive not kept)`)
   }
 }
 
@@ -455,7 +512,9 @@ async function main() {
     `model-gateway bench: ${CONNECTIONS} connections, ${REQUESTS} requests per scenario and phase in ${ROUNDS} round(s) after ${WARMUP} warm-up, ` +
       `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim()})`,
   )
-  console.log(`upstream ${upstream.info.url} (pid ${upstream.process.pid}), ${GATEWAY === 'baseline' ? 'baseline proxy' : `gateway (${process.env.BENCH_DIST ? 'dist/' : 'src/ through tsx'})`} ${gateway.info.url} (pid ${gateway.process.pid}), memory storage, auth and billing on`)
+  console.log(
+    `upstream ${upstream.info.url} (pid ${upstream.process.pid}), ${GATEWAY === 'baseline' ? 'baseline proxy' : `gateway (${process.env.BENCH_DIST ? 'dist/' : 'src/ through tsx'})`} ${gateway.info.url} (pid ${gateway.process.pid}), memory storage, auth and billing on`,
+  )
 
   // One fully checked request per scenario before anything is measured.
   for (const stream of KINDS.map((k) => k === 'stream')) {
@@ -481,9 +540,29 @@ async function main() {
   const targetMet = wholeAdded ? wholeAdded.latency_p50_ms < TARGET_ADDED_P50_MS : null
   const output = {
     date: new Date().toISOString(),
-    machine: { node: process.version, platform: process.platform, arch: process.arch, cores: cpus().length, cpu: cpus()[0]?.model.trim(), memory_mb: mb(totalmem()), loadavg_at_end: loadavg().map((x) => Math.round(x * 100) / 100) },
+    machine: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cores: cpus().length,
+      cpu: cpus()[0]?.model.trim(),
+      memory_mb: mb(totalmem()),
+      loadavg_at_end: loadavg().map((x) => Math.round(x * 100) / 100),
+    },
     source: sourceState(),
-    settings: { gateway: GATEWAY === 'baseline' ? 'baseline' : process.env.BENCH_DIST ? 'dist' : 'src', connections: CONNECTIONS, requests_per_scenario: REQUESTS, warmup_per_scenario: WARMUP, rounds: ROUNDS, kinds: KINDS, phases: PHASES, upstream_latency_ms: UPSTREAM_LATENCY_MS, storage: 'memory', auth: true, billing: true },
+    settings: {
+      gateway: GATEWAY === 'baseline' ? 'baseline' : process.env.BENCH_DIST ? 'dist' : 'src',
+      connections: CONNECTIONS,
+      requests_per_scenario: REQUESTS,
+      warmup_per_scenario: WARMUP,
+      rounds: ROUNDS,
+      kinds: KINDS,
+      phases: PHASES,
+      upstream_latency_ms: UPSTREAM_LATENCY_MS,
+      storage: 'memory',
+      auth: true,
+      billing: true,
+    },
     phases,
     target: {
       description: `added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections, whole requests (latency phase: upstream answering after ${UPSTREAM_LATENCY_MS} ms)`,
@@ -500,14 +579,21 @@ async function main() {
   }
 
   console.log()
-  console.log(`memory at end: gateway rss ${output.memory_mb_at_end.gateway.rss} MB (heap ${output.memory_mb_at_end.gateway.heap_used} MB), upstream rss ${output.memory_mb_at_end.upstream.rss} MB`)
+  console.log(
+    `memory at end: gateway rss ${output.memory_mb_at_end.gateway.rss} MB (heap ${output.memory_mb_at_end.gateway.heap_used} MB), upstream rss ${output.memory_mb_at_end.upstream.rss} MB`,
+  )
   const busiest = Math.max(...Object.values(phases).flatMap((p) => Object.values(p.scenarios).map((r) => r.foreign_cpu_cores ?? 0)))
-  if (busiest > 0.1) console.log(`warning: other processes used up to ${busiest.toFixed(2)} of ${cpus().length} cores during the run ('other cpu'): the figures are distorted; run again on a quiet machine`)
+  if (busiest > 0.1)
+    console.log(
+      `warning: other processes used up to ${busiest.toFixed(2)} of ${cpus().length} cores during the run ('other cpu'): the figures are distorted; run again on a quiet machine`,
+    )
   if (targetMet !== null) {
     const note = CONNECTIONS === 32 ? '' : ` (this run used ${CONNECTIONS} connections: the target is defined at 32)`
     const ms = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} ms`
     const streams = streamAdded ? `; streams (not part of the target): ${ms(streamAdded.latency_p50_ms)}, TTFB ${ms(streamAdded.ttfb_p50_ms!)}` : ''
-    console.log(`target (added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections, whole requests, upstream answering after ${UPSTREAM_LATENCY_MS} ms, memory storage, auth and billing on): ${targetMet ? 'MET' : 'MISSED'} (${ms(wholeAdded!.latency_p50_ms)})${streams}${note}`)
+    console.log(
+      `target (added p50 < ${TARGET_ADDED_P50_MS} ms at 32 connections, whole requests, upstream answering after ${UPSTREAM_LATENCY_MS} ms, memory storage, auth and billing on): ${targetMet ? 'MET' : 'MISSED'} (${ms(wholeAdded!.latency_p50_ms)})${streams}${note}`,
+    )
   }
 
   direct.agent.destroy()

@@ -13,7 +13,9 @@ if (fromDist && !existsSync(distIndex)) {
   process.exit(2)
 }
 const { createGateway, openaiCompatible } = (await import(fromDist ? distIndex.href : '../src/index')) as typeof import('../src/index')
-const { serve } = (await import(fromDist ? new URL('../dist/adapters/node.mjs', import.meta.url).href : '../adapters/node')) as typeof import('../adapters/node')
+const { serve } = (await import(
+  fromDist ? new URL('../dist/adapters/node.mjs', import.meta.url).href : '../adapters/node'
+)) as typeof import('../adapters/node')
 
 // Connections the gateway accepted (from the load generator) and opened (to the upstream), CPU and memory.
 answerStats()
@@ -49,7 +51,10 @@ const stop = () => {
   stopping = true
   server.server.closeAllConnections()
   // exit() after close so that --cpu-prof writes its profile.
-  void server.close().catch(() => undefined).finally(() => process.exit(0))
+  void server
+    .close()
+    .catch(() => undefined)
+    .finally(() => process.exit(0))
   setTimeout(() => process.exit(0), 2000).unref()
 }
 process.on('SIGTERM', stop)

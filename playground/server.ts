@@ -68,9 +68,13 @@ server.listen(port, host, () => {
   console.log(`Providers: ${providers.summary}`)
   console.log(`Example app (PKCE key issuance): ${origin}/example-app`)
   if (demo.key) {
-    console.log(`\n${demo.created ? 'Demo account created (demo@example.com, 10 EUR of credits).' : 'New key for the demo account.'} Its API key, shown only now:\n\n  ${demo.key}\n`)
+    console.log(
+      `\n${demo.created ? 'Demo account created (demo@example.com, 10 EUR of credits).' : 'New key for the demo account.'} Its API key, shown only now:\n\n  ${demo.key}\n`,
+    )
     console.log(`Try:  curl -s ${origin}${basePath}/me -H "Authorization: Bearer ${demo.key}"`)
-    console.log(`      curl -s ${origin}${basePath}/chat/completions -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"model":"demo/echo","messages":[{"role":"user","content":"Hello!"}]}'\n`)
+    console.log(
+      `      curl -s ${origin}${basePath}/chat/completions -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" -d '{"model":"demo/echo","messages":[{"role":"user","content":"Hello!"}]}'\n`,
+    )
   } else {
     console.log('Demo account: demo@example.com. Its key was printed on first start; `npm start -- --issue-key` prints a new one.')
   }

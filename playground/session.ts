@@ -11,7 +11,10 @@ export function createSessions(secret: string) {
     cookieFor: (userId: string) => `${COOKIE}=${userId}.${sign(userId)}; Path=/; HttpOnly; SameSite=Lax`,
     /** The signed-in user id of a Cookie header, or null. */
     userOf(cookieHeader: string | null | undefined): string | null {
-      const value = cookieHeader?.split(/;\s*/).find((c) => c.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1)
+      const value = cookieHeader
+        ?.split(/;\s*/)
+        .find((c) => c.startsWith(`${COOKIE}=`))
+        ?.slice(COOKIE.length + 1)
       if (!value) return null
       const dot = value.lastIndexOf('.')
       const userId = value.slice(0, dot)

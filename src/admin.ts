@@ -116,7 +116,8 @@ export interface GatewayAdmin {
  */
 function creditLimitOf(value: unknown): string | null {
   if (value === undefined || value === null) return null
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalidRequest('creditLimit: must be a decimal string or number, or null for no limit', 'creditLimit')
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw invalidRequest('creditLimit: must be a decimal string or number, or null for no limit', 'creditLimit')
   const units = toUnits(value, 'creditLimit')
   if (units <= 0n) throw invalidRequest('creditLimit: must be greater than 0 (null for no limit)', 'creditLimit')
   return fromUnits(units)
@@ -181,7 +182,10 @@ const DEV_KEY_LABEL = 'dev key'
 async function ensureDevKey(ctx: GatewayContext, input: DevKeyInput): Promise<DevKey> {
   const nodeEnv = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
   if (nodeEnv === 'production') {
-    throw new GatewayError(403, 'ensureDevKey is for development and refuses to run when NODE_ENV is "production": issue keys with admin.issueKey or `model-gateway keys create` (docs/first-key.md)')
+    throw new GatewayError(
+      403,
+      'ensureDevKey is for development and refuses to run when NODE_ENV is "production": issue keys with admin.issueKey or `model-gateway keys create` (docs/first-key.md)',
+    )
   }
   if (!input || typeof input.email !== 'string') throw invalidRequest('email: must be an email address', 'email')
   const label = input.label ?? DEV_KEY_LABEL
@@ -209,15 +213,21 @@ async function ensureDevKey(ctx: GatewayContext, input: DevKeyInput): Promise<De
   }
   const org = (await accounts.getOrg(user.org_id))!
   const now = ctx.now()
-  const live = (await accounts.listKeys(user.id)).filter((k) => k.label === label && !k.revoked && !k.disabled && !k.management && !(k.expires_at && Date.parse(k.expires_at) <= now))
+  const live = (await accounts.listKeys(user.id)).filter(
+    (k) => k.label === label && !k.revoked && !k.disabled && !k.management && !(k.expires_at && Date.parse(k.expires_at) <= now),
+  )
   const print = input.print === false ? undefined : typeof input.print === 'function' ? input.print : (text: string) => console.log(text)
   if (live.length && !input.renew) {
-    print?.(`[model-gateway] ${user.email} already has a dev key (${live[0].hash.slice(0, 12)}…, issued ${live[0].created_at}); it was shown only when issued. A new one: ensureDevKey({ email, renew: true }) or \`model-gateway keys create --email ${user.email}\` (docs/first-key.md).`)
+    print?.(
+      `[model-gateway] ${user.email} already has a dev key (${live[0].hash.slice(0, 12)}…, issued ${live[0].created_at}); it was shown only when issued. A new one: ensureDevKey({ email, renew: true }) or \`model-gateway keys create --email ${user.email}\` (docs/first-key.md).`,
+    )
     return { key: null, record: live[0], user, org, created, credits: await credits.get(org.id) }
   }
   for (const old of live) await accounts.revokeKey(old.hash)
   const { key, record } = await accounts.issueKey({ userId: user.id, label, creditLimit: null, limitReset: null, includeByokInLimit: false })
   const balance = await credits.get(org.id)
-  print?.(`[model-gateway] Dev key for ${user.email} (org "${org.name}", balance ${balance.balance} EUR), shown only now:\n\n  ${key}\n\nSend it as "Authorization: Bearer <key>" to ${ctx.options.basePath}/… (GET ${ctx.options.basePath}/me answers who it is).`)
+  print?.(
+    `[model-gateway] Dev key for ${user.email} (org "${org.name}", balance ${balance.balance} EUR), shown only now:\n\n  ${key}\n\nSend it as "Authorization: Bearer <key>" to ${ctx.options.basePath}/… (GET ${ctx.options.basePath}/me answers who it is).`,
+  )
   return { key, record, user, org, created, credits: balance }
 }

@@ -77,8 +77,7 @@ export class GatewayError extends Error {
 }
 
 /** 400 invalid_request, optionally naming the offending input. */
-export const invalidRequest = (message: string, param?: string): GatewayError =>
-  new GatewayError(400, message, { param })
+export const invalidRequest = (message: string, param?: string): GatewayError => new GatewayError(400, message, { param })
 
 /** 401 unauthorized. */
 export const unauthorized = (message: string): GatewayError => new GatewayError(401, message)
@@ -87,8 +86,7 @@ export const unauthorized = (message: string): GatewayError => new GatewayError(
 export const notFound = (message = 'Not found'): GatewayError => new GatewayError(404, message)
 
 /** 501 not_implemented, for a route whose capability is not built yet. */
-export const notImplemented = (what: string): GatewayError =>
-  new GatewayError(501, `${what} is not implemented in this version of model-gateway`)
+export const notImplemented = (what: string): GatewayError => new GatewayError(501, `${what} is not implemented in this version of model-gateway`)
 
 /** True for a GatewayError (also across bundled copies of the class). */
 export function isGatewayError(value: unknown): value is GatewayError {

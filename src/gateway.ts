@@ -151,7 +151,8 @@ function assertPricesConvertible(options: ResolvedOptions) {
     slugs.add(provider.slug)
     for (const model of provider.models) {
       const currency = options.modelOverrides[model.id]?.pricing?.currency ?? model.pricing.currency ?? 'USD'
-      if (!options.exchangeRates[currency]) throw new TypeError(`model-gateway: no exchange rate to EUR for ${currency} (model ${model.id} of ${provider.slug}); set exchangeRates.${currency}`)
+      if (!options.exchangeRates[currency])
+        throw new TypeError(`model-gateway: no exchange rate to EUR for ${currency} (model ${model.id} of ${provider.slug}); set exchangeRates.${currency}`)
     }
   }
 }
@@ -230,7 +231,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       const handler = methods.get(method)
       if (handler) return handler(event)
       if (cors && method === 'OPTIONS') return preflight(event, cors)
-      return answerError(new GatewayError(405, `Method ${event.req.method} is not allowed on ${basePath}${path}; allowed: ${allow}`, { headers: { allow } }), event, ctx)
+      return answerError(
+        new GatewayError(405, `Method ${event.req.method} is not allowed on ${basePath}${path}; allowed: ${allow}`, { headers: { allow } }),
+        event,
+        ctx,
+      )
     })
   }
   // OpenRouter's clients begin the browser flow at the site root: @openrouter/sdk's createAuthorizationUrl builds
@@ -241,25 +246,36 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     app.all('/auth', (event) => {
       if (event.req.method === 'GET' || event.req.method === 'HEAD') return begin(event)
       if (cors && event.req.method === 'OPTIONS') return preflight(event, cors)
-      return answerError(new GatewayError(405, `Method ${event.req.method} is not allowed on /auth; allowed: GET, HEAD`, { headers: { allow: 'GET, HEAD' } }), event, ctx)
+      return answerError(
+        new GatewayError(405, `Method ${event.req.method} is not allowed on /auth; allowed: GET, HEAD`, { headers: { allow: 'GET, HEAD' } }),
+        event,
+        ctx,
+      )
     })
   }
-  app.all('/**', (event) => (cors && event.req.method === 'OPTIONS' ? preflight(event, cors) : answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx)))
+  app.all('/**', (event) =>
+    cors && event.req.method === 'OPTIONS'
+      ? preflight(event, cors)
+      : answerError(notFound(`No route for ${event.req.method} ${event.url.pathname}`), event, ctx),
+  )
 
   // Pending BYOK fees are settled periodically (and on demand through the admin API).
   const settleEvery = ctx.options.byok.settlementIntervalSeconds
-  const settlement = settleEvery > 0
-    ? setInterval(() => {
-        settleByokFees(ctx).catch((error) => ctx.logger.error('BYOK settlement failed; it will run again', { error: (error as Error).message }))
-      }, settleEvery * 1000)
-    : undefined
+  const settlement =
+    settleEvery > 0
+      ? setInterval(() => {
+          settleByokFees(ctx).catch((error) => ctx.logger.error('BYOK settlement failed; it will run again', { error: (error as Error).message }))
+        }, settleEvery * 1000)
+      : undefined
   settlement?.unref()
   // Expired records are swept where the storage does not expire them itself (docs/retention.md).
   const sweeps = scheduleSweeps(ctx)
   // Credentials stored by 0.1 (before the per-org index) are indexed once, in the background (docs/byok.md).
   indexLegacyCredentials(internals.kv, internals.atomic)
     .then((orgs) => orgs && ctx.logger.info(`indexed the BYOK credentials of ${orgs} org(s) stored by an earlier version`))
-    .catch((error) => ctx.logger.error('indexing BYOK credentials of an earlier version failed; it runs again at the next start', { error: (error as Error).message }))
+    .catch((error) =>
+      ctx.logger.error('indexing BYOK credentials of an earlier version failed; it runs again at the next start', { error: (error as Error).message }),
+    )
 
   let closing: Promise<void> | undefined
   return {

@@ -4,14 +4,32 @@ export type { GatewayAdmin } from './admin'
 export type { GatewayContext } from './context'
 export { GatewayError, errorTypes, type ErrorEnvelope, type ErrorStatus, type ErrorType } from './errors'
 export { createConsoleLogger, silentLogger, type Logger, type LogFields } from './logger'
-export type { CallOptions, ModelPricing, Provider, ProviderCheck, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamUsage } from './providers/types'
+export type {
+  CallOptions,
+  ModelPricing,
+  Provider,
+  ProviderCheck,
+  ProviderModel,
+  UpstreamChatRequest,
+  UpstreamChunk,
+  UpstreamCompletion,
+  UpstreamUsage,
+} from './providers/types'
 export { openaiCompatible, type OpenAICompatibleConfig } from './providers/openai-compatible'
 export { openai, hostedProvider, localProvider, type HostedProviderOptions } from './providers/openai'
 export { createProvider, type ProviderDeclaration, type Operation, type Composite, type Listing, type RequestBody } from './providers/runner'
 export { fetchTransport, type Transport } from './providers/transport'
 export { HOSTS, defineHost, type HostDefinition, type HostFacts, type HostSlug } from './providers/hosts'
 export { demo, DEMO_MODEL_ID, DEMO_SPEECH_MODEL_ID, DEMO_TRANSCRIBE_MODEL_ID, demoAudioModels, type DemoOptions } from './providers/demo'
-export type { AudioUsage, SpeechFormat, TranscriptionFormat, UpstreamSpeech, UpstreamSpeechRequest, UpstreamTranscription, UpstreamTranscriptionRequest } from './providers/types'
+export type {
+  AudioUsage,
+  SpeechFormat,
+  TranscriptionFormat,
+  UpstreamSpeech,
+  UpstreamSpeechRequest,
+  UpstreamTranscription,
+  UpstreamTranscriptionRequest,
+} from './providers/types'
 export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './catalogue/audio-models'
 export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './providers/types'
 export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './embeddings/demo'

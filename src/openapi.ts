@@ -24,7 +24,8 @@ const requestContent = (route: RouteDefinition): JsonObject => {
   if (route.body) content['application/json'] = { schema: jsonSchema(route.body, 'input') }
   if (route.form) {
     const schema = jsonSchema(route.form, 'input') as { properties?: Record<string, JsonObject> }
-    for (const [name, property] of Object.entries(schema.properties ?? {})) if (!Object.keys(property).length) schema.properties![name] = { type: 'string', contentMediaType: 'application/octet-stream' }
+    for (const [name, property] of Object.entries(schema.properties ?? {}))
+      if (!Object.keys(property).length) schema.properties![name] = { type: 'string', contentMediaType: 'application/octet-stream' }
     content['multipart/form-data'] = { schema }
   }
   return content
@@ -36,7 +37,10 @@ export function buildOpenApiDocument(routes: RouteDefinition[], info: { basePath
   for (const route of routes) {
     const path = info.basePath + route.path.replace(/:(\w+)/g, '{$1}')
     const parameters: JsonObject[] = []
-    for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    for (const [where, schema] of [
+      ['path', route.params],
+      ['query', route.query],
+    ] as const) {
       if (!schema) continue
       const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonObject>; required?: string[] }
       for (const [name, property] of Object.entries(object.properties ?? {})) {

@@ -26,17 +26,42 @@ export const TRANSCRIPTION_CONTENT_TYPES: Record<TranscriptionFormat, string> = 
 }
 
 const BY_EXTENSION: Record<string, TranscriptionFormat> = {
-  wav: 'wav', wave: 'wav', mp3: 'mp3', mpga: 'mp3', mpeg: 'mp3', flac: 'flac', m4a: 'm4a', mp4: 'm4a',
-  ogg: 'ogg', oga: 'ogg', opus: 'ogg', webm: 'webm', aac: 'aac',
+  wav: 'wav',
+  wave: 'wav',
+  mp3: 'mp3',
+  mpga: 'mp3',
+  mpeg: 'mp3',
+  flac: 'flac',
+  m4a: 'm4a',
+  mp4: 'm4a',
+  ogg: 'ogg',
+  oga: 'ogg',
+  opus: 'ogg',
+  webm: 'webm',
+  aac: 'aac',
 }
 const BY_MEDIA_TYPE: Record<string, TranscriptionFormat> = {
-  'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/vnd.wave': 'wav',
-  'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/mpga': 'mp3',
-  'audio/flac': 'flac', 'audio/x-flac': 'flac',
-  'audio/mp4': 'm4a', 'audio/m4a': 'm4a', 'audio/x-m4a': 'm4a', 'video/mp4': 'm4a',
-  'audio/ogg': 'ogg', 'audio/opus': 'ogg', 'application/ogg': 'ogg',
-  'audio/webm': 'webm', 'video/webm': 'webm',
-  'audio/aac': 'aac', 'audio/x-aac': 'aac', 'audio/aacp': 'aac',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/wave': 'wav',
+  'audio/vnd.wave': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/mp3': 'mp3',
+  'audio/mpga': 'mp3',
+  'audio/flac': 'flac',
+  'audio/x-flac': 'flac',
+  'audio/mp4': 'm4a',
+  'audio/m4a': 'm4a',
+  'audio/x-m4a': 'm4a',
+  'video/mp4': 'm4a',
+  'audio/ogg': 'ogg',
+  'audio/opus': 'ogg',
+  'application/ogg': 'ogg',
+  'audio/webm': 'webm',
+  'video/webm': 'webm',
+  'audio/aac': 'aac',
+  'audio/x-aac': 'aac',
+  'audio/aacp': 'aac',
 }
 
 /** The format an uploaded file declares by its name's extension, else by its media type; undefined when neither says. */
@@ -132,7 +157,7 @@ const u32be = (b: Uint8Array, at: number) => ((b[at] << 24) | (b[at + 1] << 16) 
 
 function wavDuration(b: Uint8Array): number | undefined {
   let byteRate = 0
-  for (let at = 12; at + 8 <= b.length;) {
+  for (let at = 12; at + 8 <= b.length; ) {
     const size = u32le(b, at + 4)
     if (ascii(b, at, 'fmt ') && size >= 16) byteRate = u32le(b, at + 16)
     if (ascii(b, at, 'data')) {
@@ -165,7 +190,12 @@ const MPEG_BITRATES = {
     [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
   ],
 }
-const MPEG_RATES = [[11025, 12000, 8000], [0, 0, 0], [22050, 24000, 16000], [44100, 48000, 32000]] // by version bits
+const MPEG_RATES = [
+  [11025, 12000, 8000],
+  [0, 0, 0],
+  [22050, 24000, 16000],
+  [44100, 48000, 32000],
+] // by version bits
 
 function mp3Duration(b: Uint8Array): number | undefined {
   let at = id3Size(b)
@@ -180,7 +210,7 @@ function mp3Duration(b: Uint8Array): number | undefined {
     const padding = (b[at + 2] >> 1) & 1
     if (!kbps || !rate) break
     const samples = layer === 1 ? 384 : layer === 3 && !v1 ? 576 : 1152
-    const length = layer === 1 ? (Math.floor((12 * kbps * 1000) / rate) + padding) * 4 : Math.floor((samples / 8) * kbps * 1000 / rate) + padding
+    const length = layer === 1 ? (Math.floor((12 * kbps * 1000) / rate) + padding) * 4 : Math.floor(((samples / 8) * kbps * 1000) / rate) + padding
     if (at + length > b.length) break
     seconds += samples / rate
     frames++
@@ -229,7 +259,7 @@ function oggDuration(b: Uint8Array): number | undefined {
 
 function m4aDuration(b: Uint8Array): number | undefined {
   const find = (from: number, to: number, type: string): [number, number] | undefined => {
-    for (let at = from; at + 8 <= to;) {
+    for (let at = from; at + 8 <= to; ) {
       let size = u32be(b, at)
       let header = 8
       if (size === 1 && at + 16 <= to) {
@@ -247,9 +277,7 @@ function m4aDuration(b: Uint8Array): number | undefined {
   if (!mvhd) return undefined
   const at = mvhd[0]
   const version = b[at]
-  const [scale, duration] = version === 1
-    ? [u32be(b, at + 20), u32be(b, at + 24) * 2 ** 32 + u32be(b, at + 28)]
-    : [u32be(b, at + 12), u32be(b, at + 16)]
+  const [scale, duration] = version === 1 ? [u32be(b, at + 20), u32be(b, at + 24) * 2 ** 32 + u32be(b, at + 28)] : [u32be(b, at + 12), u32be(b, at + 16)]
   return scale && duration ? duration / scale : undefined
 }
 
@@ -261,7 +289,7 @@ function webmDuration(b: Uint8Array): number | undefined {
     const length = Math.clz32(first) - 23
     if (at + length > b.length) return undefined
     let value = keepMarker ? first : first & (0xff >> length)
-    let allOnes = value === (0xff >> length)
+    let allOnes = value === 0xff >> length
     for (let i = 1; i < length; i++) {
       value = value * 256 + b[at + i]
       if (b[at + i] !== 0xff) allOnes = false
@@ -269,7 +297,7 @@ function webmDuration(b: Uint8Array): number | undefined {
     return [allOnes && !keepMarker ? -1 : value, length]
   }
   const children = function* (from: number, to: number): Generator<[number, number, number]> {
-    for (let at = from; at < to;) {
+    for (let at = from; at < to; ) {
       const id = vint(at, true)
       const size = id && vint(at + id[1], false)
       if (!id || !size) return
@@ -291,7 +319,8 @@ function webmDuration(b: Uint8Array): number | undefined {
       let scale = 1_000_000
       let duration: number | undefined
       for (const [infoId, s, e] of children(childStart, childEnd)) {
-        if (infoId === 0x2ad7b1) { // TimecodeScale
+        if (infoId === 0x2ad7b1) {
+          // TimecodeScale
           scale = 0
           for (let i = s; i < e; i++) scale = scale * 256 + b[i]
         } else if (infoId === 0x4489) duration = float(s, e) // Duration, in timecode units
@@ -303,7 +332,13 @@ function webmDuration(b: Uint8Array): number | undefined {
 }
 
 const MEASURE: Record<TranscriptionFormat, (bytes: Uint8Array) => number | undefined> = {
-  wav: wavDuration, flac: flacDuration, mp3: mp3Duration, aac: aacDuration, ogg: oggDuration, m4a: m4aDuration, webm: webmDuration,
+  wav: wavDuration,
+  flac: flacDuration,
+  mp3: mp3Duration,
+  aac: aacDuration,
+  ogg: oggDuration,
+  m4a: m4aDuration,
+  webm: webmDuration,
 }
 
 /** Assumed bitrate of compressed audio whose length cannot be read from its headers: 128 kbit/s. */

@@ -14,9 +14,13 @@ export const TRANSCRIPTION_TOKENS_PER_SECOND = { input: 40, output: 10 }
  * characters or seconds and by tokens at generous rates per character or second; a customer's key owes only the fee.
  */
 export function maxAudioCost(ctx: GatewayContext, attempts: Attempt[], measure: { characters: number } | { seconds: number }): MaxCost {
-  const tokens = 'characters' in measure
-    ? { input_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.input, output_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.output }
-    : { input_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.input), output_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.output) }
+  const tokens =
+    'characters' in measure
+      ? { input_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.input, output_tokens: measure.characters * SPEECH_TOKENS_PER_CHARACTER.output }
+      : {
+          input_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.input),
+          output_tokens: Math.ceil(measure.seconds * TRANSCRIPTION_TOKENS_PER_SECOND.output),
+        }
   let worst = 0n
   let withByok = 0n
   for (const attempt of attempts) {

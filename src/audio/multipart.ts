@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 /** One part of a multipart/form-data body: a text field, or a file with its name and media type. */
-export type MultipartField =
-  | { name: string; value: string }
-  | { name: string; filename: string; contentType: string; data: Uint8Array }
+export type MultipartField = { name: string; value: string } | { name: string; filename: string; contentType: string; data: Uint8Array }
 
 const encoder = new TextEncoder()
 // As the HTML standard encodes names in Content-Disposition: quote, CR and LF percent-encoded.

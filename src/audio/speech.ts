@@ -71,7 +71,11 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
   const generationId = newGenerationId(startedAt)
   const upstreamAbort = new AbortController()
   const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
-  const { result: opened, attempt, tries } = await firstSuccessful(ctx, attempts, { signal, requestId: input.requestId, org: principal.org.id }, async (a, options) => {
+  const {
+    result: opened,
+    attempt,
+    tries,
+  } = await firstSuccessful(ctx, attempts, { signal, requestId: input.requestId, org: principal.org.id }, async (a, options) => {
     const speech = await a.offer.provider.speech!(upstreamRequestFor(request, a), options)
     const iterator = speech.audio[Symbol.asyncIterator]()
     try {
@@ -90,8 +94,20 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
   let settled: Promise<unknown> | undefined
   const bill = (status: UsageRecord['status']) =>
     (settled ??= settleAudio(ctx, {
-      principal, attempt, endpoint: 'speech', measures: { characters, reported: opened.speech.usage }, estimatedMeasure: false,
-      generationId, upstreamId: opened.speech.id ?? null, stream: true, status, startedAt, attempts: tries, hold, tags: input.tags, firstChunkAt,
+      principal,
+      attempt,
+      endpoint: 'speech',
+      measures: { characters, reported: opened.speech.usage },
+      estimatedMeasure: false,
+      generationId,
+      upstreamId: opened.speech.id ?? null,
+      stream: true,
+      status,
+      startedAt,
+      attempts: tries,
+      hold,
+      tags: input.tags,
+      firstChunkAt,
     }))
 
   let closed = false
@@ -124,63 +140,73 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
     input.signal.removeEventListener('abort', cancel)
     upstreamAbort.abort(shutdown.reason)
     void opened.iterator.return?.()?.catch(() => undefined)
-    void bill('cancelled').catch((error) => ctx.logger.error('billing speech cut by the shutdown failed', { request_id: input.requestId, error: String(error) })).finally(() => {
-      try {
-        bodyController.error(shutdown.reason)
-      } catch {
-        // the client left meanwhile
-      }
-      untrack()
-    })
+    void bill('cancelled')
+      .catch((error) => ctx.logger.error('billing speech cut by the shutdown failed', { request_id: input.requestId, error: String(error) }))
+      .finally(() => {
+        try {
+          bodyController.error(shutdown.reason)
+        } catch {
+          // the client left meanwhile
+        }
+        untrack()
+      })
   }
   shutdown.addEventListener('abort', shutDown, { once: true })
 
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      bodyController = controller
-    },
-    // One upstream chunk per pull: nothing piles up in the gateway.
-    async pull(controller) {
-      if (first) {
-        controller.enqueue(first)
-        first = undefined
-        return
-      }
-      try {
-        for (;;) {
-          const { done, value } = await opened.iterator.next()
-          if (closed) return
-          if (done) {
-            closed = true
-            input.signal.removeEventListener('abort', cancel)
-            await bill('success').finally(untrack)
-            controller.close()
-            return
-          }
-          if (value.byteLength) return controller.enqueue(value)
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        bodyController = controller
+      },
+      // One upstream chunk per pull: nothing piles up in the gateway.
+      async pull(controller) {
+        if (first) {
+          controller.enqueue(first)
+          first = undefined
+          return
         }
-      } catch (error) {
-        if (closed) return
-        closed = true
-        input.signal.removeEventListener('abort', cancel)
-        const failure = toGatewayError(error, input.requestId)
-        // Audio is on its way: the status is sent, so the only way to say it failed is to cut the response short.
-        ctx.logger.warn(`speech from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
-        ctx.health.record(healthKeyOf(attempt), principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
-        await bill('error').finally(untrack)
-        controller.error(failure)
-      }
+        try {
+          for (;;) {
+            const { done, value } = await opened.iterator.next()
+            if (closed) return
+            if (done) {
+              closed = true
+              input.signal.removeEventListener('abort', cancel)
+              await bill('success').finally(untrack)
+              controller.close()
+              return
+            }
+            if (value.byteLength) return controller.enqueue(value)
+          }
+        } catch (error) {
+          if (closed) return
+          closed = true
+          input.signal.removeEventListener('abort', cancel)
+          const failure = toGatewayError(error, input.requestId)
+          // Audio is on its way: the status is sent, so the only way to say it failed is to cut the response short.
+          ctx.logger.warn(`speech from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
+          ctx.health.record(healthKeyOf(attempt), principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
+          await bill('error').finally(untrack)
+          controller.error(failure)
+        }
+      },
+      cancel,
     },
-    cancel,
-  }, { highWaterMark: 0 })
+    { highWaterMark: 0 },
+  )
   if (shutdown.aborted) shutDown() // the deadline passed while the provider opened
 
-  return gatewayResponse(body, 200, {
-    'content-type': SPEECH_CONTENT_TYPES[request.response_format],
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    'x-generation-id': generationId,
-  }, input.requestId)
+  return gatewayResponse(
+    body,
+    200,
+    {
+      'content-type': SPEECH_CONTENT_TYPES[request.response_format],
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-generation-id': generationId,
+    },
+    input.requestId,
+  )
 }
 
 /** The request as the attempt's provider receives it: its model id, the voice (default: the model's first), SSE when it reports usage so. */

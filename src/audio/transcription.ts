@@ -8,7 +8,7 @@ import type { GenerationTags } from '../http/attribution'
 import { invalidRequest } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
-import type { TranscriptionFormat, UpstreamTranscriptionRequest } from '../providers/types'
+import type { UpstreamTranscriptionRequest } from '../providers/types'
 import { upstreamError } from '../providers/upstream-error'
 import { firstSuccessful } from '../routing/attempts'
 import type { transcriptionFormSchema, transcriptionRequestSchema } from '../schemas/audio'
@@ -34,8 +34,15 @@ export function fromJson(body: TranscriptionJsonRequest): TranscriptionInput {
   const audio = decodeBase64(body.input_audio.data, 'input_audio.data')
   assertFormat(audio, body.input_audio.format, 'input_audio.data')
   return {
-    model: body.model, audio, format: body.input_audio.format, language: body.language, prompt: body.prompt, temperature: body.temperature,
-    response_format: body.response_format, timestamp_granularities: body.timestamp_granularities, provider: body.provider,
+    model: body.model,
+    audio,
+    format: body.input_audio.format,
+    language: body.language,
+    prompt: body.prompt,
+    temperature: body.temperature,
+    response_format: body.response_format,
+    timestamp_granularities: body.timestamp_granularities,
+    provider: body.provider,
   }
 }
 
@@ -52,7 +59,12 @@ export function fromForm(form: TranscriptionForm): TranscriptionInput {
   if (!format) throw invalidRequest(`file: not a supported audio format (send one of ${TRANSCRIPTION_FORMATS.join(', ')})`, 'file')
   const granularities = form['timestamp_granularities[]']
   return {
-    model: form.model, audio: file.data, format, language: form.language, prompt: form.prompt, temperature: form.temperature,
+    model: form.model,
+    audio: file.data,
+    format,
+    language: form.language,
+    prompt: form.prompt,
+    temperature: form.temperature,
     response_format: form.response_format,
     ...(granularities !== undefined ? { timestamp_granularities: ([] as ('word' | 'segment')[]).concat(granularities) } : {}),
   }
@@ -82,8 +94,11 @@ export async function serveTranscription(ctx: GatewayContext, input: TranscribeI
 
 // Transcribes with the first provider that succeeds and bills it; the hold is replaced by the charge.
 async function transcribe(
-  ctx: GatewayContext, input: TranscribeInput,
-  attempts: Attempt[], hold: Hold, measuredAudio: { seconds: number; estimated: boolean },
+  ctx: GatewayContext,
+  input: TranscribeInput,
+  attempts: Attempt[],
+  hold: Hold,
+  measuredAudio: { seconds: number; estimated: boolean },
 ): Promise<Response> {
   const { request, principal } = input
 
@@ -109,8 +124,19 @@ async function transcribe(
   const measured = finite(reported?.seconds) || finite(result.duration) ? undefined : measuredAudio
   const seconds = finite(reported?.seconds) ? reported.seconds : finite(result.duration) ? result.duration : measured!.seconds
   const { usage } = await settleAudio(ctx, {
-    principal, attempt, endpoint: 'transcription', measures: { reported, seconds }, estimatedMeasure: measured?.estimated ?? false,
-    generationId, upstreamId: typeof result.id === 'string' ? result.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold, tags: input.tags,
+    principal,
+    attempt,
+    endpoint: 'transcription',
+    measures: { reported, seconds },
+    estimatedMeasure: measured?.estimated ?? false,
+    generationId,
+    upstreamId: typeof result.id === 'string' ? result.id : null,
+    stream: false,
+    status: 'success',
+    startedAt,
+    attempts: tries,
+    hold,
+    tags: input.tags,
   })
   const verbose = request.response_format === 'verbose_json'
   const body = {

@@ -60,7 +60,10 @@ async function remainingLimit(ctx: GatewayContext, keys: KeyAncestor[]): Promise
  * its spending and its requests count against every key above it. Null when the parent was revoked or has expired
  * (its codes are void).
  */
-export async function mintedKeyInput(ctx: GatewayContext, terms: MintTerms): Promise<{ creditLimit: string | null; limitReset?: LimitReset; expiresAt?: number; ancestors: KeyAncestor[]; label?: string } | null> {
+export async function mintedKeyInput(
+  ctx: GatewayContext,
+  terms: MintTerms,
+): Promise<{ creditLimit: string | null; limitReset?: LimitReset; expiresAt?: number; ancestors: KeyAncestor[]; label?: string } | null> {
   const parent: ApiKeyRecord | null = await ctx.accounts.getKey(terms.parent_hash)
   if (!parent || parent.revoked) return null
   const parentExpiry = parent.expires_at ? Date.parse(parent.expires_at) : undefined

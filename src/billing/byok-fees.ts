@@ -19,7 +19,12 @@ export function platformFee(ctx: GatewayContext, units: bigint): bigint {
 }
 
 /** The fee a BYOK request owes: nothing within the period's free allowance, then the fee rate × its upstream cost. */
-export async function assessByokFee(ctx: GatewayContext, orgId: string, cost: RequestCost, counted: boolean): Promise<{ free: boolean; units: bigint; eurUnits: bigint }> {
+export async function assessByokFee(
+  ctx: GatewayContext,
+  orgId: string,
+  cost: RequestCost,
+  counted: boolean,
+): Promise<{ free: boolean; units: bigint; eurUnits: bigint }> {
   if (!counted) return { free: true, units: 0n, eurUnits: 0n }
   const { freeRequestAllowance } = ctx.options.byok
   // The period's counter expires a day after the period ends where storage has TTLs (docs/retention.md).
@@ -87,7 +92,11 @@ async function recordCharge(ctx: GatewayContext, orgId: string, units: bigint): 
   try {
     await ctx.credits.recordCharge(orgId, units, 'BYOK platform fees')
   } catch (error) {
-    ctx.logger.error('BYOK fees were charged but their ledger entry could not be written', { org_id: orgId, amount: fromUnits(units), error: (error as Error).message })
+    ctx.logger.error('BYOK fees were charged but their ledger entry could not be written', {
+      org_id: orgId,
+      amount: fromUnits(units),
+      error: (error as Error).message,
+    })
   }
 }
 

@@ -11,7 +11,10 @@ import { fromUnits } from './money'
 import type { Hold } from './holds'
 
 /** A usage record before the money fields that charging fills in. */
-export type UsageFacts = Omit<UsageRecord, 'cost' | 'cost_eur' | 'is_byok' | 'upstream_inference_cost' | 'credential_id' | 'upstream_cost_eur' | 'byok_counted' | 'byok_free'>
+export type UsageFacts = Omit<
+  UsageRecord,
+  'cost' | 'cost_eur' | 'is_byok' | 'upstream_inference_cost' | 'credential_id' | 'upstream_cost_eur' | 'byok_counted' | 'byok_free'
+>
 
 /** A ledger amount (10^-12 units) as an exact JSON number. */
 export const exactAmount = (units: bigint): ExactNumber => new ExactNumber(fromUnits(units))
@@ -88,12 +91,17 @@ export async function chargeAndRecord(
   // The day's rollups behind GET /activity (docs/usage.md): apart from the charge, whose failure means something else.
   const rolledUp = ctx.rollups
     .add(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
-    .catch((error) => ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }))
+    .catch((error) =>
+      ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }),
+    )
   // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
   const charged = byok ? 0n : cost.eurUnits
   const settled = hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined)
   // The charge's ledger entry (docs/money.md), once the charge is made: the ledger never shows a charge that was not.
-  const ledgered = settled.then(() => (charged > 0n ? ledgerCharge(ctx, record, charged) : undefined), () => undefined)
+  const ledgered = settled.then(
+    () => (charged > 0n ? ledgerCharge(ctx, record, charged) : undefined),
+    () => undefined,
+  )
   try {
     await Promise.all([settled, ctx.usage.append(record), counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined])
   } catch (error) {
@@ -110,6 +118,13 @@ async function ledgerCharge(ctx: GatewayContext, record: UsageRecord, units: big
   try {
     await ctx.credits.recordCharge(record.org_id, units, note, record.id)
   } catch (error) {
-    ctx.logger.error('a request was charged but its ledger entry could not be written: add it by hand', { org_id: record.org_id, amount: fromUnits(units), note, generation_id: record.id, at: record.created_at, error: (error as Error).message })
+    ctx.logger.error('a request was charged but its ledger entry could not be written: add it by hand', {
+      org_id: record.org_id,
+      amount: fromUnits(units),
+      note,
+      generation_id: record.id,
+      at: record.created_at,
+      error: (error as Error).message,
+    })
   }
 }

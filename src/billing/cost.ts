@@ -87,10 +87,7 @@ export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: Bi
     price(pricing.request),
     multiply(decimal(count(extras.webSearches)), price(pricing.web_search)),
   ])
-  const completionSide = sum([
-    multiply(decimal(visibleTokens), completion),
-    multiply(decimal(reasoningTokens), price(pricing.internal_reasoning, completion)),
-  ])
+  const completionSide = sum([multiply(decimal(visibleTokens), completion), multiply(decimal(reasoningTokens), price(pricing.internal_reasoning, completion))])
   const total = sum([promptSide, completionSide])
   return {
     currency: pricing.currency ?? 'USD',

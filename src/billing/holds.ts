@@ -33,7 +33,11 @@ const keysOf = (principal: Principal): KeyAncestor[] => [principal.key, ...(prin
  * the keys that minted it (a limit that resets counts the current window's spending: docs/keys.md). `keys[i]` is the
  * key of budget i (null for the org's).
  */
-export function budgetsOf(ctx: GatewayContext, principal: Principal, now = ctx.now()): { budgets: Budget[]; kinds: ('org' | 'key')[]; keys: (KeyAncestor | null)[] } {
+export function budgetsOf(
+  ctx: GatewayContext,
+  principal: Principal,
+  now = ctx.now(),
+): { budgets: Budget[]; kinds: ('org' | 'key')[]; keys: (KeyAncestor | null)[] } {
   const orgId = principal.org.id
   const budgets: Budget[] = [ctx.holds.orgBudget(orgId)]
   const kinds: ('org' | 'key')[] = ['org']
@@ -74,7 +78,15 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
   const withByok = cost.withByokEurUnits
   if (withByok !== undefined && withByok > cost.eurUnits) keys.forEach((key, i) => key?.include_byok_in_limit && (budgets[i].units = withByok))
   const result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets })
-  if (!result.ok) throw insufficient(result.available, { ...cost, eurUnits: budgets[result.index].units ?? cost.eurUnits }, kinds[result.index], principal, keys[result.index], now)
+  if (!result.ok)
+    throw insufficient(
+      result.available,
+      { ...cost, eurUnits: budgets[result.index].units ?? cost.eurUnits },
+      kinds[result.index],
+      principal,
+      keys[result.index],
+      now,
+    )
   let done = false
   const settle = async (charge: bigint, byok?: ByokCharge) => {
     if (done) return
@@ -82,20 +94,27 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
     // windows of the time the request ends, so a request that spans midnight counts in the new day.
     const usage = { usage: byok ? byok.feeEurUnits : charge, byok: byok ? byok.upstreamEurUnits : 0n }
-    await ctx.holds.settle({ id, budgets, charges: budgets.map((_, i) => (i === 0 ? charge : 0n)), counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()) })
+    await ctx.holds.settle({
+      id,
+      budgets,
+      charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
+      counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()),
+    })
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }
 }
 
 function insufficient(available: bigint, cost: MaxCost, kind: 'org' | 'key', principal: Principal, key: KeyAncestor | null, now: number): GatewayError {
   const affordable = cost.affordableTokens && available > 0n ? Math.max(0, cost.affordableTokens(available)) : 0
-  const tokens = cost.maxTokens !== undefined
-    ? ` You asked for up to ${cost.maxTokens} completion tokens, but can afford ${affordable}: lower max_tokens${kind === 'org' ? ' or add credits' : ''}.`
-    : ''
+  const tokens =
+    cost.maxTokens !== undefined
+      ? ` You asked for up to ${cost.maxTokens} completion tokens, but can afford ${affordable}: lower max_tokens${kind === 'org' ? ' or add credits' : ''}.`
+      : ''
   const resetsAt = key?.limit_reset ? new Date(resetWindow(key.limit_reset, now).end).toISOString() : undefined
-  const subject = kind === 'org'
-    ? `Insufficient credits: this request may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR is available (balance less requests in flight).`
-    : `This API key's credit limit cannot cover this request: it may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR of the limit is left${resetsAt ? ` (its ${key!.limit_reset} limit starts over at ${resetsAt})` : ''}.`
+  const subject =
+    kind === 'org'
+      ? `Insufficient credits: this request may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR is available (balance less requests in flight).`
+      : `This API key's credit limit cannot cover this request: it may cost up to ${fromUnits(cost.eurUnits)} EUR, and ${fromUnits(available > 0n ? available : 0n)} EUR of the limit is left${resetsAt ? ` (its ${key!.limit_reset} limit starts over at ${resetsAt})` : ''}.`
   return new GatewayError(402, subject + tokens, {
     metadata: {
       required: fromUnits(cost.eurUnits),

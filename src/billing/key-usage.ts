@@ -98,8 +98,14 @@ export async function keyUsage(ctx: GatewayContext, key: ApiKeyRecord, now: numb
     (['usage', 'byok'] as const).flatMap((counter) => (['total', ...LIMIT_RESETS] as const).map((period) => read(counter, period))),
   )
   const result = {
-    usage, usage_daily: daily, usage_weekly: weekly, usage_monthly: monthly,
-    byok_usage: byok, byok_usage_daily: byokDaily, byok_usage_weekly: byokWeekly, byok_usage_monthly: byokMonthly,
+    usage,
+    usage_daily: daily,
+    usage_weekly: weekly,
+    usage_monthly: monthly,
+    byok_usage: byok,
+    byok_usage_daily: byokDaily,
+    byok_usage_weekly: byokWeekly,
+    byok_usage_monthly: byokMonthly,
   }
   let limitRemaining: bigint | null = null
   if (key.credit_limit !== null) {

@@ -43,10 +43,11 @@ export function numberToPlainString(value: number, param = 'value'): string {
   const [whole, fraction = ''] = mantissa.replace('-', '').split('.')
   const digits = whole + fraction
   const point = whole.length + exponent
-  const plain = point <= 0
-    ? `0.${'0'.repeat(-point)}${digits}`
-    : point >= digits.length
-      ? digits + '0'.repeat(point - digits.length)
-      : `${digits.slice(0, point)}.${digits.slice(point)}`
+  const plain =
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`
   return (negative ? '-' : '') + plain
 }

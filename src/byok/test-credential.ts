@@ -19,13 +19,18 @@ export async function testCredential(ctx: GatewayContext, provider: Provider, ke
   const options = () => ({ signal: AbortSignal.timeout(timeoutMs), timeoutMs, apiKey: key })
   const checks: ProviderCheck[] = provider.check ? await provider.check(options()) : []
   await ctx.catalogue.ready()
-  const model = ctx.catalogue.entries().flatMap((e) => e.offers).filter((o) => o.provider.slug === provider.slug)
+  const model = ctx.catalogue
+    .entries()
+    .flatMap((e) => e.offers)
+    .filter((o) => o.provider.slug === provider.slug)
     .sort((a, b) => Number(a.model.pricing.prompt) - Number(b.model.pricing.prompt))[0]
   if (model) {
-    checks.push(await timedCheck(`POST /chat/completions (${model.model.id}, 1 token)`, async () => {
-      await provider.chat({ model: model.upstreamId, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }, options())
-      return 'a one-token completion succeeded'
-    }))
+    checks.push(
+      await timedCheck(`POST /chat/completions (${model.model.id}, 1 token)`, async () => {
+        await provider.chat({ model: model.upstreamId, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }, options())
+        return 'a one-token completion succeeded'
+      }),
+    )
   }
   const safe = checks.map((c) => ({ ...c, message: redact(c.message, key) }))
   return { provider: provider.slug, success: safe.length > 0 && safe.every((c) => c.ok), checks: safe }

@@ -40,7 +40,19 @@ const price = (input: string, output: string, cacheRead: string, cacheWrite5m: s
   currency: 'USD',
 })
 
-const CLAUDE = ['max_tokens', 'max_completion_tokens', 'stop', 'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'structured_outputs', 'reasoning', 'include_reasoning', 'user']
+const CLAUDE = [
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'structured_outputs',
+  'reasoning',
+  'include_reasoning',
+  'user',
+]
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max']
 const MODALITIES = ['text', 'image', 'file']
 const docs = (page: string) => `https://platform.claude.com/docs/en/models/${page}/overview`
@@ -158,6 +170,6 @@ export const anthropicModels: ProviderModel[] = [
     releaseDate: '2025-10-15',
     knowledgeCutoff: '2025-02',
     detailsUrl: docs('haiku-4-5'),
-    source: source(AUDITED + '; extended thinking with a token budget, no effort levels.'),
+    source: source(`${AUDITED}; extended thinking with a token budget, no effort levels.`),
   },
 ]

@@ -57,7 +57,12 @@ const pricingSchema = v.strictObject({
   character: v.optional(price),
   currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO currency code such as "USD"'))),
   long_context: v.optional(longContext),
-  service_tiers: v.optional(v.pipe(v.record(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a tier name')), tierPricing), v.check((tiers) => Object.keys(tiers).length <= 10, 'must have at most 10 tiers'))),
+  service_tiers: v.optional(
+    v.pipe(
+      v.record(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a tier name')), tierPricing),
+      v.check((tiers) => Object.keys(tiers).length <= 10, 'must have at most 10 tiers'),
+    ),
+  ),
 })
 
 const modelSchema = v.strictObject({
@@ -73,18 +78,32 @@ const modelSchema = v.strictObject({
   supportedParameters: v.optional(words(100)),
   supportedVoices: v.optional(words(100)),
   tags: v.optional(words(20)),
-  created: v.optional(v.pipe(v.number(), v.integer('must be whole epoch seconds'), v.minValue(0, 'must be epoch seconds'), v.maxValue(1e11, 'must be epoch seconds'))),
+  created: v.optional(
+    v.pipe(v.number(), v.integer('must be whole epoch seconds'), v.minValue(0, 'must be epoch seconds'), v.maxValue(1e11, 'must be epoch seconds')),
+  ),
   knowledgeCutoff: v.optional(text(32)),
   releaseDate: v.optional(day),
   huggingFaceId: v.optional(text(200)),
   detailsUrl: v.optional(text(2000)),
   reasoning: v.optional(v.strictObject({ mandatory: v.optional(v.boolean()), efforts: v.optional(words(10)), supportsMaxTokens: v.optional(v.boolean()) })),
-  endpoints: v.optional(v.pipe(v.array(v.picklist(Object.values(CAPABILITIES).map((c) => c.path), 'must be API routes of the gateway (/chat/completions, /embeddings, /audio/speech, /audio/transcriptions)')), v.maxLength(4, 'must have at most 4 entries'))),
+  endpoints: v.optional(
+    v.pipe(
+      v.array(
+        v.picklist(
+          Object.values(CAPABILITIES).map((c) => c.path),
+          'must be API routes of the gateway (/chat/completions, /embeddings, /audio/speech, /audio/transcriptions)',
+        ),
+      ),
+      v.maxLength(4, 'must have at most 4 entries'),
+    ),
+  ),
   quantization: v.optional(text(16)),
   expirationDate: v.optional(day),
   replacement: v.optional(modelId),
   source: v.optional(v.strictObject({ url: text(2000), checked: day, note: v.optional(text(1000)) })),
-  priceChanges: v.optional(v.pipe(v.array(v.strictObject({ from: day, pricing: pricingSchema, note: v.optional(text(1000)) })), v.maxLength(20, 'must have at most 20 entries'))),
+  priceChanges: v.optional(
+    v.pipe(v.array(v.strictObject({ from: day, pricing: pricingSchema, note: v.optional(text(1000)) })), v.maxLength(20, 'must have at most 20 entries')),
+  ),
   speechUsageEvents: v.optional(v.boolean()),
 })
 
@@ -93,7 +112,10 @@ const twice = (list: { id: string }[]) => list.find((m, i) => list.findIndex((o)
 const models = v.pipe(
   v.array(modelSchema),
   v.maxLength(5000, 'must have at most 5000 models'),
-  v.check((list) => !twice(list), (issue) => `lists ${twice(issue.input as { id: string }[])} twice`),
+  v.check(
+    (list) => !twice(list),
+    (issue) => `lists ${twice(issue.input as { id: string }[])} twice`,
+  ),
 )
 
 /** The catalogue file's valibot schema (docs/catalogue.md, "The catalogue file"). */
@@ -102,7 +124,10 @@ export const catalogueFileSchema = v.strictObject({
   version: v.literal(1, 'must be 1 (the only version there is)'),
   updated: day,
   note: v.optional(text(1000)),
-  providers: v.pipe(v.record(slug, models), v.check((providers) => Object.keys(providers).length <= 100, 'must have at most 100 providers')),
+  providers: v.pipe(
+    v.record(slug, models),
+    v.check((providers) => Object.keys(providers).length <= 100, 'must have at most 100 providers'),
+  ),
 })
 
 /** A catalogue file's contents: per provider slug, the models whose fields replace or extend the built-in ones. */
@@ -125,13 +150,14 @@ export function parseCatalogueFile(value: unknown, name: string): CatalogueFile 
   const result = v.safeParse(catalogueFileSchema, value)
   if (result.success) return result.output
   const issue = result.issues[0]
-  const problem = issue.type === 'strict_object' && issue.expected === 'never'
-    ? 'is not a field of the catalogue format (a typo?)'
-    : issue.input === undefined
-      ? 'is missing'
-      : typeof issue.input === 'object' && issue.input !== null
-        ? issue.message
-        : `${issue.message} (got ${JSON.stringify(issue.input)?.slice(0, 60) ?? typeof issue.input})`
+  const problem =
+    issue.type === 'strict_object' && issue.expected === 'never'
+      ? 'is not a field of the catalogue format (a typo?)'
+      : issue.input === undefined
+        ? 'is missing'
+        : typeof issue.input === 'object' && issue.input !== null
+          ? issue.message
+          : `${issue.message} (got ${JSON.stringify(issue.input)?.slice(0, 60) ?? typeof issue.input})`
   const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more problem${result.issues.length > 2 ? 's' : ''})` : ''
   throw new TypeError(`model-gateway: catalogue file ${name}: ${fieldOf(issue)} ${problem}${more}; see docs/catalogue.md`)
 }

@@ -104,7 +104,10 @@ export function createCatalogue(options: CatalogueOptions) {
     for (const [id, models] of gone) {
       if (byId.has(id)) continue
       const last = models.reduce((a, b) => (dayStart(b.expirationDate!) > dayStart(a.expirationDate!) ? b : a))
-      retired.set(id, { date: last.expirationDate!, ...(models.find((m) => m.replacement) ? { replacement: models.find((m) => m.replacement)!.replacement } : {}) })
+      retired.set(id, {
+        date: last.expirationDate!,
+        ...(models.find((m) => m.replacement) ? { replacement: models.find((m) => m.replacement)!.replacement } : {}),
+      })
     }
     const result = new Map<string, CatalogueEntry>()
     const listedAt = Math.floor(Date.now() / 1000)
@@ -123,14 +126,16 @@ export function createCatalogue(options: CatalogueOptions) {
   async function refresh(): Promise<void> {
     const discovering = providers.filter((p) => p.discoverModels)
     if (!discovering.length) return
-    await Promise.all(discovering.map(async (provider) => {
-      try {
-        const models = await provider.discoverModels!({ signal: AbortSignal.timeout(options.timeoutMs), timeoutMs: options.timeoutMs })
-        discovered.set(provider.slug, models)
-      } catch (error) {
-        logger.warn(`could not list the models of ${provider.slug}`, { error: (error as Error).message })
-      }
-    }))
+    await Promise.all(
+      discovering.map(async (provider) => {
+        try {
+          const models = await provider.discoverModels!({ signal: AbortSignal.timeout(options.timeoutMs), timeoutMs: options.timeoutMs })
+          discovered.set(provider.slug, models)
+        } catch (error) {
+          logger.warn(`could not list the models of ${provider.slug}`, { error: (error as Error).message })
+        }
+      }),
+    )
     entries = build()
   }
 
@@ -200,7 +205,9 @@ function expirationOf(offers: ModelOffer[]): string | null {
 function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: number): CatalogueModel {
   // The first offer describes the model; prices shown are the cheapest offer's.
   const model = offers[0].model
-  const cheapest = [...offers].sort((a, b) => Number(a.model.pricing.prompt) + Number(a.model.pricing.completion) - Number(b.model.pricing.prompt) - Number(b.model.pricing.completion))[0].model
+  const cheapest = [...offers].sort(
+    (a, b) => Number(a.model.pricing.prompt) + Number(a.model.pricing.completion) - Number(b.model.pricing.prompt) - Number(b.model.pricing.completion),
+  )[0].model
   const [author, ...rest] = id.split('/')
   const slug = rest.join('/') || author
   const input = model.inputModalities ?? ['text']
@@ -237,7 +244,13 @@ function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: nu
       currency: p.currency ?? 'USD',
       discount: 0,
     },
-    architecture: { modality: `${input.join('+')}->${output.join('+')}`, input_modalities: input, output_modalities: output, tokenizer: 'Other', instruct_type: null },
+    architecture: {
+      modality: `${input.join('+')}->${output.join('+')}`,
+      input_modalities: input,
+      output_modalities: output,
+      tokenizer: 'Other',
+      instruct_type: null,
+    },
     top_provider: { context_length: model.contextLength ?? contextLength, max_completion_tokens: model.maxCompletionTokens ?? null, is_moderated: false },
     per_request_limits: null,
     supported_parameters: [...new Set(offers.flatMap((o) => o.model.supportedParameters ?? []))],
@@ -245,7 +258,11 @@ function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: nu
     knowledge_cutoff: model.knowledgeCutoff ?? null,
     release_date: model.releaseDate ?? (released ? new Date(released * 1000).toISOString().slice(0, 10) : null),
     last_updated: null,
-    reasoning: { mandatory: model.reasoning?.mandatory ?? false, supported_efforts: model.reasoning?.efforts ?? [], supports_max_tokens: model.reasoning?.supportsMaxTokens ?? false },
+    reasoning: {
+      mandatory: model.reasoning?.mandatory ?? false,
+      supported_efforts: model.reasoning?.efforts ?? [],
+      supports_max_tokens: model.reasoning?.supportsMaxTokens ?? false,
+    },
     expiration_date: expirationOf(offers),
     links: { details: model.detailsUrl ?? `${basePath}/models` },
     supported_api_endpoints: pathsOf(model).map((e) => `${basePath}${e}`),

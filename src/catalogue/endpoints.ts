@@ -11,7 +11,18 @@ export type ModelEndpoint = v.InferOutput<typeof modelEndpointSchema>
 const CACHING_ON_REQUEST = new Set(['anthropic'])
 
 const endpointPricing = (p: ModelPricing): ModelEndpoint['pricing'] => {
-  const optional = ['request', 'image', 'image_output', 'audio', 'web_search', 'internal_reasoning', 'input_cache_read', 'input_cache_write', 'character', 'audio_second'] as const
+  const optional = [
+    'request',
+    'image',
+    'image_output',
+    'audio',
+    'web_search',
+    'internal_reasoning',
+    'input_cache_read',
+    'input_cache_write',
+    'character',
+    'audio_second',
+  ] as const
   const pricing: ModelEndpoint['pricing'] = { prompt: p.prompt, completion: p.completion, currency: p.currency ?? 'USD', discount: 0 }
   for (const field of optional) if (p[field] !== undefined) pricing[field] = p[field]
   return pricing

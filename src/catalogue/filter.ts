@@ -14,7 +14,11 @@ export interface ModelFilters {
   output_modalities?: string
 }
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
 // A modality filter: undefined (keep all) when absent or `all`, else the wanted modalities.
 const modalities = (value: string | undefined) => {
   const wanted = list(value)
@@ -28,7 +32,10 @@ const hasAny = (offered: string[], wanted: string[]) => offered.some((m) => want
  */
 export function filterModels(entries: CatalogueEntry[], filters: ModelFilters): CatalogueEntry[] {
   const category = filters.category?.trim().toLowerCase()
-  const required = (filters.supported_parameters ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const required = (filters.supported_parameters ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const provider = filters.provider?.trim().toLowerCase()
   const input = modalities(filters.input_modalities)
   const output = modalities(filters.output_modalities)

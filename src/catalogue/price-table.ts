@@ -7,7 +7,10 @@ import { numberToPlainString } from '../billing/money'
  */
 
 /** The per-token (or per-unit) prices a table gives, as exact decimal strings in USD. */
-export type TablePricing = Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'request' | 'image' | 'web_search' | 'internal_reasoning'>
+export type TablePricing = Pick<
+  ModelPricing,
+  'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'request' | 'image' | 'web_search' | 'internal_reasoning'
+>
 
 /** One row of a price table, for one of the gateway's providers. */
 export interface TableRow {
@@ -57,14 +60,17 @@ export function priceText(value: unknown): string | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? numberToPlainString(value) : undefined
   if (typeof value !== 'string') return undefined
   const text = value.trim()
-  if (/^\d+(?:\.\d+)?$/.test(text)) return text.replace(/^0+(?=\d)/, '').replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '')
+  if (/^\d+(?:\.\d+)?$/.test(text))
+    return text
+      .replace(/^0+(?=\d)/, '')
+      .replace(/(\.\d*?)0+$/, '$1')
+      .replace(/\.$/, '')
   // Exponent notation in a string ("1e-06"): through the number's shortest representation.
   return /^\d+(?:\.\d+)?e[+-]?\d+$/i.test(text) ? priceText(Number(text)) : undefined
 }
 
 /** A whole positive count, or undefined. */
-export const tokenCount = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined
+export const tokenCount = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined)
 
 /** A day `YYYY-MM-DD` (a longer ISO time is cut to its day), or undefined. */
 export function dayText(value: unknown): string | undefined {

@@ -75,13 +75,16 @@ function changesOf(row: TableRow, listed: ProviderModel, today: string): ModelUp
     if (after !== undefined && !samePrice(before.pricing[field], after)) prices[field] = { before: before.pricing[field], after }
   }
   // LiteLLM's input limit agrees with a context length that counts input and output (OpenAI's reasoning models).
-  const context = row.contextLength !== undefined && before.contextLength !== row.contextLength && before.contextLength !== row.contextOr
-    ? { before: before.contextLength, after: row.contextLength }
-    : undefined
-  const maxOutput = row.maxCompletionTokens !== undefined && before.maxCompletionTokens !== row.maxCompletionTokens
-    ? { before: before.maxCompletionTokens, after: row.maxCompletionTokens }
-    : undefined
-  const expiration = row.expirationDate !== undefined && row.expirationDate !== before.expirationDate ? { before: before.expirationDate, after: row.expirationDate } : undefined
+  const context =
+    row.contextLength !== undefined && before.contextLength !== row.contextLength && before.contextLength !== row.contextOr
+      ? { before: before.contextLength, after: row.contextLength }
+      : undefined
+  const maxOutput =
+    row.maxCompletionTokens !== undefined && before.maxCompletionTokens !== row.maxCompletionTokens
+      ? { before: before.maxCompletionTokens, after: row.maxCompletionTokens }
+      : undefined
+  const expiration =
+    row.expirationDate !== undefined && row.expirationDate !== before.expirationDate ? { before: before.expirationDate, after: row.expirationDate } : undefined
   const priced = Object.keys(prices).length > 0
   if (!priced && !context && !maxOutput && !expiration) return undefined
   // Price changes already in effect would replace the new prices: only those still to come are kept.

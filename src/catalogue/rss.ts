@@ -1,7 +1,6 @@
 import type { CatalogueModel } from './catalogue'
 
-const escapeXml = (text: string) =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
+const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
 
 /** An RSS 2.0 feed of models, newest first (docs/catalogue.md#filters-pages-and-rss); `chatLink` gives each item's link when chat links are asked for. */
 export function modelsRss(models: CatalogueModel[], options: { selfUrl: string; origin: string; chatLink?: (id: string) => string }): string {

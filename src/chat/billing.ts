@@ -16,7 +16,6 @@ export interface SettleInput extends RequestOutcome {
   estimated: boolean
 }
 
-
 /** Rough token count of text, for billing a stream that ended before the provider reported usage. */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)
 
@@ -34,7 +33,12 @@ export const REASONING_TOKENS_PER_SECOND = 100
  * the text (4 characters a token); when a reasoning model's stream was cancelled or failed, at least the tokens it
  * could have reasoned in the time it ran (REASONING_TOKENS_PER_SECOND), never more than its maximum completion tokens.
  */
-export function estimatedUsage(ctx: GatewayContext, request: ChatRequest, attempt: Attempt, facts: { generatedChars: number; status: UsageRecord['status']; elapsedMs: number }): UpstreamUsage {
+export function estimatedUsage(
+  _ctx: GatewayContext,
+  request: ChatRequest,
+  attempt: Attempt,
+  facts: { generatedChars: number; status: UsageRecord['status']; elapsedMs: number },
+): UpstreamUsage {
   const prompt = estimateTokens(JSON.stringify(request.messages).length)
   let completion = estimateTokens(facts.generatedChars)
   if (facts.status !== 'success' && mayReason(request, attempt)) {

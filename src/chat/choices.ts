@@ -16,5 +16,8 @@ export function withChoices(request: ChatRequest, attempts: Attempt[]): Attempt[
   const kept = attempts.filter((a) => (a.offer.provider.maxChoices ?? 1) >= n)
   if (kept.length) return kept
   const providers = [...new Set(attempts.map((a) => `${a.offer.provider.slug} (${a.entry.id})`))].join(', ')
-  throw invalidRequest(`n: ${n} choices in one request are more than any provider of this request takes (${providers}); ask for them one request at a time`, 'n')
+  throw invalidRequest(
+    `n: ${n} choices in one request are more than any provider of this request takes (${providers}); ask for them one request at a time`,
+    'n',
+  )
 }

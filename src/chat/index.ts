@@ -16,7 +16,10 @@ import { completeWhole } from './whole'
  * when it cannot be covered), then answer whole or streamed; the hold is replaced by the exact charge, or released,
  * however the request ends.
  */
-export async function serveChat(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags }): Promise<Response> {
+export async function serveChat(
+  ctx: GatewayContext,
+  input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+): Promise<Response> {
   assertToolMessagesAnswered(input.request.messages)
   const run = input.request.stream ? completeStream : completeWhole
   return serveCapability(ctx, {

@@ -61,7 +61,12 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
     const pricing = attempt.offer.model.pricing
     const tokens = maxCompletionTokens(request, attempt, prompt) * choices
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
-    const cost = priceUsage({ ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined }, { prompt_tokens: prompt, completion_tokens: tokens }, { images }, rate)
+    const cost = priceUsage(
+      { ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined },
+      { prompt_tokens: prompt, completion_tokens: tokens },
+      { images },
+      rate,
+    )
     const eurUnits = attempt.credential ? platformFee(ctx, cost.eurUnits) : cost.eurUnits
     if (!worst || eurUnits > worst.eurUnits) worst = { eurUnits, attempt, tokens }
     if (cost.eurUnits + (attempt.credential ? eurUnits : 0n) > withByok) withByok = cost.eurUnits + (attempt.credential ? eurUnits : 0n)

@@ -34,12 +34,18 @@ export function withPricedFields(request: ChatRequest, attempts: Attempt[]): Att
   const models = [...new Set(attempts.map((a) => a.entry.id))].join(', ')
   for (const field of fields) {
     if (!attempts.some((a) => field.priced(a.offer.model.pricing))) {
-      throw invalidRequest(`${field.param}: ${field.what} changes the provider's price, and this gateway has no price for it on ${models}; leave it out`, field.param)
+      throw invalidRequest(
+        `${field.param}: ${field.what} changes the provider's price, and this gateway has no price for it on ${models}; leave it out`,
+        field.param,
+      )
     }
   }
   const kept = attempts.filter((a) => fields.every((field) => field.priced(a.offer.model.pricing)))
   if (!kept.length) {
-    throw invalidRequest(`${fields.map((f) => f.param).join(', ')}: no model of this request (${models}) has prices for ${fields.map((f) => f.what).join(' and ')} together; leave one out`, fields[0].param)
+    throw invalidRequest(
+      `${fields.map((f) => f.param).join(', ')}: no model of this request (${models}) has prices for ${fields.map((f) => f.what).join(' and ')} together; leave one out`,
+      fields[0].param,
+    )
   }
   const options: PricedOptions = { serviceTier: request.service_tier, webSearch: request.web_search_options != null }
   return kept.map((attempt) => {

@@ -1,5 +1,4 @@
 import type { ProviderModel } from '../providers/types'
-import type { ChatRequest } from '../schemas/chat'
 
 /*
  * OpenRouter's request fields that the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes, README

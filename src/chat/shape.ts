@@ -2,7 +2,18 @@ import { idBytes } from '../crypto/id-bytes'
 import type { UpstreamChoice, UpstreamChunk } from '../providers/types'
 
 const FINISH_REASONS = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'error'])
-const FILTERED = new Set(['SAFETY', 'refusal', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION'])
+const FILTERED = new Set([
+  'SAFETY',
+  'refusal',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'LANGUAGE',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+])
 const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS'])
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -35,9 +46,7 @@ export function shapeChoice(choice: UpstreamChoice) {
       content: content ?? null,
       refusal: refusal ?? null,
       reasoning: reasoning ?? null,
-      ...(Array.isArray(tool_calls) && tool_calls.length
-        ? { tool_calls: tool_calls.map((call, index) => ({ index, ...(call as object) })) }
-        : {}),
+      ...(Array.isArray(tool_calls) && tool_calls.length ? { tool_calls: tool_calls.map((call, index) => ({ index, ...(call as object) })) } : {}),
       ...rest,
     },
     finish_reason: normalizeFinishReason(choice.finish_reason),

@@ -35,7 +35,16 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
   return length
 }
 
-type StreamInput = { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold; tags?: GenerationTags }
+type StreamInput = {
+  principal: Principal
+  request: ChatRequest
+  attempts: Attempt[]
+  signal: AbortSignal
+  abort: AbortController
+  requestId: string
+  hold: Hold
+  tags?: GenerationTags
+}
 
 /**
  * Serves a streamed chat completion (docs/chat.md#streaming). Attempts are tried until one sends its first chunk; when
@@ -51,15 +60,20 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
   // for the provider's usage report once it did (docs/money.md). Not lent to routing: its deadline must fail the
   // opening (an error chunk once keep-alives went out), not look like the client leaving.
   const upstreamAbort = new AbortController()
-  const opening = firstSuccessful(ctx, input.attempts, { signal: upstreamAbort.signal, requestId: input.requestId, org: input.principal.org.id }, async (attempt, options) => {
-    const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
-    try {
-      return { iterator, first: await iterator.next() }
-    } catch (error) {
-      void iterator.return?.()?.catch(() => undefined)
-      throw error
-    }
-  }).then(({ result, attempt, tries }): Opened => ({ ...result, attempt, tries, firstAt: ctx.now() }))
+  const opening = firstSuccessful(
+    ctx,
+    input.attempts,
+    { signal: upstreamAbort.signal, requestId: input.requestId, org: input.principal.org.id },
+    async (attempt, options) => {
+      const iterator = (await attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options))[Symbol.asyncIterator]()
+      try {
+        return { iterator, first: await iterator.next() }
+      } catch (error) {
+        void iterator.return?.()?.catch(() => undefined)
+        throw error
+      }
+    },
+  ).then(({ result, attempt, tries }): Opened => ({ ...result, attempt, tries, firstAt: ctx.now() }))
 
   let timer: ReturnType<typeof setTimeout> | undefined
   // At the gateway's drain deadline, an opening still awaited here stops: the request answers 503 (docs/operations.md).
@@ -68,19 +82,27 @@ export async function completeStream(ctx: GatewayContext, input: StreamInput): P
   shutdown.addEventListener('abort', stopOpening, { once: true })
   if (shutdown.aborted) stopOpening()
   const early = await Promise.race([
-    opening.then(() => 'opened' as const, () => 'failed' as const),
+    opening.then(
+      () => 'opened' as const,
+      () => 'failed' as const,
+    ),
     new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), ctx.options.keepAliveMs))),
   ])
   clearTimeout(timer)
   shutdown.removeEventListener('abort', stopOpening)
   if (early === 'failed') await opening // rethrows: answered as an HTTP error, nothing was sent yet
 
-  return gatewayResponse(createSseStream(ctx, input, { opening, generationId, startedAt, upstreamAbort, waiting: early === 'waiting' }), 200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    'x-generation-id': generationId,
-  }, input.requestId)
+  return gatewayResponse(
+    createSseStream(ctx, input, { opening, generationId, startedAt, upstreamAbort, waiting: early === 'waiting' }),
+    200,
+    {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+      'x-generation-id': generationId,
+    },
+    input.requestId,
+  )
 }
 
 function createSseStream(
@@ -105,22 +127,36 @@ function createSseStream(
   // Bills exactly once, whatever ends the stream (only once a provider has served it); replaces the request's hold.
   const bill = (served: Opened, status: UsageRecord['status']) =>
     (settled ??= settle(ctx, {
-      principal: input.principal, attempt: served.attempt, request: input.request, generationId, upstreamId, stream: true, status, startedAt,
-      attempts: served.tries, hold: input.hold, tags: input.tags, firstChunkAt: served.firstAt, nativeFinishReason,
+      principal: input.principal,
+      attempt: served.attempt,
+      request: input.request,
+      generationId,
+      upstreamId,
+      stream: true,
+      status,
+      startedAt,
+      attempts: served.tries,
+      hold: input.hold,
+      tags: input.tags,
+      firstChunkAt: served.firstAt,
+      nativeFinishReason,
       estimated: !reported,
       usage: reported ?? estimatedUsage(ctx, input.request, served.attempt, { generatedChars, status, elapsedMs: ctx.now() - startedAt }),
     }))
   // Takes the next upstream chunk (one read at a time, shared by whoever asks), noting its usage, id and text.
   const readNext = (served: Opened) =>
-    (reading ??= served.iterator.next().then((next) => {
-      reading = undefined
-      if (next.done) upstreamDone = true
-      else account(next.value)
-      return next
-    }, (error: unknown) => {
-      reading = undefined
-      throw error
-    }))
+    (reading ??= served.iterator.next().then(
+      (next) => {
+        reading = undefined
+        if (next.done) upstreamDone = true
+        else account(next.value)
+        return next
+      },
+      (error: unknown) => {
+        reading = undefined
+        throw error
+      },
+    ))
   const account = (chunk: UpstreamChunk) => {
     if (chunk.usage) reported = chunk.usage
     if (typeof chunk.id === 'string') upstreamId = chunk.id
@@ -192,19 +228,29 @@ function createSseStream(
     clearTimeout(keepAlive)
     input.signal.removeEventListener('abort', cancel)
     if (opened && mayReason(input.request, opened.attempt)) {
-      void drainThenBill(opened).catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) })).finally(untrack)
+      void drainThenBill(opened)
+        .catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+        .finally(untrack)
       return
     }
     state.upstreamAbort.abort()
     if (opened) {
       void opened.iterator.return?.()?.catch(() => undefined)
-      void bill(opened, 'cancelled').catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) })).finally(untrack)
+      void bill(opened, 'cancelled')
+        .catch((error) => ctx.logger.error('billing an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+        .finally(untrack)
       return
     }
-    state.opening.then((late) => {
-      void late.iterator.return?.()?.catch(() => undefined)
-      return bill(late, 'cancelled')
-    }, () => releaseOrLog(ctx, input.hold, input.requestId)).catch((error) => ctx.logger.error('releasing the hold of an abandoned stream failed', { request_id: input.requestId, error: String(error) })).finally(untrack)
+    state.opening
+      .then(
+        (late) => {
+          void late.iterator.return?.()?.catch(() => undefined)
+          return bill(late, 'cancelled')
+        },
+        () => releaseOrLog(ctx, input.hold, input.requestId),
+      )
+      .catch((error) => ctx.logger.error('releasing the hold of an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
+      .finally(untrack)
   }
   input.signal.addEventListener('abort', cancel, { once: true })
 
@@ -224,13 +270,16 @@ function createSseStream(
     if (served) void served.iterator.return?.()?.catch(() => undefined)
     const billed: Promise<Record<string, unknown> | undefined> = served
       ? bill(served, 'cancelled')
-      : state.opening.then((late) => {
-          void late.iterator.return?.()?.catch(() => undefined)
-          return bill(late, 'cancelled')
-        }, async () => {
-          await releaseOrLog(ctx, input.hold, input.requestId)
-          return undefined
-        })
+      : state.opening.then(
+          (late) => {
+            void late.iterator.return?.()?.catch(() => undefined)
+            return bill(late, 'cancelled')
+          },
+          async () => {
+            await releaseOrLog(ctx, input.hold, input.requestId)
+            return undefined
+          },
+        )
     // Written past `closed` (which stops everything else); the client may have left meanwhile.
     const write = (bytes: Uint8Array) => {
       try {
@@ -240,8 +289,10 @@ function createSseStream(
       }
     }
     void billed
-      .then((usage) => usage && write(encoder.encode(`data: ${stringifyExact({ ...base, choices: [], usage })}\n\n`)),
-        (failure) => ctx.logger.error('billing a stream cut by the shutdown failed', { request_id: input.requestId, error: String(failure) }))
+      .then(
+        (usage) => usage && write(encoder.encode(`data: ${stringifyExact({ ...base, choices: [], usage })}\n\n`)),
+        (failure) => ctx.logger.error('billing a stream cut by the shutdown failed', { request_id: input.requestId, error: String(failure) }),
+      )
       .finally(() => {
         write(DONE)
         try {
@@ -271,51 +322,54 @@ function createSseStream(
     return true
   }
 
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c
-      if (state.waiting) send(KEEP_ALIVE)
-      else lastSentAt = Date.now()
-      armKeepAlive(ctx.options.keepAliveMs)
-    },
-    // One upstream chunk per pull: the client's pace holds the provider back, nothing piles up in between.
-    async pull() {
-      if (!opened) {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c
+        if (state.waiting) send(KEEP_ALIVE)
+        else lastSentAt = Date.now()
+        armKeepAlive(ctx.options.keepAliveMs)
+      },
+      // One upstream chunk per pull: the client's pace holds the provider back, nothing piles up in between.
+      async pull() {
+        if (!opened) {
+          try {
+            opened = await state.opening
+          } catch (error) {
+            if (closed) return
+            await releaseOrLog(ctx, input.hold, input.requestId)
+            fail(toGatewayError(error, input.requestId))
+            send(DONE)
+            return end()
+          }
+          if (closed) return
+          base = { id: generationId, provider: opened.attempt.offer.provider.name, model: opened.attempt.entry.id, ...base }
+          if (opened.first.done) upstreamDone = true
+          else account(opened.first.value)
+          if (opened.first.done) return finish(opened, 'success')
+          if (forward(opened.first.value)) return
+        }
+        const served = opened
         try {
-          opened = await state.opening
+          for (;;) {
+            const { done, value } = await readNext(served)
+            if (closed) return
+            if (done) return await finish(served, 'success')
+            if (forward(value)) return
+          }
         } catch (error) {
           if (closed) return
-          await releaseOrLog(ctx, input.hold, input.requestId)
-          fail(toGatewayError(error, input.requestId))
-          send(DONE)
-          return end()
+          const failure = toGatewayError(error, input.requestId)
+          ctx.logger.warn(`stream from ${served.attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
+          ctx.health.record(healthKeyOf(served.attempt), input.principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
+          fail(failure)
+          await finish(served, 'error').catch(() => end())
         }
-        if (closed) return
-        base = { id: generationId, provider: opened.attempt.offer.provider.name, model: opened.attempt.entry.id, ...base }
-        if (opened.first.done) upstreamDone = true
-        else account(opened.first.value)
-        if (opened.first.done) return finish(opened, 'success')
-        if (forward(opened.first.value)) return
-      }
-      const served = opened
-      try {
-        for (;;) {
-          const { done, value } = await readNext(served)
-          if (closed) return
-          if (done) return await finish(served, 'success')
-          if (forward(value)) return
-        }
-      } catch (error) {
-        if (closed) return
-        const failure = toGatewayError(error, input.requestId)
-        ctx.logger.warn(`stream from ${served.attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
-        ctx.health.record(healthKeyOf(served.attempt), input.principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
-        fail(failure)
-        await finish(served, 'error').catch(() => end())
-      }
+      },
+      cancel,
     },
-    cancel,
-  }, { highWaterMark: 0 })
+    { highWaterMark: 0 },
+  )
   if (shutdown.aborted) shutDown() // the deadline passed while the provider opened
   return stream
 }

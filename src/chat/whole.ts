@@ -16,9 +16,25 @@ const nativeFinishReasonOf = (choice: { finish_reason?: string | null; native_fi
   (typeof choice?.native_finish_reason === 'string' ? choice.native_finish_reason : choice?.finish_reason) ?? null
 
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as docs/chat.md#the-answer shows it. */
-export async function completeWhole(ctx: GatewayContext, input: { principal: Principal; request: ChatRequest; attempts: Attempt[]; signal: AbortSignal; abort: AbortController; requestId: string; hold: Hold; tags?: GenerationTags }): Promise<Response> {
+export async function completeWhole(
+  ctx: GatewayContext,
+  input: {
+    principal: Principal
+    request: ChatRequest
+    attempts: Attempt[]
+    signal: AbortSignal
+    abort: AbortController
+    requestId: string
+    hold: Hold
+    tags?: GenerationTags
+  },
+): Promise<Response> {
   const startedAt = ctx.now()
-  const { result: completion, attempt, tries } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>
+  const {
+    result: completion,
+    attempt,
+    tries,
+  } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>
     a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
   )
   const generationId = newGenerationId(startedAt)
@@ -29,12 +45,25 @@ export async function completeWhole(ctx: GatewayContext, input: { principal: Pri
   const estimated = !reported
   const usage = reported ?? {
     prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length),
-    completion_tokens: estimateTokens(completion.choices.reduce((n, c) => n + (c.message.content?.length ?? 0) + JSON.stringify(c.message.tool_calls ?? '').length, 0)),
+    completion_tokens: estimateTokens(
+      completion.choices.reduce((n, c) => n + (c.message.content?.length ?? 0) + JSON.stringify(c.message.tool_calls ?? '').length, 0),
+    ),
   }
   const usageView = await settle(ctx, {
-    principal: input.principal, attempt, request: input.request, usage, estimated, generationId,
-    upstreamId: typeof completion.id === 'string' ? completion.id : null, stream: false, status: 'success', startedAt, attempts: tries, hold: input.hold,
-    tags: input.tags, nativeFinishReason: nativeFinishReasonOf(completion.choices[0]),
+    principal: input.principal,
+    attempt,
+    request: input.request,
+    usage,
+    estimated,
+    generationId,
+    upstreamId: typeof completion.id === 'string' ? completion.id : null,
+    stream: false,
+    status: 'success',
+    startedAt,
+    attempts: tries,
+    hold: input.hold,
+    tags: input.tags,
+    nativeFinishReason: nativeFinishReasonOf(completion.choices[0]),
   })
   const body = {
     id: generationId,

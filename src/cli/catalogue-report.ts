@@ -37,12 +37,10 @@ const limit = (label: string, change: ModelUpdate['contextLength']) => (change ?
 const facts = (u: ModelUpdate) => [...prices(u), ...limit('context', u.contextLength), ...limit('max output', u.maxCompletionTokens)].join('; ')
 
 /** One line per model changed: old → new prices per million tokens, context, max output. */
-export const changedLine = (u: ModelUpdate): string =>
-  `  ${u.id} (${u.provider}): ${facts(u)}`
+export const changedLine = (u: ModelUpdate): string => `  ${u.id} (${u.provider}): ${facts(u)}`
 
 /** One line per new model, with the upstream id it will be called by. */
-export const newLine = (u: ModelUpdate): string =>
-  `  ${u.id} (${u.provider}, upstream ${u.entry.upstreamId ?? u.id.slice(u.id.indexOf('/') + 1)}): ${facts(u)}`
+export const newLine = (u: ModelUpdate): string => `  ${u.id} (${u.provider}, upstream ${u.entry.upstreamId ?? u.id.slice(u.id.indexOf('/') + 1)}): ${facts(u)}`
 
 /** One line per model whose retirement day is now set or moved. */
 export const retiredLine = (u: ModelUpdate): string =>

@@ -25,7 +25,11 @@ export const out = (text = ''): void => void process.stdout.write(`${text}\n`)
 export const outJson = (value: unknown): void => out(JSON.stringify(value, null, 2))
 
 export const configArg = {
-  config: { type: 'string', valueHint: 'file', description: 'Config file (.ts, .mjs, .js or .json). Default: model-gateway.config.* in the working directory, if any' },
+  config: {
+    type: 'string',
+    valueHint: 'file',
+    description: 'Config file (.ts, .mjs, .js or .json). Default: model-gateway.config.* in the working directory, if any',
+  },
 } as const
 
 export const dataArg = {
@@ -34,8 +38,18 @@ export const dataArg = {
 
 /** Where the records are when they are an embedding app's, not `<data>/storage` (docs/first-key.md). */
 export const storageArgs = {
-  storage: { type: 'string', valueHint: 'dir|url|json', description: 'The records of an app embedding the gateway (Express, Node, Bun): its storage folder (fs driver), a redis:// URL, or a JSON mount {"driver":"…",…}. Default: <data>/storage' },
-  nuxt: { type: 'string', valueHint: 'dir', description: 'The records of the Nuxt app in <dir> (. for here): the Nitro storage its model-gateway module uses (modelGateway.nitroStorage), read from its nuxt.config, with its secret' },
+  storage: {
+    type: 'string',
+    valueHint: 'dir|url|json',
+    description:
+      'The records of an app embedding the gateway (Express, Node, Bun): its storage folder (fs driver), a redis:// URL, or a JSON mount {"driver":"…",…}. Default: <data>/storage',
+  },
+  nuxt: {
+    type: 'string',
+    valueHint: 'dir',
+    description:
+      'The records of the Nuxt app in <dir> (. for here): the Nitro storage its model-gateway module uses (modelGateway.nitroStorage), read from its nuxt.config, with its secret',
+  },
 } as const
 
 export const jsonArg = {
@@ -72,13 +86,13 @@ export function flagsOf(cli: CliGateway, cwd = process.cwd()): string {
   return `${data === '.data' ? '' : ` --data ${shellQuote(data)}`}${cli.configFile && !isDefaultConfig(cli.configFile) ? ` --config ${shellQuote(displayPath(cli.configFile, cwd))}` : ''}${cli.storageFlag}`
 }
 
-
 const isDefaultConfig = (file: string) => /(^|[\\/])model-gateway\.config\.[a-z]+$/.test(file) && displayPath(file) === file.split(/[\\/]/).pop()
 
 /** An exact decimal EUR amount given on the command line, checked and written canonically ("10.50" → "10.5"). */
 export function decimalFlag(value: string, param: string, options: { positive?: boolean } = {}): string {
   const units = toUnits(value, param)
-  if (units < 0n || (options.positive && units === 0n)) throw invalidRequest(`${param}: must be greater than ${options.positive ? '0' : 'or equal to 0'}`, param)
+  if (units < 0n || (options.positive && units === 0n))
+    throw invalidRequest(`${param}: must be greater than ${options.positive ? '0' : 'or equal to 0'}`, param)
   return fromUnits(units)
 }
 

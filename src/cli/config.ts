@@ -17,7 +17,14 @@ import { openNuxtStorage, openStorageSpec, type StorageTarget } from './storage'
 export { displayPath }
 
 /** The file names `--config` defaults to, looked for in the working directory in this order. */
-export const CONFIG_FILES = ['model-gateway.config.ts', 'model-gateway.config.mts', 'model-gateway.config.mjs', 'model-gateway.config.js', 'model-gateway.config.cjs', 'model-gateway.config.json']
+export const CONFIG_FILES = [
+  'model-gateway.config.ts',
+  'model-gateway.config.mts',
+  'model-gateway.config.mjs',
+  'model-gateway.config.js',
+  'model-gateway.config.cjs',
+  'model-gateway.config.json',
+]
 
 /** What a config function receives. */
 export interface ConfigContext {
@@ -68,15 +75,19 @@ export async function importConfig(file: string): Promise<unknown> {
 
 /** jiti when it can be found (from the config's folder, or next to the CLI), else a native import (tsx, newer Node). */
 async function importTypeScript(file: string): Promise<unknown> {
-  const jitiPath = [file, import.meta.url].map((from) => {
-    try {
-      return createRequire(from).resolve('jiti')
-    } catch {
-      return undefined
-    }
-  }).find(Boolean)
+  const jitiPath = [file, import.meta.url]
+    .map((from) => {
+      try {
+        return createRequire(from).resolve('jiti')
+      } catch {
+        return undefined
+      }
+    })
+    .find(Boolean)
   if (jitiPath) {
-    const { createJiti } = (await import(pathToFileURL(jitiPath).href)) as { createJiti: (id: string, options?: object) => { import: (id: string) => Promise<unknown> } }
+    const { createJiti } = (await import(pathToFileURL(jitiPath).href)) as {
+      createJiti: (id: string, options?: object) => { import: (id: string) => Promise<unknown> }
+    }
     return createJiti(file, { interopDefault: false, moduleCache: false }).import(file)
   }
   try {
@@ -90,7 +101,11 @@ async function importTypeScript(file: string): Promise<unknown> {
 }
 
 const isProvider = (value: unknown): value is Provider =>
-  !!value && typeof value === 'object' && typeof (value as Provider).slug === 'string' && Array.isArray((value as Provider).models) && typeof (value as Provider).chat === 'function'
+  !!value &&
+  typeof value === 'object' &&
+  typeof (value as Provider).slug === 'string' &&
+  Array.isArray((value as Provider).models) &&
+  typeof (value as Provider).chat === 'function'
 
 const isStorage = (value: unknown): value is Storage =>
   !!value && typeof value === 'object' && typeof (value as Storage).getItem === 'function' && typeof (value as Storage).setItem === 'function'
@@ -174,8 +189,7 @@ export interface CliGateway {
 export const CATALOGUE_FILE = 'catalogue.json'
 
 /** The data folder: `--data`, else DATA_DIR, else `.data`, relative to the working directory. */
-export const resolveDataDir = (cwd: string, data: string | undefined, env: NodeJS.ProcessEnv): string =>
-  resolve(cwd, data || env.DATA_DIR || '.data')
+export const resolveDataDir = (cwd: string, data: string | undefined, env: NodeJS.ProcessEnv): string => resolve(cwd, data || env.DATA_DIR || '.data')
 
 /** Builds the gateway a command works with: the config's options, completed by the CLI's defaults. */
 export async function openGateway(options: OpenOptions): Promise<CliGateway> {
@@ -205,7 +219,10 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
     ? { secret: config.secret, source: 'config' as const, from: `the secret in ${displayPath(configFile!, cwd)}` }
     : target?.secret
       ? { ...target.secret, source: 'app' as const }
-      : { ...loadSecret(dataDir, { env, create: options.createSecret }), from: env.GATEWAY_SECRET ? 'GATEWAY_SECRET' : `the secret in ${displayPath(resolve(dataDir, 'secret'), cwd)}` }
+      : {
+          ...loadSecret(dataDir, { env, create: options.createSecret }),
+          from: env.GATEWAY_SECRET ? 'GATEWAY_SECRET' : `the secret in ${displayPath(resolve(dataDir, 'secret'), cwd)}`,
+        }
   if (secret.secret.length < 32) {
     await Promise.allSettled([configStorage?.dispose(), target?.storage.dispose()])
     throw new CliError(`${secret.from} must be at least 32 characters`)
@@ -214,10 +231,14 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
   const storage = options.noStorage ? createStorage() : (target?.storage ?? configStorage ?? createStorage({ driver: fsDriver({ base: storageDir }) }))
   const logger = options.command === 'serve' && config.logger !== undefined ? config.logger : options.logger
   // The catalogue file: loaded when it exists; one the config names must exist, except for `catalogue`, which creates it.
-  const catalogueFile = typeof config.catalogue === 'string' ? resolve(cwd, config.catalogue) : config.catalogue === undefined ? resolve(dataDir, CATALOGUE_FILE) : undefined
-  const catalogue = typeof config.catalogue === 'object'
-    ? config.catalogue
-    : catalogueFile && (existsSync(catalogueFile) || (config.catalogue !== undefined && options.command !== 'catalogue')) ? catalogueFile : undefined
+  const catalogueFile =
+    typeof config.catalogue === 'string' ? resolve(cwd, config.catalogue) : config.catalogue === undefined ? resolve(dataDir, CATALOGUE_FILE) : undefined
+  const catalogue =
+    typeof config.catalogue === 'object'
+      ? config.catalogue
+      : catalogueFile && (existsSync(catalogueFile) || (config.catalogue !== undefined && options.command !== 'catalogue'))
+        ? catalogueFile
+        : undefined
   const disposeAll = async () => {
     await Promise.allSettled([storage, ...(configStorage && configStorage !== storage ? [configStorage] : [])].map((s) => s.dispose()))
   }
@@ -241,11 +262,22 @@ export async function openGateway(options: OpenOptions): Promise<CliGateway> {
     gateway,
     dataDir,
     configFile,
-    storageNote: options.noStorage ? 'none' : target ? target.note : configStorage ? `from ${displayPath(configFile!, cwd)}` : `files in ${displayPath(storageDir, cwd)}`,
+    storageNote: options.noStorage
+      ? 'none'
+      : target
+        ? target.note
+        : configStorage
+          ? `from ${displayPath(configFile!, cwd)}`
+          : `files in ${displayPath(storageDir, cwd)}`,
     secretSource: secret.source,
     secretFrom: secret.from,
     // A password in a Redis URL is not repeated in hints.
-    storageFlag: options.nuxt !== undefined ? ` --nuxt ${shellQuote(options.nuxt || '.')}` : options.storage !== undefined ? ` --storage ${shellQuote(options.storage.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}` : '',
+    storageFlag:
+      options.nuxt !== undefined
+        ? ` --nuxt ${shellQuote(options.nuxt || '.')}`
+        : options.storage !== undefined
+          ? ` --storage ${shellQuote(options.storage.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}`
+          : '',
     warnings: target?.warnings ?? [],
     configProviders: config.providers !== undefined,
     catalogueFile,

@@ -22,6 +22,12 @@ const ANSI = /\u001B\[[0-9;]*m/g
 /** The one line the CLI prints for an error: its message (a GatewayError's is already written for people), never a stack. */
 export function errorLine(error: unknown): string {
   const message = isGatewayError(error) || error instanceof Error ? error.message : String(error)
-  const line = message.replace(ANSI, '').replace(/^model-gateway:\s*/, '').split('\n').map((part) => part.trim()).filter(Boolean).join(' ')
+  const line = message
+    .replace(ANSI, '')
+    .replace(/^model-gateway:\s*/, '')
+    .split('\n')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .join(' ')
   return line || (error instanceof Error ? error.name : 'unknown error')
 }

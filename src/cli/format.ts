@@ -4,7 +4,14 @@
 export function table(rows: string[][]): string {
   const widths: number[] = []
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 /** A per-token price as a price per million tokens, exactly (the decimal point moves six places): "0.00000015" → "0.15". */

@@ -18,7 +18,9 @@ export const ENV_PROVIDERS: EnvProvider[] = [
   { preset: 'openai', prefix: 'OPENAI', create: (options) => openai(options) },
   { preset: 'anthropic', prefix: 'ANTHROPIC', create: (options) => anthropic(options) },
   { preset: 'gemini', prefix: 'GEMINI', create: (options) => gemini(options) },
-  ...HOSTS.map((host): EnvProvider => ({ preset: host.slug, prefix: host.envPrefix ?? host.slug.toUpperCase(), create: (options) => hostedProvider(host.slug, options) })),
+  ...HOSTS.map(
+    (host): EnvProvider => ({ preset: host.slug, prefix: host.envPrefix ?? host.slug.toUpperCase(), create: (options) => hostedProvider(host.slug, options) }),
+  ),
 ]
 
 /** The default providers and what to say about them. */

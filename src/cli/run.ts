@@ -25,7 +25,7 @@ const examples: Record<string, string[]> = {
   'model-gateway serve': ['model-gateway serve --port 8080', 'model-gateway serve --config model-gateway.config.mjs --data ./gateway-data'],
   'model-gateway keys create': [
     'KEY=$(model-gateway keys create --email ada@example.com --label laptop --credit-limit 5)',
-    'model-gateway keys create --email ada@example.com --storage ./.data/gateway   # an Express/Node/Bun app\'s fs storage',
+    "model-gateway keys create --email ada@example.com --storage ./.data/gateway   # an Express/Node/Bun app's fs storage",
     'model-gateway keys create --email ada@example.com --storage "$REDIS_URL"',
     'model-gateway keys create --email ada@example.com --nuxt .                    # the Nuxt app in this folder',
   ],
@@ -40,7 +40,7 @@ const notes: Record<string, string[]> = {
   'model-gateway': [
     'Every command works on the same records: files in the data folder (--data, default .data), or the',
     'storage of the config file (--config, default model-gateway.config.{ts,mjs,js,json} if present), or',
-    'an app\'s storage named by --storage or --nuxt (keys and credits commands).',
+    "an app's storage named by --storage or --nuxt (keys and credits commands).",
   ],
   'model-gateway serve': [
     'The config file default-exports createGateway options, or a function of { command, dataDir, env,',

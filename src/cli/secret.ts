@@ -10,7 +10,10 @@ export type SecretSource = 'GATEWAY_SECRET' | 'file' | 'created' | 'ephemeral'
  * `<dataDir>/secret`. With `create`, a missing file is generated (32 random bytes, mode 0600); without it a
  * throwaway secret is used and nothing is written (commands that only read or write accounts need no stable secret).
  */
-export function loadSecret(dataDir: string, options: { env?: NodeJS.ProcessEnv; create?: boolean } = {}): { secret: string; source: SecretSource; file: string } {
+export function loadSecret(
+  dataDir: string,
+  options: { env?: NodeJS.ProcessEnv; create?: boolean } = {},
+): { secret: string; source: SecretSource; file: string } {
   const env = options.env ?? process.env
   const file = join(dataDir, 'secret')
   if (env.GATEWAY_SECRET) return { secret: env.GATEWAY_SECRET, source: 'GATEWAY_SECRET', file }

@@ -36,7 +36,9 @@ async function createDriver(mount: MountOptions, baseDir: string, where: string)
   const { driver: name, ...options } = mount
   if (typeof name !== 'string' || !name) throw new CliError(`${where}: no driver named (e.g. { "driver": "fs", "base": "./.data/gateway" })`)
   if (name === 'memory' || name === 'unstorage/drivers/memory') {
-    throw new CliError(`${where}: a memory storage lives inside the app's own process; no command can reach it. Use files or Redis, or create the first key in the app with gateway.admin.ensureDevKey (docs/first-key.md)`)
+    throw new CliError(
+      `${where}: a memory storage lives inside the app's own process; no command can reach it. Use files or Redis, or create the first key in the app with gateway.admin.ensureDevKey (docs/first-key.md)`,
+    )
   }
   const specifier = (builtinDrivers as Record<string, string>)[name] ?? name
   if (FS_DRIVERS.has(name)) {
@@ -45,11 +47,15 @@ async function createDriver(mount: MountOptions, baseDir: string, where: string)
   }
   let factory: (options: unknown) => Driver
   try {
-    const mod = (await import(specifier.startsWith('.') || isAbsolute(specifier) ? pathToFileURL(resolve(baseDir, specifier)).href : specifier)) as { default?: unknown }
+    const mod = (await import(specifier.startsWith('.') || isAbsolute(specifier) ? pathToFileURL(resolve(baseDir, specifier)).href : specifier)) as {
+      default?: unknown
+    }
     factory = (typeof mod.default === 'function' ? mod.default : mod) as (options: unknown) => Driver
     if (typeof factory !== 'function') throw new Error('its module exports no driver factory')
   } catch (error) {
-    throw new CliError(`${where}: cannot load the storage driver ${JSON.stringify(name)}: ${(error as Error).message}${name === 'redis' ? ' (the Redis driver needs ioredis: npm install ioredis)' : ''}`)
+    throw new CliError(
+      `${where}: cannot load the storage driver ${JSON.stringify(name)}: ${(error as Error).message}${name === 'redis' ? ' (the Redis driver needs ioredis: npm install ioredis)' : ''}`,
+    )
   }
   const description = FS_DRIVERS.has(name)
     ? `files in ${displayPath(options.base as string)}`
@@ -77,7 +83,8 @@ export async function openStorageSpec(spec: string, cwd: string): Promise<Storag
     } catch (error) {
       throw new CliError(`--storage: not valid JSON (${(error as Error).message})`)
     }
-    if (!mount || typeof mount !== 'object' || Array.isArray(mount)) throw new CliError('--storage: the JSON must be an object such as {"driver":"fs","base":"./.data/gateway"}')
+    if (!mount || typeof mount !== 'object' || Array.isArray(mount))
+      throw new CliError('--storage: the JSON must be an object such as {"driver":"fs","base":"./.data/gateway"}')
   } else if (/^rediss?:\/\//i.test(text)) {
     mount = { driver: 'redis', url: text }
   } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
@@ -104,15 +111,20 @@ const RECORD_OPTIONS = ['keyPrefix', 'keyTtlSeconds', 'defaultPlan'] as const
 
 /** Loads a Nuxt app's config with the app's own @nuxt/kit (else the one next to the CLI): layers, .env and all. */
 async function loadNuxtConfigOf(dir: string, env: NodeJS.ProcessEnv): Promise<NuxtConfigView> {
-  const kitPath = [join(dir, 'package.json'), import.meta.url].map((from) => {
-    try {
-      return createRequire(from).resolve('@nuxt/kit')
-    } catch {
-      return undefined
-    }
-  }).find(Boolean)
-  if (!kitPath) throw new CliError(`--nuxt: reading ${displayPath(dir)}'s nuxt.config needs @nuxt/kit (installed with nuxt); run the command in the app after npm install`)
-  const kit = (await import(pathToFileURL(kitPath).href)) as { loadNuxtConfig: (options: { cwd: string; dotenv?: { cwd: string; env: NodeJS.ProcessEnv } }) => Promise<NuxtConfigView> }
+  const kitPath = [join(dir, 'package.json'), import.meta.url]
+    .map((from) => {
+      try {
+        return createRequire(from).resolve('@nuxt/kit')
+      } catch {
+        return undefined
+      }
+    })
+    .find(Boolean)
+  if (!kitPath)
+    throw new CliError(`--nuxt: reading ${displayPath(dir)}'s nuxt.config needs @nuxt/kit (installed with nuxt); run the command in the app after npm install`)
+  const kit = (await import(pathToFileURL(kitPath).href)) as {
+    loadNuxtConfig: (options: { cwd: string; dotenv?: { cwd: string; env: NodeJS.ProcessEnv } }) => Promise<NuxtConfigView>
+  }
   try {
     // As `nuxt dev` does, the app's .env fills in the environment the CLI reads (NUXT_MODEL_GATEWAY_SECRET).
     return await kit.loadNuxtConfig({ cwd: dir, dotenv: { cwd: dir, env } })
@@ -130,14 +142,17 @@ async function loadNuxtConfigOf(dir: string, env: NodeJS.ProcessEnv): Promise<Nu
  */
 export async function openNuxtStorage(dir: string, env: NodeJS.ProcessEnv): Promise<StorageTarget> {
   if (!existsSync(dir)) throw new CliError(`--nuxt: no such folder: ${displayPath(dir)}`)
-  if (!NUXT_CONFIGS.some((name) => existsSync(join(dir, name)))) throw new CliError(`--nuxt: no nuxt.config in ${displayPath(dir) || '.'}: give the Nuxt app's folder`)
+  if (!NUXT_CONFIGS.some((name) => existsSync(join(dir, name))))
+    throw new CliError(`--nuxt: no nuxt.config in ${displayPath(dir) || '.'}: give the Nuxt app's folder`)
   const config = await loadNuxtConfigOf(dir, env)
   const rootDir = config.rootDir ?? dir
   const moduleOptions = config.modelGateway ?? {}
   const mountName = moduleOptions.nitroStorage
   const warnings: string[] = []
   if (typeof mountName !== 'string' || !mountName) {
-    throw new CliError(`--nuxt: ${displayPath(rootDir)}'s nuxt.config sets no modelGateway.nitroStorage, so the module keeps its records in memory, inside the server, where no command can reach them. Set nitroStorage and its nitro.storage mount (README "Nuxt"), or create the first key in a server plugin with ensureDevKey (docs/first-key.md)`)
+    throw new CliError(
+      `--nuxt: ${displayPath(rootDir)}'s nuxt.config sets no modelGateway.nitroStorage, so the module keeps its records in memory, inside the server, where no command can reach them. Set nitroStorage and its nitro.storage mount (README "Nuxt"), or create the first key in a server plugin with ensureDevKey (docs/first-key.md)`,
+    )
   }
   let mount = config.nitro?.storage?.[mountName]
   let where = `nitro.storage.${mountName}`
@@ -155,7 +170,9 @@ export async function openNuxtStorage(dir: string, env: NodeJS.ProcessEnv): Prom
     where = "Nitro's default data mount"
   }
   if (!mount) {
-    throw new CliError(`--nuxt: modelGateway.nitroStorage is "${mountName}" but nitro.storage.${mountName} is not set in ${displayPath(rootDir)}'s nuxt.config, so the module's records go to Nitro's in-memory default, where no command can reach them`)
+    throw new CliError(
+      `--nuxt: modelGateway.nitroStorage is "${mountName}" but nitro.storage.${mountName} is not set in ${displayPath(rootDir)}'s nuxt.config, so the module's records go to Nitro's in-memory default, where no command can reach them`,
+    )
   }
   const { driver, description } = await createDriver({ ...mount }, rootDir, `--nuxt: ${where}`)
   // As the module does: Nitro's root storage with the mount, the mount's name (and storagePrefix) as the key prefix.
@@ -166,7 +183,9 @@ export async function openNuxtStorage(dir: string, env: NodeJS.ProcessEnv): Prom
   for (const name of RECORD_OPTIONS) if (moduleOptions[name] !== undefined) (options as Record<string, unknown>)[name] = moduleOptions[name]
   const setupFile = setupFileOf(rootDir, moduleOptions.setup)
   if (setupFile && /\bstorage\b/.test(readFileSync(setupFile, 'utf8'))) {
-    warnings.push(`--nuxt: ${displayPath(setupFile)} mentions storage: a \`storage\` it returns replaces nitroStorage in the app, and then the CLI must be given that storage (--storage or --config)`)
+    warnings.push(
+      `--nuxt: ${displayPath(setupFile)} mentions storage: a \`storage\` it returns replaces nitroStorage in the app, and then the CLI must be given that storage (--storage or --config)`,
+    )
   }
   // The module's secret: runtimeConfig.modelGateway.secret, which NUXT_MODEL_GATEWAY_SECRET overrides at run time.
   const configSecret = config.runtimeConfig?.modelGateway?.secret

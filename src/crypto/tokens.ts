@@ -9,7 +9,12 @@ export function deriveKey(secret: string, purpose: string): Uint8Array {
 /** Signs a short-lived token (JWT, HS256) carrying `claims`. */
 export async function signToken(key: Uint8Array, claims: JWTPayload, options: { nowMs: number; ttlSeconds: number; audience: string }): Promise<string> {
   const now = Math.floor(options.nowMs / 1000)
-  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setExpirationTime(now + options.ttlSeconds).setAudience(options.audience).sign(key)
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + options.ttlSeconds)
+    .setAudience(options.audience)
+    .sign(key)
 }
 
 /** Verifies a token signed by signToken; null when forged, tampered, expired or meant for another purpose. */

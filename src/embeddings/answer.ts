@@ -15,10 +15,12 @@ export function vectorsOf(provider: string, answer: UpstreamEmbeddings | undefin
     const index = typeof item?.index === 'number' ? item.index : position
     if (!Number.isInteger(index) || index < 0 || index >= inputs || vectors[index]) throw malformed(`embedding index ${String(item?.index)} is out of place`)
     const vector = item.embedding
-    if (!Array.isArray(vector) || !vector.length || !vector.every((x) => typeof x === 'number' && Number.isFinite(x))) throw malformed(`embedding ${index} is not a list of numbers`)
+    if (!Array.isArray(vector) || !vector.length || !vector.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      throw malformed(`embedding ${index} is not a list of numbers`)
     vectors[index] = vector
   }
   const length = dimensions ?? vectors[0].length
-  if (vectors.some((vector) => vector.length !== length)) throw malformed(dimensions ? `embeddings are not ${dimensions} dimensions long` : 'embeddings of different lengths')
+  if (vectors.some((vector) => vector.length !== length))
+    throw malformed(dimensions ? `embeddings are not ${dimensions} dimensions long` : 'embeddings of different lengths')
   return vectors
 }

@@ -33,7 +33,14 @@ function featuresOf(input: string | number[]): string[] {
   if (typeof input !== 'string') return [...input.map((t) => `t${t}`), ...input.slice(1).map((t, i) => `p${input[i]},${t}`), `w${input.join(',')}`]
   const padded = ` ${input} `
   const grams = Array.from({ length: Math.max(1, padded.length - 2) }, (_, i) => `g${padded.slice(i, i + 3)}`)
-  return [...grams, ...input.split(/\s+/).filter(Boolean).map((word) => `w${word}`), `x${input}`]
+  return [
+    ...grams,
+    ...input
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((word) => `w${word}`),
+    `x${input}`,
+  ]
 }
 
 /**
@@ -58,9 +65,11 @@ const tokensOf = (input: string | number[]) => (typeof input === 'string' ? Math
 /** The demo's answer to an embeddings request: one vector per input, and its tokens counted as the demo's chat counts them. */
 export function demoEmbeddings(request: UpstreamEmbeddingRequest): UpstreamEmbeddings {
   const dimensions = request.dimensions ?? DEMO_EMBED_DIMENSIONS
-  if (dimensions > DEMO_EMBED_DIMENSIONS) throw invalidRequest(`dimensions: the demo embedding model returns ${DEMO_EMBED_DIMENSIONS} dimensions at most`, 'dimensions')
+  if (dimensions > DEMO_EMBED_DIMENSIONS)
+    throw invalidRequest(`dimensions: the demo embedding model returns ${DEMO_EMBED_DIMENSIONS} dimensions at most`, 'dimensions')
   const { input } = request
-  const inputs: (string | number[])[] = typeof input === 'string' ? [input] : typeof input[0] === 'number' ? [input as number[]] : (input as (string | number[])[])
+  const inputs: (string | number[])[] =
+    typeof input === 'string' ? [input] : typeof input[0] === 'number' ? [input as number[]] : (input as (string | number[])[])
   const tokens = inputs.reduce((n, item) => n + tokensOf(item), 0)
   return {
     id: 'demo',

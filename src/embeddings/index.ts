@@ -28,7 +28,10 @@ export interface EmbeddingsInput {
 
 /** An embeddings request as routing sees it: its model, fallbacks and provider preferences; `dimensions` is a parameter. */
 const embeddingsRouting = (request: EmbeddingsRequest): RoutingRequest => ({
-  capability: 'embeddings', model: request.model, models: request.models, provider: request.provider,
+  capability: 'embeddings',
+  model: request.model,
+  models: request.models,
+  provider: request.provider,
   parameters: request.dimensions !== undefined ? ['dimensions'] : [],
 })
 
@@ -72,8 +75,18 @@ async function embed(ctx: GatewayContext, input: EmbeddingsInput, items: Embeddi
   const estimated = !(typeof reported === 'number' && Number.isSafeInteger(reported) && reported >= 0)
   const promptTokens = estimated ? estimatedInputTokens(items) : reported!
   const usage = await settleEmbeddings(ctx, {
-    principal, attempt, promptTokens, estimated, generationId, upstreamId: typeof result.answer.id === 'string' ? result.answer.id : null,
-    stream: false, status: 'success', startedAt, attempts: tries, hold, tags: input.tags,
+    principal,
+    attempt,
+    promptTokens,
+    estimated,
+    generationId,
+    upstreamId: typeof result.answer.id === 'string' ? result.answer.id : null,
+    stream: false,
+    status: 'success',
+    startedAt,
+    attempts: tries,
+    hold,
+    tags: input.tags,
   })
   const base64 = request.encoding_format === 'base64'
   const body = {

@@ -9,8 +9,7 @@ export type EmbeddingInput = UpstreamEmbeddingRequest['input']
 export type EmbeddingItems = { kind: 'text'; items: string[] } | { kind: 'tokens'; items: number[][] }
 
 /** True when `input` is token ids (one array of numbers, or an array of such arrays), not text. */
-const isTokens = (input: EmbeddingInput): input is number[] | number[][] =>
-  Array.isArray(input) && input.length > 0 && typeof input[0] !== 'string'
+const isTokens = (input: EmbeddingInput): input is number[] | number[][] => Array.isArray(input) && input.length > 0 && typeof input[0] !== 'string'
 
 /**
  * The request's inputs, one per vector, checked against docs/embeddings.md#limits: 400 naming the input that is empty,
@@ -39,7 +38,8 @@ export function embeddingItems(input: EmbeddingInput): EmbeddingItems {
 }
 
 function checkCount(count: number) {
-  if (count > EMBEDDING_LIMITS.inputs) throw invalidRequest(`input: must have at most ${EMBEDDING_LIMITS.inputs} items (one request embeds at most ${EMBEDDING_LIMITS.inputs} inputs)`, 'input')
+  if (count > EMBEDDING_LIMITS.inputs)
+    throw invalidRequest(`input: must have at most ${EMBEDDING_LIMITS.inputs} items (one request embeds at most ${EMBEDDING_LIMITS.inputs} inputs)`, 'input')
 }
 
 function checkText(text: string, param: string) {

@@ -114,7 +114,7 @@ const unescapeName = (text: string) => text.replace(/%22/gi, '"').replace(/%0D/g
 function dispositionParams(value: string): Record<string, string> {
   const params: Record<string, string> = {}
   const re = /;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g
-  for (let match; (match = re.exec(value));) {
+  for (let match; (match = re.exec(value)); ) {
     const name = match[1].toLowerCase()
     params[name] = unescapeName(match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[3].trim())
   }
@@ -174,9 +174,10 @@ export function parseMultipart(bytes: Uint8Array, contentType: string): FormFiel
     const params = dispositionParams(disposition)
     if (params.name === undefined) throw malformed('a part has no name')
     const data = body.subarray(start, end)
-    const value = params.filename !== undefined
-      ? new FormFile(params.filename, headers['content-type'] || 'application/octet-stream', new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
-      : decoder.decode(data)
+    const value =
+      params.filename !== undefined
+        ? new FormFile(params.filename, headers['content-type'] || 'application/octet-stream', new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+        : decoder.decode(data)
     const existing = fields[params.name]
     fields[params.name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
   }

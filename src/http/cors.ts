@@ -63,7 +63,13 @@ function withHeaders(response: Response, headers: Record<string, string>, vary?:
     for (const [name, value] of Object.entries(headers)) target.set(name, value)
     if (vary) {
       const current = target.get('vary')
-      if (!current?.toLowerCase().split(/\s*,\s*/).includes(vary.toLowerCase())) target.set('vary', current ? `${current}, ${vary}` : vary)
+      if (
+        !current
+          ?.toLowerCase()
+          .split(/\s*,\s*/)
+          .includes(vary.toLowerCase())
+      )
+        target.set('vary', current ? `${current}, ${vary}` : vary)
     }
   }
   try {
@@ -93,7 +99,10 @@ export function preflight(event: H3Event, cors: Exclude<ResolvedCors, false>): R
   const origin = allowedOrigin(cors, event.req.headers.get('origin'))
   const headers: Record<string, string> = { 'x-request-id': requestIdOf(event), 'cache-control': 'no-store' }
   if (origin) {
-    const asked = (event.req.headers.get('access-control-request-headers') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter((h) => h && TOKEN.test(h) && !ALLOW_HEADERS.includes(h))
+    const asked = (event.req.headers.get('access-control-request-headers') ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h && TOKEN.test(h) && !ALLOW_HEADERS.includes(h))
     Object.assign(headers, {
       'access-control-allow-origin': origin,
       'access-control-allow-methods': ALLOW_METHODS,

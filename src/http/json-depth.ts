@@ -26,7 +26,8 @@ export function exceedsJsonDepth(json: Uint8Array | string, limit: number = MAX_
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]
     if (inString) {
-      if (c === BACKSLASH) i++ // the escaped character
+      if (c === BACKSLASH)
+        i++ // the escaped character
       else if (c === QUOTE) inString = false
     } else if (c === QUOTE) inString = true
     else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {

@@ -7,7 +7,8 @@ import type { GatewayContext } from '../context'
 /** The `publicUrl` option as an origin (`https://gw.example`); a TypeError unless it is an absolute http(s) URL without path, query or fragment. */
 export function resolvePublicUrl(value: unknown): string | undefined {
   if (value === undefined) return undefined
-  const fail = () => new TypeError('model-gateway: `publicUrl` must be an absolute http(s) URL without path, query or fragment, such as "https://gateway.example"')
+  const fail = () =>
+    new TypeError('model-gateway: `publicUrl` must be an absolute http(s) URL without path, query or fragment, such as "https://gateway.example"')
   if (typeof value !== 'string' || /[?#]/.test(value)) throw fail()
   let url: URL
   try {

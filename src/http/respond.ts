@@ -9,7 +9,12 @@ const carriesRequestId = new WeakSet<Response>()
  * with a Content-Length, without building an undici Response and a web stream around the body; elsewhere, and when
  * read as a Response (gateway.fetch), it behaves as a standard Response.
  */
-export function gatewayResponse(body: string | ReadableStream<Uint8Array> | null, status: number, headers: Record<string, string>, requestId: string): Response {
+export function gatewayResponse(
+  body: string | ReadableStream<Uint8Array> | null,
+  status: number,
+  headers: Record<string, string>,
+  requestId: string,
+): Response {
   const response = new FastResponse(body, { status, headers: { ...headers, 'x-request-id': requestId } }) as Response
   carriesRequestId.add(response)
   return response

@@ -16,17 +16,28 @@ export function describeIssue(issue: v.BaseIssue<unknown>): string {
   }
   const counted = Array.isArray(issue.input) ? 'items' : 'characters'
   switch (issue.type) {
-    case 'min_length': return `must have at least ${issue.expected?.replace('>=', '')} ${counted}`
-    case 'max_length': return `must have at most ${issue.expected?.replace('<=', '')} ${counted}`
-    case 'length': return `must have exactly ${issue.expected} ${counted}`
-    case 'min_value': return `must be ${issue.expected}`
-    case 'max_value': return `must be ${issue.expected}`
-    case 'integer': return 'must be an integer'
-    case 'to_number': return 'must be a number'
-    case 'url': return 'must be an absolute URL'
-    case 'email': return 'must be an email address'
-    case 'non_empty': return 'must not be empty'
-    default: return `is invalid (${issue.type})`
+    case 'min_length':
+      return `must have at least ${issue.expected?.replace('>=', '')} ${counted}`
+    case 'max_length':
+      return `must have at most ${issue.expected?.replace('<=', '')} ${counted}`
+    case 'length':
+      return `must have exactly ${issue.expected} ${counted}`
+    case 'min_value':
+      return `must be ${issue.expected}`
+    case 'max_value':
+      return `must be ${issue.expected}`
+    case 'integer':
+      return 'must be an integer'
+    case 'to_number':
+      return 'must be a number'
+    case 'url':
+      return 'must be an absolute URL'
+    case 'email':
+      return 'must be an email address'
+    case 'non_empty':
+      return 'must not be empty'
+    default:
+      return `is invalid (${issue.type})`
   }
 }
 

@@ -8,6 +8,7 @@ export function resolveRetention(options: RetentionOptions = {}): Required<Reten
   const usageDays = options.usageDays ?? DEFAULT_RETENTION.usageDays
   const sweepIntervalSeconds = options.sweepIntervalSeconds ?? DEFAULT_RETENTION.sweepIntervalSeconds
   if (!(Number.isFinite(usageDays) && usageDays > 0)) throw new TypeError('model-gateway: `retention.usageDays` must be a positive number')
-  if (!(Number.isFinite(sweepIntervalSeconds) && sweepIntervalSeconds >= 0)) throw new TypeError('model-gateway: `retention.sweepIntervalSeconds` must be 0 (off) or a positive number')
+  if (!(Number.isFinite(sweepIntervalSeconds) && sweepIntervalSeconds >= 0))
+    throw new TypeError('model-gateway: `retention.sweepIntervalSeconds` must be 0 (off) or a positive number')
   return { usageDays, sweepIntervalSeconds }
 }

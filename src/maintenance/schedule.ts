@@ -21,7 +21,10 @@ export function scheduleSweeps(ctx: GatewayContext): SweepSchedule {
   const run = () => {
     if (running) return
     running = sweepExpired(ctx)
-      .then(() => undefined, (error) => ctx.logger.error('sweep of expired records failed; it will run again', { error: (error as Error).message }))
+      .then(
+        () => undefined,
+        (error) => ctx.logger.error('sweep of expired records failed; it will run again', { error: (error as Error).message }),
+      )
       .finally(() => {
         running = undefined
       })

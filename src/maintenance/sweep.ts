@@ -32,7 +32,10 @@ async function findExpired(ctx: GatewayContext, rule: ExpiryRule, keys: string[]
       dated.push({ key, at })
     }
   }
-  const expired = dated.sort((a, b) => a.at - b.at).slice(0, limit).map((d) => d.key)
+  const expired = dated
+    .sort((a, b) => a.at - b.at)
+    .slice(0, limit)
+    .map((d) => d.key)
   for (let i = 0; i < unread.length && expired.length < limit; i += BATCH) {
     const batch = unread.slice(i, i + BATCH)
     const records = await Promise.all(batch.map((key) => ctx.expiring.read(rule.kind, key)))
@@ -52,7 +55,16 @@ async function findExpired(ctx: GatewayContext, rule: ExpiryRule, keys: string[]
 export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = {}): Promise<SweepCounts> {
   const limit = options.limit ?? DEFAULT_SWEEP_LIMIT
   const now = ctx.now()
-  const counts: SweepCounts = { rate_limit_windows: 0, codes: 0, consent_answers: 0, byok_request_counters: 0, usage_records: 0, generation_ids: 0, usage_rollups: 0, byok_claims: 0 }
+  const counts: SweepCounts = {
+    rate_limit_windows: 0,
+    codes: 0,
+    consent_answers: 0,
+    byok_request_counters: 0,
+    usage_records: 0,
+    generation_ids: 0,
+    usage_rollups: 0,
+    byok_claims: 0,
+  }
   for (const rule of expiryRules(ctx)) {
     if (rule.expiresOnItsOwn && ctx.expiring.expiresByItself(rule.kind)) continue
     const keys = await ctx.expiring.list(rule.kind)
@@ -63,7 +75,8 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
       const claims = await removeByokClaims(ctx, expired)
       counts.byok_claims = claims.settled + claims.pending
     }
-    if (expired.length) ctx.logger.debug('sweep: removed expired records', { kind: rule.kind, removed: expired.length, listed: keys.length, more: expired.length === limit })
+    if (expired.length)
+      ctx.logger.debug('sweep: removed expired records', { kind: rule.kind, removed: expired.length, listed: keys.length, more: expired.length === limit })
   }
   if (Object.values(counts).some((n) => n > 0)) ctx.logger.info('sweep removed expired records', { ...counts })
   return counts

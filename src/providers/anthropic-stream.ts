@@ -38,7 +38,11 @@ interface BlockState {
  * The chunk with `delta.role` waits for the first content block: an error event right after message_start then
  * fails the attempt before anything reached the client, so the gateway can still try another provider.
  */
-export async function* anthropicChunks(body: AsyncIterable<Uint8Array>, provider: string, options: { excludeReasoning: boolean }): AsyncIterable<UpstreamChunk> {
+export async function* anthropicChunks(
+  body: AsyncIterable<Uint8Array>,
+  provider: string,
+  options: { excludeReasoning: boolean },
+): AsyncIterable<UpstreamChunk> {
   const created = Math.floor(Date.now() / 1000)
   let id: string | undefined
   let model: string | undefined
@@ -50,7 +54,12 @@ export async function* anthropicChunks(body: AsyncIterable<Uint8Array>, provider
   let thoughtBefore = false
   const blocks = new Map<number, BlockState>()
 
-  const chunk = (delta: Json, finishReason: string | null = null): UpstreamChunk => ({ id, created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })
+  const chunk = (delta: Json, finishReason: string | null = null): UpstreamChunk => ({
+    id,
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  })
   const start = function* (): Iterable<UpstreamChunk> {
     if (started) return
     started = true
@@ -117,18 +126,23 @@ export async function* anthropicChunks(body: AsyncIterable<Uint8Array>, provider
         if (state.detail === undefined) break
         if (state.block.type === 'thinking' && !options.excludeReasoning) {
           // The pieces went out as they came: only the signature is left to send.
-          if (state.signature) yield chunk({ reasoning_details: [{ type: 'reasoning.text', text: '', signature: state.signature, format: REASONING_FORMAT, index: state.detail }] })
+          if (state.signature)
+            yield chunk({
+              reasoning_details: [{ type: 'reasoning.text', text: '', signature: state.signature, format: REASONING_FORMAT, index: state.detail }],
+            })
           break
         }
-        const detail = state.block.type === 'thinking'
-          ? reasoningDetail({ ...state.block, thinking: state.thinking, signature: state.signature }, state.detail)
-          : reasoningDetail(state.block, state.detail)
+        const detail =
+          state.block.type === 'thinking'
+            ? reasoningDetail({ ...state.block, thinking: state.thinking, signature: state.signature }, state.detail)
+            : reasoningDetail(state.block, state.detail)
         if (detail) yield chunk({ reasoning_details: [detail] })
         break
       }
       case 'message_delta': {
         yield* start()
-        for (const [key, value] of Object.entries((data.usage as AnthropicUsage | undefined) ?? {})) if (value !== null && value !== undefined) usage[key] = value
+        for (const [key, value] of Object.entries((data.usage as AnthropicUsage | undefined) ?? {}))
+          if (value !== null && value !== undefined) usage[key] = value
         const delta = data.delta as { stop_reason?: string | null; stop_details?: { explanation?: string | null } | null } | undefined
         const stopReason = delta?.stop_reason ?? null
         const refusal = stopReason === 'refusal' && delta?.stop_details?.explanation ? { refusal: delta.stop_details.explanation } : {}

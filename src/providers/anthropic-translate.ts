@@ -82,11 +82,18 @@ export function traitsOf(model: ProviderModel | undefined, upstreamId: string): 
 
 /** A 400 for a request this provider cannot translate (not retried on another provider: the request is at fault). */
 function untranslatable(provider: string, why: string, param?: string): GatewayError {
-  return new GatewayError(400, `${provider} cannot take this request: ${why}`, { param, metadata: { provider_name: provider, error_type: 'invalid_request', raw: why } })
+  return new GatewayError(400, `${provider} cannot take this request: ${why}`, {
+    param,
+    metadata: { provider_name: provider, error_type: 'invalid_request', raw: why },
+  })
 }
 
 const textOf = (parts: unknown): string =>
-  typeof parts === 'string' ? parts : Array.isArray(parts) ? parts.map((p) => (p as { text?: string; refusal?: string }).text ?? (p as { refusal?: string }).refusal ?? '').join('') : ''
+  typeof parts === 'string'
+    ? parts
+    : Array.isArray(parts)
+      ? parts.map((p) => (p as { text?: string; refusal?: string }).text ?? (p as { refusal?: string }).refusal ?? '').join('')
+      : ''
 
 // ---------------------------------------------------------------------------------------------------------------
 // Request: OpenAI → Anthropic
@@ -113,8 +120,10 @@ function fileBlock(file: { file_data?: string; file_id?: string; filename?: stri
   const parsed = parseDataUrl(file.file_data)
   if (!parsed) throw untranslatable(provider, 'file_data must be a base64 data URL', param)
   const title = file.filename ? { title: file.filename } : {}
-  if (parsed.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: parsed.data }, ...title }
-  if (parsed.mediaType === 'text/plain') return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(parsed.data, 'base64').toString('utf8') }, ...title }
+  if (parsed.mediaType === 'application/pdf')
+    return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: parsed.data }, ...title }
+  if (parsed.mediaType === 'text/plain')
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(parsed.data, 'base64').toString('utf8') }, ...title }
   if (IMAGE_TYPES.has(parsed.mediaType)) return { type: 'image', source: { type: 'base64', media_type: parsed.mediaType, data: parsed.data } }
   throw untranslatable(provider, `file type ${parsed.mediaType} is not supported (PDF, plain text and images are)`, param)
 }
@@ -180,7 +189,13 @@ export function mergeReasoningDetails(details: ReasoningDetail[]): ReasoningDeta
   for (const detail of details) {
     if (!detail || typeof detail !== 'object') continue
     const last = merged.at(-1)
-    if (detail.type === 'reasoning.text' && last?.type === 'reasoning.text' && detail.index !== undefined && detail.index === last.index && detail.format === last.format) {
+    if (
+      detail.type === 'reasoning.text' &&
+      last?.type === 'reasoning.text' &&
+      detail.index !== undefined &&
+      detail.index === last.index &&
+      detail.format === last.format
+    ) {
       merged[merged.length - 1] = { ...last, text: (last.text ?? '') + (detail.text ?? ''), signature: detail.signature || last.signature }
     } else merged.push(detail)
   }
@@ -193,7 +208,8 @@ function assistantBlocks(message: Json, provider: string, param: string): Block[
   const details = Array.isArray(message.reasoning_details) ? mergeReasoningDetails(message.reasoning_details as ReasoningDetail[]) : []
   for (const detail of details) {
     if (detail.format !== undefined && detail.format !== REASONING_FORMAT) continue // another provider's reasoning
-    if (detail.type === 'reasoning.text' && typeof detail.signature === 'string' && detail.signature) blocks.push({ type: 'thinking', thinking: detail.text ?? '', signature: detail.signature })
+    if (detail.type === 'reasoning.text' && typeof detail.signature === 'string' && detail.signature)
+      blocks.push({ type: 'thinking', thinking: detail.text ?? '', signature: detail.signature })
     else if (detail.type === 'reasoning.encrypted' && typeof detail.data === 'string') blocks.push({ type: 'redacted_thinking', data: detail.data })
   }
   const text = textOf(message.content)
@@ -210,7 +226,8 @@ function assistantBlocks(message: Json, provider: string, param: string): Block[
         throw untranslatable(provider, 'tool call arguments must be JSON', `${param}.tool_calls[${j}].function.arguments`)
       }
     }
-    if (!input || typeof input !== 'object' || Array.isArray(input)) throw untranslatable(provider, 'tool call arguments must be a JSON object', `${param}.tool_calls[${j}].function.arguments`)
+    if (!input || typeof input !== 'object' || Array.isArray(input))
+      throw untranslatable(provider, 'tool call arguments must be a JSON object', `${param}.tool_calls[${j}].function.arguments`)
     blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input })
   }
   return blocks
@@ -261,7 +278,8 @@ export function closeObjects(schema: unknown): unknown {
   for (const key of ['items', 'not', 'additionalItems']) if (out[key] && typeof out[key] === 'object') out[key] = closeObjects(out[key])
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(closeObjects)
   for (const key of ['properties', '$defs', 'definitions']) {
-    if (out[key] && typeof out[key] === 'object') out[key] = Object.fromEntries(Object.entries(out[key] as Json).map(([name, value]) => [name, closeObjects(value)]))
+    if (out[key] && typeof out[key] === 'object')
+      out[key] = Object.fromEntries(Object.entries(out[key] as Json).map(([name, value]) => [name, closeObjects(value)]))
   }
   const isObject = out.type === 'object' || (Array.isArray(out.type) && out.type.includes('object')) || (out.type === undefined && 'properties' in out)
   if (isObject && out.additionalProperties === undefined) out.additionalProperties = false
@@ -269,8 +287,7 @@ export function closeObjects(schema: unknown): unknown {
 }
 
 /** Whether the client asked for the reasoning text to be left out (`reasoning.exclude`, `include_reasoning: false`). */
-export const excludesReasoning = (request: UpstreamChatRequest): boolean =>
-  reasoningOf(request)?.exclude === true || request.include_reasoning === false
+export const excludesReasoning = (request: UpstreamChatRequest): boolean => reasoningOf(request)?.exclude === true || request.include_reasoning === false
 
 /**
  * `reasoning` (OpenRouter) / `reasoning_effort` (OpenAI) → `thinking`, `output_config.effort` and the final max_tokens
@@ -293,7 +310,11 @@ function thinkingOf(request: UpstreamChatRequest, traits: ClaudeTraits, maxToken
   if (traits.thinking === 'adaptive') {
     const level = effort ? ADAPTIVE_EFFORT[effort] : reasoning?.max_tokens ? effortForBudget(reasoning.max_tokens) : undefined
     const offered = traits.efforts?.filter((e) => ADAPTIVE_EFFORTS.includes(e))
-    return { thinking: { type: 'adaptive', display: exclude ? 'omitted' : 'summarized' }, effort: level && offered?.length ? nearestEffort(level, offered) : level, maxTokens }
+    return {
+      thinking: { type: 'adaptive', display: exclude ? 'omitted' : 'summarized' },
+      effort: level && offered?.length ? nearestEffort(level, offered) : level,
+      maxTokens,
+    }
   }
   const share = BUDGET_SHARE[effort ?? 'medium'] ?? BUDGET_SHARE.medium
   let budget = Math.min(MAX_THINKING_BUDGET, Math.max(MIN_THINKING_BUDGET, reasoning?.max_tokens ?? Math.floor(maxTokens * share)))
@@ -330,7 +351,8 @@ export function toAnthropicRequest(request: UpstreamChatRequest, options: { prov
   const outputConfig: Json = {}
   if (effort) outputConfig.effort = effort
   const format = request.response_format as { type: string; json_schema?: { schema?: Json } } | undefined
-  if (format?.type === 'json_schema' && format.json_schema?.schema) outputConfig.format = { type: 'json_schema', schema: closeObjects(format.json_schema.schema) }
+  if (format?.type === 'json_schema' && format.json_schema?.schema)
+    outputConfig.format = { type: 'json_schema', schema: closeObjects(format.json_schema.schema) }
   else if (format?.type === 'json_schema' || format?.type === 'json_object') system.push({ type: 'text', text: JSON_INSTRUCTION })
 
   type OpenAITool = { function: { name: string; description?: string; parameters?: Json; strict?: boolean | null }; cache_control?: Json }
@@ -417,7 +439,8 @@ export interface AnthropicMessage {
 
 /** A thinking or redacted_thinking block as one OpenRouter `reasoning_details` entry (kept so a client can send it back). */
 export function reasoningDetail(block: Block, index: number): Json | undefined {
-  if (block.type === 'thinking') return { type: 'reasoning.text', text: block.thinking ?? '', signature: block.signature ?? '', format: REASONING_FORMAT, index }
+  if (block.type === 'thinking')
+    return { type: 'reasoning.text', text: block.thinking ?? '', signature: block.signature ?? '', format: REASONING_FORMAT, index }
   if (block.type === 'redacted_thinking') return { type: 'reasoning.encrypted', data: block.data, format: REASONING_FORMAT, index }
   return undefined
 }
@@ -434,7 +457,8 @@ export function fromAnthropicMessage(message: AnthropicMessage, options: { exclu
   const toolCalls: Json[] = []
   for (const block of message.content) {
     if (block.type === 'text') texts.push(block.text as string)
-    else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } })
+    else if (block.type === 'tool_use')
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } })
     else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
       if (block.type === 'thinking' && block.thinking) thoughts.push(block.thinking as string)
       details.push(reasoningDetail(block, details.length)!)
@@ -445,18 +469,20 @@ export function fromAnthropicMessage(message: AnthropicMessage, options: { exclu
     id: message.id,
     created: Math.floor(Date.now() / 1000),
     model: message.model,
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: texts.length ? texts.join('') : null,
-        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-        refusal: message.stop_reason === 'refusal' ? (message.stop_details?.explanation ?? null) : null,
-        reasoning,
-        ...(details.length ? { reasoning_details: details } : {}),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: texts.length ? texts.join('') : null,
+          ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          refusal: message.stop_reason === 'refusal' ? (message.stop_details?.explanation ?? null) : null,
+          reasoning,
+          ...(details.length ? { reasoning_details: details } : {}),
+        },
+        finish_reason: message.stop_reason,
       },
-      finish_reason: message.stop_reason,
-    }],
+    ],
     usage: usageFrom(message.usage ?? {}),
   }
 }
@@ -485,7 +511,12 @@ const CONTEXT_TOO_LONG = /prompt is too long|exceed context limit|context window
  * billing_error → upstream_error (the gateway's account, so another provider may serve). The message goes to
  * metadata.raw.
  */
-export function anthropicError(provider: string, status: number | undefined, body: { type?: string; message: string }, headers: Record<string, string> = {}): GatewayError {
+export function anthropicError(
+  provider: string,
+  status: number | undefined,
+  body: { type?: string; message: string },
+  headers: Record<string, string> = {},
+): GatewayError {
   const raw = body.message
   switch (body.type) {
     case 'rate_limit_error':

@@ -1,6 +1,14 @@
 import { anthropicModels } from '../catalogue/anthropic-models'
 import { anthropicChunks } from './anthropic-stream'
-import { anthropicError, excludesReasoning, fromAnthropicMessage, parseAnthropicError, toAnthropicRequest, traitsOf, type AnthropicMessage } from './anthropic-translate'
+import {
+  anthropicError,
+  excludesReasoning,
+  fromAnthropicMessage,
+  parseAnthropicError,
+  toAnthropicRequest,
+  traitsOf,
+  type AnthropicMessage,
+} from './anthropic-translate'
 import { anthropicHost } from './hosts/first-party'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
@@ -43,7 +51,9 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
   const models = options.models ?? anthropicModels
   const name = facts.name
   const modelFor = (upstreamId: string) => models.find((m) => (m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1)) === upstreamId)
-  const toBody = (request: UpstreamChatRequest, stream: boolean) => ({ json: toAnthropicRequest(request, { provider: name, traits: traitsOf(modelFor(request.model), request.model), stream }) })
+  const toBody = (request: UpstreamChatRequest, stream: boolean) => ({
+    json: toAnthropicRequest(request, { provider: name, traits: traitsOf(modelFor(request.model), request.model), stream }),
+  })
 
   return {
     ...facts,

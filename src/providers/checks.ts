@@ -20,7 +20,14 @@ export async function timedCheck(target: string, run: () => Promise<string>): Pr
     return { target, ok: true, latency_ms: Math.round(performance.now() - started), message }
   } catch (error) {
     const meta = (error as { metadata?: { error_type?: string } }).metadata
-    const hint = meta?.error_type === 'authentication' ? 'the key was rejected' : meta?.error_type === 'timeout' ? 'no answer in time' : meta?.error_type === 'rate_limit_exceeded' ? 'rate limited, try later' : (error as Error).message
+    const hint =
+      meta?.error_type === 'authentication'
+        ? 'the key was rejected'
+        : meta?.error_type === 'timeout'
+          ? 'no answer in time'
+          : meta?.error_type === 'rate_limit_exceeded'
+            ? 'rate limited, try later'
+            : (error as Error).message
     return { target, ok: false, latency_ms: Math.round(performance.now() - started), message: hint }
   }
 }

@@ -63,10 +63,19 @@ function answer(request: UpstreamChatRequest): DemoAnswer {
   const promptTokens = countTokens(prompt) + messages.length * 3
   const choice = request.tool_choice
   const tools = (request.tools ?? []) as { function: { name: string } }[]
-  const named = typeof choice === 'object' && choice ? (choice as { function: { name: string } }).function.name : choice === 'required' ? tools[0]?.function.name : undefined
+  const named =
+    typeof choice === 'object' && choice
+      ? (choice as { function: { name: string } }).function.name
+      : choice === 'required'
+        ? tools[0]?.function.name
+        : undefined
   if (named && last.role !== 'tool') {
     const args = JSON.stringify({ text: textOf(last.content) })
-    return { content: null, toolCall: { id: `call_demo_${promptTokens}`, type: 'function', function: { name: named, arguments: args } }, usage: usage(promptTokens, countTokens(args)) }
+    return {
+      content: null,
+      toolCall: { id: `call_demo_${promptTokens}`, type: 'function', function: { name: named, arguments: args } },
+      usage: usage(promptTokens, countTokens(args)),
+    }
   }
   const content = last.role === 'tool' ? `The tool answered: ${textOf(last.content)}` : `Echo: ${textOf(last.content)}`
   const limit = (request.max_completion_tokens ?? request.max_tokens) as number | null | undefined
@@ -75,7 +84,11 @@ function answer(request: UpstreamChatRequest): DemoAnswer {
   return { content: kept.join(' '), usage: usage(promptTokens, kept.length) }
 }
 
-const usage = (prompt: number, completion: number): UpstreamUsage => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion })
+const usage = (prompt: number, completion: number): UpstreamUsage => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+})
 
 /** What the demo provider serves besides `demo/echo`. */
 export interface DemoOptions {
@@ -96,28 +109,34 @@ export function demo(options: DemoOptions = {}): Provider {
     description: 'A built-in offline model that echoes your message. For trying the gateway without provider keys; not a real model.',
     byokSupported: false,
     region: 'local',
-    models: [{
-      id: DEMO_MODEL_ID,
-      name: 'Demo: Echo (offline)',
-      description: 'Echoes the last message back, word by word when streamed. Calls the tool named by tool_choice. Runs offline.',
-      contextLength: 32_768,
-      maxCompletionTokens: 4_096,
-      pricing: { prompt: '0.0000001', completion: '0.0000002', currency: 'USD' },
-      supportedParameters: ['max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'stop', 'temperature', 'seed'],
-      tags: ['trivia'],
-      created: 1767225600,
-    }, ...(options.audio ? demoAudioModels : []), ...(options.embeddings ? [demoEmbeddingModel] : [])],
+    models: [
+      {
+        id: DEMO_MODEL_ID,
+        name: 'Demo: Echo (offline)',
+        description: 'Echoes the last message back, word by word when streamed. Calls the tool named by tool_choice. Runs offline.',
+        contextLength: 32_768,
+        maxCompletionTokens: 4_096,
+        pricing: { prompt: '0.0000001', completion: '0.0000002', currency: 'USD' },
+        supportedParameters: ['max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'stop', 'temperature', 'seed'],
+        tags: ['trivia'],
+        created: 1767225600,
+      },
+      ...(options.audio ? demoAudioModels : []),
+      ...(options.embeddings ? [demoEmbeddingModel] : []),
+    ],
     async chat(request): Promise<UpstreamCompletion> {
       const result = answer(request)
       return {
         id: 'demo',
         created: Math.floor(Date.now() / 1000),
         model: 'echo',
-        choices: [{
-          index: 0,
-          message: { role: 'assistant', content: result.content, ...(result.toolCall ? { tool_calls: [result.toolCall] } : {}) },
-          finish_reason: result.toolCall ? 'tool_calls' : 'stop',
-        }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: result.content, ...(result.toolCall ? { tool_calls: [result.toolCall] } : {}) },
+            finish_reason: result.toolCall ? 'tool_calls' : 'stop',
+          },
+        ],
         usage: result.usage,
       }
     },
@@ -128,7 +147,10 @@ export function demo(options: DemoOptions = {}): Provider {
         yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }
         if (result.toolCall) {
           const { id, type, function: fn } = result.toolCall
-          yield { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id, type, function: { name: fn.name, arguments: '' } }] }, finish_reason: null }] }
+          yield {
+            ...base,
+            choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id, type, function: { name: fn.name, arguments: '' } }] }, finish_reason: null }],
+          }
           for (const piece of fn.arguments.match(/.{1,8}/g) ?? []) {
             yield { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, finish_reason: null }] }
           }

@@ -20,7 +20,8 @@ export function readOpenAIEmbeddings(provider: string, answer: unknown, text: st
   const body = answer as { data?: unknown; usage?: { prompt_tokens?: unknown; total_tokens?: unknown }; model?: unknown; id?: unknown; error?: unknown } | null
   if (body?.error) throw upstreamError(provider, 'upstream_error', errorMessageOf(text))
   const items = Array.isArray(body?.data) ? (body.data as { index?: unknown; embedding?: unknown }[]) : undefined
-  if (!items || items.length !== count) throw upstreamError(provider, 'malformed_response', `expected ${count} embeddings, got ${items ? items.length : 'none'}: ${text.slice(0, 200)}`)
+  if (!items || items.length !== count)
+    throw upstreamError(provider, 'malformed_response', `expected ${count} embeddings, got ${items ? items.length : 'none'}: ${text.slice(0, 200)}`)
   const data: UpstreamEmbeddings['data'] = new Array(count)
   for (const [position, item] of items.entries()) {
     const index = item?.index ?? position
@@ -34,7 +35,9 @@ export function readOpenAIEmbeddings(provider: string, answer: unknown, text: st
   const total = body?.usage?.total_tokens
   return {
     data,
-    ...(typeof prompt === 'number' && Number.isFinite(prompt) ? { usage: { prompt_tokens: prompt, ...(typeof total === 'number' ? { total_tokens: total } : {}) } } : {}),
+    ...(typeof prompt === 'number' && Number.isFinite(prompt)
+      ? { usage: { prompt_tokens: prompt, ...(typeof total === 'number' ? { total_tokens: total } : {}) } }
+      : {}),
     ...(typeof body?.model === 'string' ? { model: body.model } : {}),
     ...(typeof body?.id === 'string' ? { id: body.id } : {}),
   }

@@ -50,24 +50,32 @@ export async function geminiEmbed(request: UpstreamEmbeddingRequest, call: CallO
   const onAbort = () => controller.abort(call.signal.reason)
   call.signal.addEventListener('abort', onAbort, { once: true })
   try {
-    const answers = await Promise.all(batches.map(async (batch) => {
-      const requests = batch.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, ...dims }))
-      try {
-        const text = await send('batchEmbedContents', model, { requests }, { ...call, signal: controller.signal })
-        const answer = parseUpstreamJson<GeminiEmbedAnswer>(provider, text)
-        if (!Array.isArray(answer?.embeddings) || answer.embeddings.length !== batch.length) {
-          throw upstreamError(provider, 'malformed_response', `expected ${batch.length} embeddings, got ${Array.isArray(answer?.embeddings) ? answer.embeddings.length : 'none'}: ${text.slice(0, 200)}`)
+    const answers = await Promise.all(
+      batches.map(async (batch) => {
+        const requests = batch.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, ...dims }))
+        try {
+          const text = await send('batchEmbedContents', model, { requests }, { ...call, signal: controller.signal })
+          const answer = parseUpstreamJson<GeminiEmbedAnswer>(provider, text)
+          if (!Array.isArray(answer?.embeddings) || answer.embeddings.length !== batch.length) {
+            throw upstreamError(
+              provider,
+              'malformed_response',
+              `expected ${batch.length} embeddings, got ${Array.isArray(answer?.embeddings) ? answer.embeddings.length : 'none'}: ${text.slice(0, 200)}`,
+            )
+          }
+          return answer
+        } catch (error) {
+          controller.abort(error)
+          throw error
         }
-        return answer
-      } catch (error) {
-        controller.abort(error)
-        throw error
-      }
-    }))
-    const data = answers.flatMap((answer, b) => answer.embeddings!.map((embedding, i) => {
-      const index = b * GEMINI_EMBED_BATCH + i
-      return { index, embedding: vectorOf(embedding, index, provider) }
-    }))
+      }),
+    )
+    const data = answers.flatMap((answer, b) =>
+      answer.embeddings!.map((embedding, i) => {
+        const index = b * GEMINI_EMBED_BATCH + i
+        return { index, embedding: vectorOf(embedding, index, provider) }
+      }),
+    )
     return { data, usage: usageOf(answers) }
   } finally {
     call.signal.removeEventListener('abort', onAbort)

@@ -39,7 +39,19 @@ export function toGeminiParameters(parameters: Json, where: string): Json {
 }
 
 // Keywords whose value is a schema, a list of schemas, or a map of names to schemas; every other keyword is data.
-const SCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems'])
+const SCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+])
 const SCHEMA_LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems'])
 const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas']) // $defs / definitions: only what a $ref reaches is expanded
 

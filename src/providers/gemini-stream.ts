@@ -10,7 +10,12 @@ import { upstreamError } from './upstream-error'
  * thought signatures → `delta.reasoning_details`; the finish reason goes in a chunk of its own, and the last
  * `usageMetadata` becomes a closing `{ choices: [], usage }` chunk. An `{ error }` event throws the mapped error.
  */
-export async function* geminiChunks(events: AsyncIterable<ServerSentEvent>, provider: string, secrets: (string | undefined)[], nowSeconds: number): AsyncIterable<UpstreamChunk> {
+export async function* geminiChunks(
+  events: AsyncIterable<ServerSentEvent>,
+  provider: string,
+  secrets: (string | undefined)[],
+  nowSeconds: number,
+): AsyncIterable<UpstreamChunk> {
   let received = 0
   let started = false
   let toolCalls = 0
@@ -54,7 +59,10 @@ export async function* geminiChunks(events: AsyncIterable<ServerSentEvent>, prov
       yield { ...base, choices: [{ index: 0, delta, finish_reason: null, ...(logprobs ? { logprobs } : {}) }] }
     }
     if (candidate.finishReason) {
-      yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReasonOf(candidate.finishReason, toolCalls > 0), native_finish_reason: candidate.finishReason }] }
+      yield {
+        ...base,
+        choices: [{ index: 0, delta: {}, finish_reason: finishReasonOf(candidate.finishReason, toolCalls > 0), native_finish_reason: candidate.finishReason }],
+      }
     }
   }
   if (!received) throw upstreamError(provider, 'malformed_response', 'the event stream ended without an event')

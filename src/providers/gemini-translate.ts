@@ -102,14 +102,44 @@ export const MAX_THINKING_BUDGET = { pro: 32_768, other: 24_576 }
 export const MIN_PRO_THINKING_BUDGET = 128
 const LEVELS = ['minimal', 'low', 'medium', 'high']
 
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', heic: 'image/heic', heif: 'image/heif' }
+const IMAGE_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  heif: 'image/heif',
+}
 const FILE_TYPES: Record<string, string> = {
-  ...IMAGE_TYPES, pdf: 'application/pdf', txt: 'text/plain', md: 'text/md', html: 'text/html', csv: 'text/csv', xml: 'text/xml',
-  wav: 'audio/wav', mp3: 'audio/mp3', aiff: 'audio/aiff', aac: 'audio/aac', ogg: 'audio/ogg', flac: 'audio/flac',
-  mp4: 'video/mp4', mpeg: 'video/mpeg', mov: 'video/mov', avi: 'video/avi', webm: 'video/webm', '3gp': 'video/3gpp',
+  ...IMAGE_TYPES,
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  md: 'text/md',
+  html: 'text/html',
+  csv: 'text/csv',
+  xml: 'text/xml',
+  wav: 'audio/wav',
+  mp3: 'audio/mp3',
+  aiff: 'audio/aiff',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
+  mp4: 'video/mp4',
+  mpeg: 'video/mpeg',
+  mov: 'video/mov',
+  avi: 'video/avi',
+  webm: 'video/webm',
+  '3gp': 'video/3gpp',
 }
 /** `input_audio.format` → the MIME type Gemini takes (its audio formats: WAV, MP3, AIFF, AAC, OGG Vorbis, FLAC). */
-export const AUDIO_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mp3', aiff: 'audio/aiff', aac: 'audio/aac', ogg: 'audio/ogg', flac: 'audio/flac' }
+export const AUDIO_TYPES: Record<string, string> = {
+  wav: 'audio/wav',
+  mp3: 'audio/mp3',
+  aiff: 'audio/aiff',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
+}
 
 type Json = Record<string, unknown>
 type ResponseFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name: string; schema?: Json } }
@@ -159,18 +189,21 @@ export function toGeminiRequest(request: UpstreamChatRequest, model?: ProviderMo
   if (system.length) body.systemInstruction = { parts: system }
   const tools = (request.tools ?? []) as { function: { name: string; description?: string; parameters?: Json } }[]
   if (tools.length) {
-    body.tools = [{
-      functionDeclarations: tools.map(({ function: fn }, i) => ({
-        name: fn.name,
-        ...(fn.description ? { description: fn.description } : {}),
-        ...(fn.parameters ? { parametersJsonSchema: toGeminiParameters(fn.parameters, `tools[${i}].function.parameters`) } : {}),
-      })),
-    }]
+    body.tools = [
+      {
+        functionDeclarations: tools.map(({ function: fn }, i) => ({
+          name: fn.name,
+          ...(fn.description ? { description: fn.description } : {}),
+          ...(fn.parameters ? { parametersJsonSchema: toGeminiParameters(fn.parameters, `tools[${i}].function.parameters`) } : {}),
+        })),
+      },
+    ]
     const choice = request.tool_choice
     if (choice === 'none') body.toolConfig = { functionCallingConfig: { mode: 'NONE' } }
     else if (choice === 'auto') body.toolConfig = { functionCallingConfig: { mode: 'AUTO' } }
     else if (choice === 'required') body.toolConfig = { functionCallingConfig: { mode: 'ANY' } }
-    else if (isObject(choice)) body.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [(choice as { function: { name: string } }).function.name] } }
+    else if (isObject(choice))
+      body.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [(choice as { function: { name: string } }).function.name] } }
   }
   body.generationConfig = generationConfig(request, model, thinkingLevel)
   return body
@@ -229,11 +262,13 @@ function thinkingConfig(request: UpstreamChatRequest, model: ProviderModel | und
 function textParts(content: unknown, where: string): GeminiPart[] {
   if (typeof content === 'string') return content ? [{ text: content }] : []
   if (!Array.isArray(content)) return []
-  return content.map((part: { type: string; text?: string; refusal?: string }, i) => {
-    if (part.type === 'text') return { text: part.text ?? '' }
-    if (part.type === 'refusal') return { text: part.refusal ?? '' }
-    throw invalidRequest(`${where}[${i}]: only text parts are accepted here by Gemini`, `${where}[${i}]`)
-  }).filter((part) => part.text)
+  return content
+    .map((part: { type: string; text?: string; refusal?: string }, i) => {
+      if (part.type === 'text') return { text: part.text ?? '' }
+      if (part.type === 'refusal') return { text: part.refusal ?? '' }
+      throw invalidRequest(`${where}[${i}]: only text parts are accepted here by Gemini`, `${where}[${i}]`)
+    })
+    .filter((part) => part.text)
 }
 
 function userParts(content: unknown, where: string): GeminiPart[] {
@@ -241,12 +276,18 @@ function userParts(content: unknown, where: string): GeminiPart[] {
   return (content as Json[]).map((part, i) => {
     const at = `${where}[${i}]`
     switch (part.type) {
-      case 'text': return { text: part.text as string }
-      case 'refusal': return { text: part.refusal as string }
-      case 'image_url': return imagePart((part.image_url as { url: string }).url, `${at}.image_url.url`)
-      case 'input_audio': return audioPart(part.input_audio as { data: string; format: string }, `${at}.input_audio`)
-      case 'file': return filePart(part.file as { file_data?: string; file_id?: string; filename?: string }, `${at}.file`)
-      default: throw invalidRequest(`${at}: content part type "${String(part.type)}" is not supported by Gemini`, at)
+      case 'text':
+        return { text: part.text as string }
+      case 'refusal':
+        return { text: part.refusal as string }
+      case 'image_url':
+        return imagePart((part.image_url as { url: string }).url, `${at}.image_url.url`)
+      case 'input_audio':
+        return audioPart(part.input_audio as { data: string; format: string }, `${at}.input_audio`)
+      case 'file':
+        return filePart(part.file as { file_data?: string; file_id?: string; filename?: string }, `${at}.file`)
+      default:
+        throw invalidRequest(`${at}: content part type "${String(part.type)}" is not supported by Gemini`, at)
     }
   })
 }
@@ -283,7 +324,10 @@ function imagePart(url: string, where: string): GeminiPart {
   if (/^https?:\/\//i.test(url)) {
     const mimeType = IMAGE_TYPES[extensionOf(pathOf(url))]
     if (!mimeType) {
-      throw invalidRequest(`${where}: Gemini needs the type of an image URL, and this one's cannot be told from its name: use a URL ending in .png, .jpg, .jpeg, .webp, .heic or .heif, or send the image as a base64 data URL`, where)
+      throw invalidRequest(
+        `${where}: Gemini needs the type of an image URL, and this one's cannot be told from its name: use a URL ending in .png, .jpg, .jpeg, .webp, .heic or .heif, or send the image as a base64 data URL`,
+        where,
+      )
     }
     return { fileData: { mimeType, fileUri: url } }
   }
@@ -307,7 +351,11 @@ function filePart(file: { file_data?: string; file_id?: string; filename?: strin
   }
   if (file.file_data && /^https?:\/\//i.test(file.file_data)) {
     const mimeType = FILE_TYPES[extensionOf(pathOf(file.file_data))] ?? byName
-    if (!mimeType) throw invalidRequest(`${where}.file_data: Gemini needs the type of a file URL, and this one's cannot be told from its name or filename`, `${where}.file_data`)
+    if (!mimeType)
+      throw invalidRequest(
+        `${where}.file_data: Gemini needs the type of a file URL, and this one's cannot be told from its name or filename`,
+        `${where}.file_data`,
+      )
     return { fileData: { mimeType, fileUri: file.file_data } }
   }
   throw invalidRequest(`${where}: Gemini takes files as base64 data URLs or http(s) URLs in file_data (file_id is not supported)`, where)
@@ -327,7 +375,9 @@ function signaturesOf(details: unknown): Map<string, string> {
 
 function modelParts(message: Message, where: string, callNames: Map<string, string>, thinkingLevel: boolean): GeminiPart[] {
   const signatures = signaturesOf(message.reasoning_details)
-  const text = textParts(message.content, `${where}.content`).map((p) => p.text).join('')
+  const text = textParts(message.content, `${where}.content`)
+    .map((p) => p.text)
+    .join('')
   const parts: GeminiPart[] = []
   if (text) parts.push({ text, ...(signatures.has('') ? { thoughtSignature: signatures.get('') } : {}) })
   for (const [j, call] of (message.tool_calls ?? []).entries()) {
@@ -404,7 +454,8 @@ export function readParts(parts: GeminiPart[] | undefined, firstIndex = 0, first
         function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) },
         ...(signature ? { extra_content: { google: { thought_signature: signature } } } : {}),
       })
-      if (signature) read.signatures.push({ type: 'reasoning.encrypted', format: SIGNATURE_FORMAT, data: signature, id, index: firstSignature + read.signatures.length })
+      if (signature)
+        read.signatures.push({ type: 'reasoning.encrypted', format: SIGNATURE_FORMAT, data: signature, id, index: firstSignature + read.signatures.length })
       continue
     }
     if (typeof part.text === 'string') {
@@ -413,7 +464,8 @@ export function readParts(parts: GeminiPart[] | undefined, firstIndex = 0, first
     } else if (part.inlineData) {
       read.images.push({ type: 'image_url', image_url: { url: `data:${part.inlineData.mimeType};base64,${part.inlineData.data}` } })
     }
-    if (signature) read.signatures.push({ type: 'reasoning.encrypted', format: SIGNATURE_FORMAT, data: signature, index: firstSignature + read.signatures.length })
+    if (signature)
+      read.signatures.push({ type: 'reasoning.encrypted', format: SIGNATURE_FORMAT, data: signature, index: firstSignature + read.signatures.length })
   }
   return read
 }
@@ -467,7 +519,11 @@ export function logprobsOf(result: GeminiLogprobs | undefined) {
 export function blockedPromptError(provider: string, feedback: NonNullable<GeminiResponse['promptFeedback']>): GatewayError {
   const reason = feedback.blockReason ?? 'BLOCKED_REASON_UNSPECIFIED'
   return new GatewayError(400, `${provider} blocked the prompt (${reason})`, {
-    metadata: { provider_name: provider, error_type: 'content_filter', raw: `promptFeedback.blockReason: ${reason}${feedback.blockReasonMessage ? ` (${feedback.blockReasonMessage})` : ''}` },
+    metadata: {
+      provider_name: provider,
+      error_type: 'content_filter',
+      raw: `promptFeedback.blockReason: ${reason}${feedback.blockReasonMessage ? ` (${feedback.blockReasonMessage})` : ''}`,
+    },
   })
 }
 
@@ -484,21 +540,23 @@ export function fromGeminiResponse(body: GeminiResponse, provider: string, nowSe
     ...(body.responseId ? { id: body.responseId } : {}),
     created: nowSeconds,
     ...(body.modelVersion ? { model: body.modelVersion } : {}),
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: read.content || null,
-        reasoning: read.reasoning || null,
-        ...(read.toolCalls.length ? { tool_calls: read.toolCalls.map(({ index: _index, ...call }) => call) } : {}),
-        ...(read.signatures.length ? { reasoning_details: read.signatures } : {}),
-        ...(read.images.length ? { images: read.images } : {}),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: read.content || null,
+          reasoning: read.reasoning || null,
+          ...(read.toolCalls.length ? { tool_calls: read.toolCalls.map(({ index: _index, ...call }) => call) } : {}),
+          ...(read.signatures.length ? { reasoning_details: read.signatures } : {}),
+          ...(read.images.length ? { images: read.images } : {}),
+        },
+        finish_reason: finishReasonOf(candidate.finishReason, read.toolCalls.length > 0),
+        // Gemini's own value, for when src/chat/shape.ts keeps a provider's native reason (see finishReasonOf).
+        native_finish_reason: candidate.finishReason ?? null,
+        ...(logprobs ? { logprobs } : {}),
       },
-      finish_reason: finishReasonOf(candidate.finishReason, read.toolCalls.length > 0),
-      // Gemini's own value, for when src/chat/shape.ts keeps a provider's native reason (see finishReasonOf).
-      native_finish_reason: candidate.finishReason ?? null,
-      ...(logprobs ? { logprobs } : {}),
-    }],
+    ],
     ...(body.usageMetadata ? { usage: usageOf(body.usageMetadata) } : {}),
   }
 }
@@ -527,13 +585,22 @@ const BAD_KEY = /API key not valid|API key expired|API_KEY_INVALID|API key was r
  * context_length_exceeded, other 400 / 404 → invalid_request, 504 → timeout, 500 and other 5xx → provider_unavailable.
  * The provider's message goes to metadata.raw, with `secrets` (the API key) blanked out.
  */
-export function geminiError(provider: string, httpStatus: number, text: string, headers: Record<string, string>, secrets: (string | undefined)[]): GatewayError {
+export function geminiError(
+  provider: string,
+  httpStatus: number,
+  text: string,
+  headers: Record<string, string>,
+  secrets: (string | undefined)[],
+): GatewayError {
   const error = errorBodyOf(text)
   const status = httpStatus || error?.code || 500
   const grpc = error?.status ?? ''
   let raw = error?.message ? `${grpc ? `${grpc}: ` : ''}${error.message}` : text.slice(0, 500)
   for (const secret of secrets) if (secret) raw = raw.split(secret).join('[redacted]')
-  const reasons = (error?.details ?? []).map((d) => d.reason).filter(Boolean).join(' ')
+  const reasons = (error?.details ?? [])
+    .map((d) => d.reason)
+    .filter(Boolean)
+    .join(' ')
 
   if (status === 429 || grpc === 'RESOURCE_EXHAUSTED') {
     const delay = error?.details?.find((d) => d['@type']?.endsWith('RetryInfo'))?.retryDelay

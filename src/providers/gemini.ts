@@ -47,7 +47,8 @@ export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclarat
   const models = options.models ?? geminiModels
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
   const secretsOf = (call: CallOptions) => [call.apiKey, options.apiKey]
-  const modelPath = (model: string) => (model.startsWith('models/') || model.startsWith('tunedModels/') ? model : `models/${model}`).split('/').map(encodeURIComponent).join('/')
+  const modelPath = (model: string) =>
+    (model.startsWith('models/') || model.startsWith('tunedModels/') ? model : `models/${model}`).split('/').map(encodeURIComponent).join('/')
   const now = () => Math.floor(Date.now() / 1000)
 
   return {
@@ -78,7 +79,8 @@ export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclarat
     },
     // models/{model}:embedContent and :batchEmbedContents (src/providers/gemini-embed.ts).
     embed: {
-      run: (request, call, send) => geminiEmbed(request, call, name, (method, model, json, sendCall) => send(`/${API_VERSION}/${modelPath(model)}:${method}`, json, sendCall)),
+      run: (request, call, send) =>
+        geminiEmbed(request, call, name, (method, model, json, sendCall) => send(`/${API_VERSION}/${modelPath(model)}:${method}`, json, sendCall)),
     },
     check: { path: `/${API_VERSION}/models`, read: (answer: { models?: unknown[] }) => `${answer?.models?.length ?? 0} models listed` },
   }

@@ -68,7 +68,8 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
   })
 }
 
-const cutShort = (init: UpstreamRequest) => upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete', { connection: true })
+const cutShort = (init: UpstreamRequest) =>
+  upstreamError(init.provider, 'provider_unavailable', 'the connection closed before the answer was complete', { connection: true })
 
 // The body as it arrives, from 'data' events through one plain iterator (cheaper per chunk than Node's async
 // iterator wrapped in a generator). Chunks not yet taken pause the response (backpressure); failures come after

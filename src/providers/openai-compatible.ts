@@ -10,7 +10,8 @@ import { upstreamError } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
-export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe' | 'embed'> {
+export interface OpenAICompatibleConfig
+  extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe' | 'embed'> {
   /** API root including the version, e.g. `https://api.groq.com/openai/v1`. */
   baseURL: string
   /** The service's key for this host; optional for local hosts. */
@@ -89,7 +90,20 @@ export function openaiCompatible(config: OpenAICompatibleConfig): Provider {
 
 /** The declaration of an OpenAI-compatible host (docs/providers.md): OpenAI's paths, bodies and answers. */
 export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): ProviderDeclaration {
-  const { baseURL, apiKey, discover, discoveredPricing, headers, dropParameters = [], useMaxCompletionTokens, chatBody, embedBody, transport: _transport, models = [], ...info } = config
+  const {
+    baseURL,
+    apiKey,
+    discover,
+    discoveredPricing,
+    headers,
+    dropParameters = [],
+    useMaxCompletionTokens,
+    chatBody,
+    embedBody,
+    transport: _transport,
+    models = [],
+    ...info
+  } = config
   const provider = info.name
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
 
@@ -127,7 +141,9 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
       body: (request) => ({ json: toBody(request, false) }),
       json(completion: UpstreamCompletion, { text }) {
         if (!completion || !Array.isArray(completion.choices) || completion.choices.length === 0 || typeof completion.choices[0]?.message !== 'object') {
-          throw (completion as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', errorMessageOf(text)) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
+          throw (completion as { error?: unknown })?.error
+            ? upstreamError(provider, 'upstream_error', errorMessageOf(text))
+            : upstreamError(provider, 'malformed_response', text.slice(0, 200))
         }
         return completion
       },
@@ -143,8 +159,11 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
       path: '/embeddings',
       body(request) {
         const body: Record<string, unknown> = {
-          model: request.model, input: request.input, ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
-          ...(request.user !== undefined ? { user: request.user } : {}), encoding_format: 'float',
+          model: request.model,
+          input: request.input,
+          ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
+          ...(request.user !== undefined ? { user: request.user } : {}),
+          encoding_format: 'float',
         }
         return { json: embedBody ? embedBody(body, request) : body }
       },
@@ -188,7 +207,9 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
       },
       json(transcription: UpstreamTranscription, { text, headers: resHeaders }) {
         if (!transcription || typeof transcription.text !== 'string') {
-          throw (transcription as { error?: unknown })?.error ? upstreamError(provider, 'upstream_error', errorMessageOf(text)) : upstreamError(provider, 'malformed_response', text.slice(0, 200))
+          throw (transcription as { error?: unknown })?.error
+            ? upstreamError(provider, 'upstream_error', errorMessageOf(text))
+            : upstreamError(provider, 'malformed_response', text.slice(0, 200))
         }
         return resHeaders['x-request-id'] && transcription.id === undefined ? { ...transcription, id: resHeaders['x-request-id'] } : transcription
       },

@@ -4,8 +4,18 @@ import type { UpstreamResponse } from './http'
 import { offPathGetJson } from './off-path'
 import { loadTransport, type Transport } from './transport'
 import type {
-  CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamEmbeddingRequest, UpstreamEmbeddings,
-  UpstreamSpeech, UpstreamSpeechRequest, UpstreamTranscription, UpstreamTranscriptionRequest,
+  CallOptions,
+  Provider,
+  ProviderModel,
+  UpstreamChatRequest,
+  UpstreamChunk,
+  UpstreamCompletion,
+  UpstreamEmbeddingRequest,
+  UpstreamEmbeddings,
+  UpstreamSpeech,
+  UpstreamSpeechRequest,
+  UpstreamTranscription,
+  UpstreamTranscriptionRequest,
 } from './types'
 import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
 
@@ -96,30 +106,41 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
       head['content-length'] = String(body.bytes.byteLength)
     }
     head.accept = accept
-    const res = await transport(`${root}${path}`, { method: body ? 'POST' : 'GET', headers: head, body: payload, signal: call.signal, timeoutMs: call.timeoutMs, provider: name })
+    const res = await transport(`${root}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: head,
+      body: payload,
+      signal: call.signal,
+      timeoutMs: call.timeoutMs,
+      provider: name,
+    })
     if (res.status >= 200 && res.status < 300) return res
     throw fail(res.status, await res.text().catch(() => ''), res.headers, call)
   }
 
-  const run = <In, Out>(operation: Operation<In, Out>) => async (request: In, call: CallOptions): Promise<Out> => {
-    const path = typeof operation.path === 'string' ? operation.path : operation.path(request)
-    const accept = operation.accept === undefined ? 'application/json' : typeof operation.accept === 'string' ? operation.accept : operation.accept(request)
-    const res = await send(path, operation.body(request, call), accept, call)
-    if (operation.events) {
-      const type = res.headers['content-type'] ?? ''
-      if (!type.includes('text/event-stream')) {
-        const text = await res.text().catch(() => '')
-        throw upstreamError(name, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
+  const run =
+    <In, Out>(operation: Operation<In, Out>) =>
+    async (request: In, call: CallOptions): Promise<Out> => {
+      const path = typeof operation.path === 'string' ? operation.path : operation.path(request)
+      const accept = operation.accept === undefined ? 'application/json' : typeof operation.accept === 'string' ? operation.accept : operation.accept(request)
+      const res = await send(path, operation.body(request, call), accept, call)
+      if (operation.events) {
+        const type = res.headers['content-type'] ?? ''
+        if (!type.includes('text/event-stream')) {
+          const text = await res.text().catch(() => '')
+          throw upstreamError(name, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
+        }
+        return operation.events(res.body, { request, call, headers: res.headers })
       }
-      return operation.events(res.body, { request, call, headers: res.headers })
+      if (operation.raw) return operation.raw(res, { request, call, headers: res.headers })
+      const text = await res.text()
+      return operation.json!(parseUpstreamJson(name, text), { request, call, headers: res.headers, text })
     }
-    if (operation.raw) return operation.raw(res, { request, call, headers: res.headers })
-    const text = await res.text()
-    return operation.json!(parseUpstreamJson(name, text), { request, call, headers: res.headers, text })
-  }
 
-  const composite = <In, Out>(operation: Composite<In, Out>) => (request: In, call: CallOptions): Promise<Out> =>
-    operation.run(request, call, async (path, json, sendCall) => (await send(path, { json }, 'application/json', sendCall)).text())
+  const composite =
+    <In, Out>(operation: Composite<In, Out>) =>
+    (request: In, call: CallOptions): Promise<Out> =>
+      operation.run(request, call, async (path, json, sendCall) => (await send(path, { json }, 'application/json', sendCall)).text())
 
   const listing = <Out>(listed: Listing<Out>, call: CallOptions): Promise<Out> =>
     offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: name, fail }).then((answer) => listed.read(answer))

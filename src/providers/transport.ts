@@ -41,8 +41,13 @@ export const fetchTransport: Transport = async (url, init) => {
   let res: Response
   try {
     res = await ofetch.raw(url, {
-      method: init.method, headers: init.headers, body: init.body as BodyInit | undefined, signal: controller.signal,
-      retry: false, ignoreResponseError: true, responseType: 'stream',
+      method: init.method,
+      headers: init.headers,
+      body: init.body as BodyInit | undefined,
+      signal: controller.signal,
+      retry: false,
+      ignoreResponseError: true,
+      responseType: 'stream',
     })
   } catch (error) {
     done()
@@ -92,5 +97,8 @@ function failureOf(error: unknown, signal: AbortSignal, init: UpstreamRequest): 
   if (signal.aborted && signal.reason instanceof Error) return signal.reason
   if (error instanceof Error && error.name === 'GatewayError') return error
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause
-  return upstreamError(init.provider, 'provider_unavailable', `${cause?.code ?? 'error'}: ${cause?.message ?? (error as Error)?.message ?? String(error)}`, { cause: error, connection: true })
+  return upstreamError(init.provider, 'provider_unavailable', `${cause?.code ?? 'error'}: ${cause?.message ?? (error as Error)?.message ?? String(error)}`, {
+    cause: error,
+    connection: true,
+  })
 }

@@ -34,7 +34,9 @@ export interface ModelPricing {
 }
 
 /** The prices of a request with a long prompt: from `above_prompt_tokens` + 1 prompt tokens on, for the whole request. */
-export type LongContextPricing = { above_prompt_tokens: number } & Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'internal_reasoning'>>
+export type LongContextPricing = { above_prompt_tokens: number } & Partial<
+  Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'internal_reasoning'>
+>
 
 /** What a service tier costs: the per-token prices that differ from the model's plain ones. */
 export type ServiceTierPricing = Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read'>>
@@ -124,7 +126,14 @@ export interface UpstreamUsage {
   completion_tokens: number
   total_tokens?: number
   prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number; cache_write_tokens?: number; [key: string]: unknown } | null
-  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number; accepted_prediction_tokens?: number; rejected_prediction_tokens?: number; image_tokens?: number; [key: string]: unknown } | null
+  completion_tokens_details?: {
+    reasoning_tokens?: number
+    audio_tokens?: number
+    accepted_prediction_tokens?: number
+    rejected_prediction_tokens?: number
+    image_tokens?: number
+    [key: string]: unknown
+  } | null
   [key: string]: unknown
 }
 
@@ -306,6 +315,3 @@ export interface Provider {
   /** Embeddings (`/embeddings`): one vector per input, in input order. Throws GatewayError on failure. */
   embed?(request: UpstreamEmbeddingRequest, options: CallOptions): Promise<UpstreamEmbeddings>
 }
-
-
-

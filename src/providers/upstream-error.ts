@@ -2,17 +2,39 @@ import { GatewayError, type ErrorStatus } from '../errors'
 
 /** OpenRouter's names for why an upstream call failed (docs/errors.md#upstream-errors). */
 export type UpstreamErrorType =
-  | 'rate_limit_exceeded' | 'provider_overloaded' | 'provider_unavailable' | 'context_length_exceeded'
-  | 'authentication' | 'timeout' | 'invalid_request' | 'malformed_response' | 'content_filter' | 'upstream_error'
+  | 'rate_limit_exceeded'
+  | 'provider_overloaded'
+  | 'provider_unavailable'
+  | 'context_length_exceeded'
+  | 'authentication'
+  | 'timeout'
+  | 'invalid_request'
+  | 'malformed_response'
+  | 'content_filter'
+  | 'upstream_error'
 
-const RETRYABLE = new Set<UpstreamErrorType>(['rate_limit_exceeded', 'provider_overloaded', 'provider_unavailable', 'timeout', 'malformed_response', 'upstream_error'])
+const RETRYABLE = new Set<UpstreamErrorType>([
+  'rate_limit_exceeded',
+  'provider_overloaded',
+  'provider_unavailable',
+  'timeout',
+  'malformed_response',
+  'upstream_error',
+])
 
 // Errors of a connection that failed or closed early (kept apart from a provider's 5xx: they are retried on the same provider).
 const connectionErrors = new WeakSet<GatewayError>()
 
 /** A failed upstream call as a GatewayError: status for the client, and provider_name, error_type, raw in metadata. */
-export function upstreamError(provider: string, type: UpstreamErrorType, raw: string, options: { status?: ErrorStatus; headers?: Record<string, string>; cause?: unknown; connection?: boolean } = {}): GatewayError {
-  const status: ErrorStatus = options.status ?? (type === 'timeout' ? 408 : type === 'rate_limit_exceeded' ? 429 : type === 'invalid_request' || type === 'context_length_exceeded' ? 400 : 502)
+export function upstreamError(
+  provider: string,
+  type: UpstreamErrorType,
+  raw: string,
+  options: { status?: ErrorStatus; headers?: Record<string, string>; cause?: unknown; connection?: boolean } = {},
+): GatewayError {
+  const status: ErrorStatus =
+    options.status ??
+    (type === 'timeout' ? 408 : type === 'rate_limit_exceeded' ? 429 : type === 'invalid_request' || type === 'context_length_exceeded' ? 400 : 502)
   const message = {
     rate_limit_exceeded: `${provider} is rate limiting requests`,
     provider_overloaded: `${provider} is overloaded`,

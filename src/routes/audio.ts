@@ -8,20 +8,46 @@ import { defineRoute } from './define'
 
 /** POST /audio/speech (docs/audio.md#speech): answers the raw audio bytes, streamed as they arrive. */
 export const speechRoute = defineRoute({
-  method: 'POST', path: CAPABILITIES.speech.path, capability: 'speech', operationId: 'createSpeech', summary: 'Synthesize speech; answers the audio bytes', tag: 'Audio',
-  auth: 'key', status: 200, body: speechRequestSchema, responseType: 'audio/mpeg',
+  method: 'POST',
+  path: CAPABILITIES.speech.path,
+  capability: 'speech',
+  operationId: 'createSpeech',
+  summary: 'Synthesize speech; answers the audio bytes',
+  tag: 'Audio',
+  auth: 'key',
+  status: 200,
+  body: speechRequestSchema,
+  responseType: 'audio/mpeg',
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveSpeech(ctx, { principal: principal, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
+    serveSpeech(ctx, {
+      principal: principal,
+      request: body,
+      signal: clientAbortController(event).signal,
+      requestId,
+      tags: generationTags(event, requestId, body),
+    }),
 })
 
 /** POST /audio/transcriptions (docs/audio.md#transcription): JSON with base64 `input_audio`, or OpenAI's multipart upload. */
 export const transcriptionRoute = defineRoute({
-  method: 'POST', path: CAPABILITIES.transcription.path, capability: 'transcription', operationId: 'createTranscription', summary: 'Transcribe audio (base64 JSON or a multipart file upload)', tag: 'Audio',
-  auth: 'key', status: 200, body: transcriptionRequestSchema, form: transcriptionFormSchema, response: transcriptionSchema,
+  method: 'POST',
+  path: CAPABILITIES.transcription.path,
+  capability: 'transcription',
+  operationId: 'createTranscription',
+  summary: 'Transcribe audio (base64 JSON or a multipart file upload)',
+  tag: 'Audio',
+  auth: 'key',
+  status: 200,
+  body: transcriptionRequestSchema,
+  form: transcriptionFormSchema,
+  response: transcriptionSchema,
   bodyLimit: 'transcription',
   handler: ({ ctx, principal, body, form, event, requestId }) =>
     serveTranscription(ctx, {
-      principal: principal, request: form ? fromForm(form) : fromJson(body!), signal: clientAbortController(event).signal, requestId,
+      principal: principal,
+      request: form ? fromForm(form) : fromJson(body!),
+      signal: clientAbortController(event).signal,
+      requestId,
       tags: generationTags(event, requestId, form ?? body),
     }),
 })

@@ -44,11 +44,18 @@ async function signedInUser(ctx: GatewayContext, event: H3Event) {
 
 /** GET /auth: begins the browser authorization (docs/pkce.md#the-browser-flow): sign-in first, then consent. */
 export const beginAuthRoute = defineRoute({
-  method: 'GET', path: '/auth', operationId: 'beginAuthorization', summary: 'Begin the browser PKCE authorization: redirects to sign-in or consent', tag,
-  auth: 'none', status: 302, query: authorizeQuerySchema,
+  method: 'GET',
+  path: '/auth',
+  operationId: 'beginAuthorization',
+  summary: 'Begin the browser PKCE authorization: redirects to sign-in or consent',
+  tag,
+  auth: 'none',
+  status: 302,
+  query: authorizeQuerySchema,
   async handler({ ctx, query, event }) {
     const callback = assertSafeCallbackUrl(query.callback_url, ctx.options.auth.allowedCallbackOrigins)
-    if (query.redirect_uri !== undefined && query.redirect_uri !== query.callback_url) throw invalidRequest('redirect_uri: must equal callback_url', 'redirect_uri')
+    if (query.redirect_uri !== undefined && query.redirect_uri !== query.callback_url)
+      throw invalidRequest('redirect_uri: must equal callback_url', 'redirect_uri')
     const user = await signedInUser(ctx, event)
     if (!user) {
       const { signInUrl, returnToParam } = ctx.options.auth
@@ -58,7 +65,11 @@ export const beginAuthRoute = defineRoute({
       return redirect(/^https?:\/\//.test(signInUrl) ? target.href : target.pathname + target.search)
     }
     const claims: ConsentClaims = {
-      sub: user.id, jti: newId(), cb: callback.href, ch: query.code_challenge, m: query.code_challenge_method,
+      sub: user.id,
+      jti: newId(),
+      cb: callback.href,
+      ch: query.code_challenge,
+      m: query.code_challenge_method,
       ...(query.state !== undefined ? { st: query.state } : {}),
       ...(query.limit !== undefined ? { lim: fromUnits(toUnits(query.limit, 'limit')) } : {}),
     }
@@ -77,12 +88,26 @@ async function readConsent(ctx: GatewayContext, event: H3Event, token: string | 
 
 /** GET /auth/consent: the consent page (or the host's own) for a signed consent request. */
 export const consentPageRoute = defineRoute({
-  method: 'GET', path: '/auth/consent', operationId: 'showConsent', summary: 'The consent page of the browser authorization', tag,
-  auth: 'none', status: 200, query: v.object({ request: v.pipe(v.string(), v.minLength(1)) }), responseType: 'text/html',
+  method: 'GET',
+  path: '/auth/consent',
+  operationId: 'showConsent',
+  summary: 'The consent page of the browser authorization',
+  tag,
+  auth: 'none',
+  status: 200,
+  query: v.object({ request: v.pipe(v.string(), v.minLength(1)) }),
+  responseType: 'text/html',
   async handler({ ctx, query, event, requestId }) {
     const { claims, user } = await readConsent(ctx, event, query.request)
     const appOrigin = new URL(claims.cb).origin
-    const info = { appOrigin, callbackUrl: claims.cb, userEmail: user.email, formAction: `${ctx.options.basePath}/auth/consent`, request: query.request, ...(claims.lim ? { limit: claims.lim } : {}) }
+    const info = {
+      appOrigin,
+      callbackUrl: claims.cb,
+      userEmail: user.email,
+      formAction: `${ctx.options.basePath}/auth/consent`,
+      request: query.request,
+      ...(claims.lim ? { limit: claims.lim } : {}),
+    }
     const page = await (ctx.options.auth.consentPage ?? renderConsentPage)(info)
     if (page instanceof Response) return page
     return new Response(page, {
@@ -101,8 +126,13 @@ export const consentPageRoute = defineRoute({
 
 /** POST /auth/consent: the answer of the consent form; approve creates a code and returns to the app. */
 export const answerConsentRoute = defineRoute({
-  method: 'POST', path: '/auth/consent', operationId: 'answerConsent', summary: 'Approve or deny a browser authorization (form post)', tag,
-  auth: 'none', status: 302,
+  method: 'POST',
+  path: '/auth/consent',
+  operationId: 'answerConsent',
+  summary: 'Approve or deny a browser authorization (form post)',
+  tag,
+  auth: 'none',
+  status: 302,
   async handler({ ctx, event }) {
     const origin = event.req.headers.get('origin')
     const site = event.req.headers.get('sec-fetch-site')
@@ -126,7 +156,13 @@ export const answerConsentRoute = defineRoute({
     }
     const callback = new URL(claims.cb)
     if (decision === 'approve') {
-      const { code } = await ctx.codes.create({ userId: claims.sub, challenge: claims.ch, method: claims.m, callbackOrigin: callback.origin, ...(claims.lim ? { limit: claims.lim } : {}) })
+      const { code } = await ctx.codes.create({
+        userId: claims.sub,
+        challenge: claims.ch,
+        method: claims.m,
+        callbackOrigin: callback.origin,
+        ...(claims.lim ? { limit: claims.lim } : {}),
+      })
       callback.searchParams.set('code', code)
     } else {
       callback.searchParams.set('error', 'access_denied')
@@ -140,35 +176,62 @@ export const answerConsentRoute = defineRoute({
  * OpenRouter's `app_id` of a callback origin: a stable integer (the first 31 bits of its SHA-256, at least 1), the same
  * for every code of that app on every instance, without a table of apps.
  */
-export const appIdOf = (origin: string): number => (Number.parseInt(sha256Hex(origin).slice(0, 8), 16) & 0x7fffffff) || 1
+export const appIdOf = (origin: string): number => Number.parseInt(sha256Hex(origin).slice(0, 8), 16) & 0x7fffffff || 1
 
 // A code created by a key mints a key bounded by that key (docs/keys.md). The answer is the seed's { code, created_at }
 // with OpenRouter's { data: { id, app_id, created_at } } beside it (docs/pkce.md#creating-codes-with-a-key).
 const createCode = async (ctx: GatewayContext, principal: Principal, body: v.InferOutput<typeof codeRequestSchema>) => {
   const callback = assertSafeCallbackUrl(body.callback_url, ctx.options.auth.allowedCallbackOrigins)
   const minted = await mintTerms(ctx, principal, body)
-  const { code, created_at } = await ctx.codes.create({ userId: principal.user.id, challenge: body.code_challenge, method: body.code_challenge_method, callbackOrigin: callback.origin, minted })
+  const { code, created_at } = await ctx.codes.create({
+    userId: principal.user.id,
+    challenge: body.code_challenge,
+    method: body.code_challenge_method,
+    callbackOrigin: callback.origin,
+    minted,
+  })
   return { code, created_at, data: { id: code, app_id: appIdOf(callback.origin), created_at } }
 }
 
 /** POST /auth/keys/authorize: creates an authorization code for the caller (200, docs/api.md#success-statuses). */
 export const authorizeRoute = defineRoute({
-  method: 'POST', path: '/auth/keys/authorize', operationId: 'authorizeKeyCode', summary: 'Create an authorization code for the calling key’s user', tag,
-  auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
+  method: 'POST',
+  path: '/auth/keys/authorize',
+  operationId: 'authorizeKeyCode',
+  summary: 'Create an authorization code for the calling key’s user',
+  tag,
+  auth: 'key',
+  status: 200,
+  body: codeRequestSchema,
+  response: authorizationCodeSchema,
   handler: ({ ctx, principal, body }) => createCode(ctx, principal, body),
 })
 
 /** POST /auth/keys/code: programmatic creation of an authorization code (200, as OpenRouter's clients require). */
 export const createCodeRoute = defineRoute({
-  method: 'POST', path: '/auth/keys/code', operationId: 'createKeyCode', summary: 'Create an authorization code programmatically', tag,
-  auth: 'key', status: 200, body: codeRequestSchema, response: authorizationCodeSchema,
+  method: 'POST',
+  path: '/auth/keys/code',
+  operationId: 'createKeyCode',
+  summary: 'Create an authorization code programmatically',
+  tag,
+  auth: 'key',
+  status: 200,
+  body: codeRequestSchema,
+  response: authorizationCodeSchema,
   handler: ({ ctx, principal, body }) => createCode(ctx, principal, body),
 })
 
 /** POST /auth/keys: exchanges a code and its verifier for a new API key (docs/pkce.md#the-exchange). */
 export const exchangeCodeRoute = defineRoute({
-  method: 'POST', path: '/auth/keys', operationId: 'exchangeKeyCode', summary: 'Exchange an authorization code and its PKCE verifier for an API key', tag,
-  auth: 'none', status: 200, body: codeExchangeSchema, response: issuedKeySchema,
+  method: 'POST',
+  path: '/auth/keys',
+  operationId: 'exchangeKeyCode',
+  summary: 'Exchange an authorization code and its PKCE verifier for an API key',
+  tag,
+  auth: 'none',
+  status: 200,
+  body: codeExchangeSchema,
+  response: issuedKeySchema,
   async handler({ ctx, body }) {
     // One answer for every failure, so that it reveals nothing about the code. The code is spent either way.
     const refused = () => new GatewayError(403, 'Invalid code or code_verifier: the code may be unknown, expired or already used')
@@ -181,7 +244,12 @@ export const exchangeCodeRoute = defineRoute({
     const minted = record.minted ? await mintedKeyInput(ctx, record.minted) : undefined
     if (minted === null) throw refused() // the key that created the code was revoked or has expired
     // A browser-flow code carries the limit the person approved; a minted key's terms come from its parent.
-    const { key } = await ctx.accounts.issueKey({ userId: user.id, label: minted?.label ?? `App ${record.callback_origin}`, ...(record.limit ? { creditLimit: record.limit } : {}), ...(minted ?? {}) })
+    const { key } = await ctx.accounts.issueKey({
+      userId: user.id,
+      label: minted?.label ?? `App ${record.callback_origin}`,
+      ...(record.limit ? { creditLimit: record.limit } : {}),
+      ...(minted ?? {}),
+    })
     return { key, user_id: user.id }
   },
 })

@@ -7,8 +7,17 @@ import type { GatewayContext } from '../context'
 import { publicHref, publicOrigin } from '../http/public-url'
 import { usableEntries } from '../routing/plan'
 import {
-  countModelsQuerySchema, listModelsQuerySchema, listUserModelsQuerySchema, modelCountSchema, modelEndpointsSchema, modelIdPathSchema,
-  modelListSchema, modelObjectSchema, modelPathSchema, modelResponseSchema, providerListSchema,
+  countModelsQuerySchema,
+  listModelsQuerySchema,
+  listUserModelsQuerySchema,
+  modelCountSchema,
+  modelEndpointsSchema,
+  modelIdPathSchema,
+  modelListSchema,
+  modelObjectSchema,
+  modelPathSchema,
+  modelResponseSchema,
+  providerListSchema,
 } from '../schemas/catalogue'
 import { defineRoute } from './define'
 
@@ -33,8 +42,15 @@ function modelPage(ctx: GatewayContext, event: H3Event, models: CatalogueModel[]
 
 /** GET /models (docs/catalogue.md#filters-pages-and-rss): filtered, as JSON (a page when asked) or as an RSS feed. */
 export const listModelsRoute = defineRoute({
-  method: 'GET', path: '/models', operationId: 'listModels', summary: 'List models, filtered; RSS with use_rss', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, query: listModelsQuerySchema, response: modelListSchema,
+  method: 'GET',
+  path: '/models',
+  operationId: 'listModels',
+  summary: 'List models, filtered; RSS with use_rss',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  query: listModelsQuerySchema,
+  response: modelListSchema,
   async handler({ ctx, query, event, requestId }) {
     await ctx.catalogue.ready()
     const models = filterModels(ctx.catalogue.entries(), query).map((entry) => entry.view)
@@ -51,8 +67,15 @@ export const listModelsRoute = defineRoute({
 
 /** GET /models/count: the models the same filters as /models keep. */
 export const countModelsRoute = defineRoute({
-  method: 'GET', path: '/models/count', operationId: 'countModels', summary: 'Count the models', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, query: countModelsQuerySchema, response: modelCountSchema,
+  method: 'GET',
+  path: '/models/count',
+  operationId: 'countModels',
+  summary: 'Count the models',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  query: countModelsQuerySchema,
+  response: modelCountSchema,
   async handler({ ctx, query }) {
     await ctx.catalogue.ready()
     return { data: { count: filterModels(ctx.catalogue.entries(), query).length } }
@@ -65,12 +88,24 @@ export const countModelsRoute = defineRoute({
  * through a BYOK credential of the org that applies to this key (docs/byok.md).
  */
 export const listUserModelsRoute = defineRoute({
-  method: 'GET', path: '/models/user', operationId: 'listModelsUser', summary: 'List the models the calling key can use', tag: 'Catalogue',
-  auth: 'key', status: 200, query: listUserModelsQuerySchema, response: modelListSchema,
+  method: 'GET',
+  path: '/models/user',
+  operationId: 'listModelsUser',
+  summary: 'List the models the calling key can use',
+  tag: 'Catalogue',
+  auth: 'key',
+  status: 200,
+  query: listUserModelsQuerySchema,
+  response: modelListSchema,
   async handler({ ctx, query, event, principal }) {
     await ctx.catalogue.ready()
     const usable = await usableEntries(ctx, principal, filterModels(ctx.catalogue.entries(), query))
-    return modelPage(ctx, event, usable.map((entry) => entry.view), query)
+    return modelPage(
+      ctx,
+      event,
+      usable.map((entry) => entry.view),
+      query,
+    )
   },
 })
 
@@ -84,15 +119,29 @@ const asModelObject = (model: CatalogueModel) => ({ ...model, owned_by: model.au
 
 /** GET /models/{author}/{slug}: one model as OpenAI's model object (`id`, `object`, `created`, `owned_by`) plus the catalogue's fields. */
 export const retrieveModelRoute = defineRoute({
-  method: 'GET', path: '/models/:author/:slug', operationId: 'retrieveModel', summary: 'One model, as OpenAI’s model object with the catalogue’s fields', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, params: modelPathSchema, response: modelObjectSchema,
+  method: 'GET',
+  path: '/models/:author/:slug',
+  operationId: 'retrieveModel',
+  summary: 'One model, as OpenAI’s model object with the catalogue’s fields',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  params: modelPathSchema,
+  response: modelObjectSchema,
   handler: async ({ ctx, params }) => asModelObject(await modelAt(ctx, `${params.author}/${params.slug}`, 'slug')),
 })
 
 /** GET /models/{id} with the id in one segment (`openai%2Fgpt-4o-mini`): how OpenAI's SDK asks for `models.retrieve(id)`. */
 export const retrieveModelByIdRoute = defineRoute({
-  method: 'GET', path: '/models/:id', operationId: 'retrieveModelById', summary: 'One model by its URL-encoded id (OpenAI’s models.retrieve)', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, params: modelIdPathSchema, response: modelObjectSchema,
+  method: 'GET',
+  path: '/models/:id',
+  operationId: 'retrieveModelById',
+  summary: 'One model by its URL-encoded id (OpenAI’s models.retrieve)',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  params: modelIdPathSchema,
+  response: modelObjectSchema,
   // h3 decodes path parameters but keeps %2F (so that a segment cannot turn into a path): the id is decoded whole here,
   // where it is only a catalogue key.
   handler: async ({ ctx, params }) => asModelObject(await modelAt(ctx, params.id.replace(/%2F/gi, '/'), 'id')),
@@ -100,15 +149,29 @@ export const retrieveModelByIdRoute = defineRoute({
 
 /** GET /model/{author}/{slug} (OpenRouter's `getModel`): `{ data: model }`. */
 export const getModelRoute = defineRoute({
-  method: 'GET', path: '/model/:author/:slug', operationId: 'getModel', summary: 'One model, as OpenRouter’s getModel answers', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, params: modelPathSchema, response: modelResponseSchema,
+  method: 'GET',
+  path: '/model/:author/:slug',
+  operationId: 'getModel',
+  summary: 'One model, as OpenRouter’s getModel answers',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  params: modelPathSchema,
+  response: modelResponseSchema,
   handler: async ({ ctx, params }) => ({ data: await modelAt(ctx, `${params.author}/${params.slug}`, 'slug') }),
 })
 
 /** GET /models/{author}/{slug}/endpoints (OpenRouter's `listEndpoints`): one endpoint per provider serving the model, with the router's health. */
 export const listModelEndpointsRoute = defineRoute({
-  method: 'GET', path: '/models/:author/:slug/endpoints', operationId: 'listEndpoints', summary: 'The providers serving a model, with prices and health', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, params: modelPathSchema, response: modelEndpointsSchema,
+  method: 'GET',
+  path: '/models/:author/:slug/endpoints',
+  operationId: 'listEndpoints',
+  summary: 'The providers serving a model, with prices and health',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  params: modelPathSchema,
+  response: modelEndpointsSchema,
   async handler({ ctx, params }) {
     await ctx.catalogue.ready()
     return modelEndpoints(ctx.catalogue.require(`${params.author}/${params.slug}`, 'slug'), ctx.health)
@@ -117,8 +180,14 @@ export const listModelEndpointsRoute = defineRoute({
 
 /** GET /providers (docs/catalogue.md#what-providers-shows). */
 export const listProvidersRoute = defineRoute({
-  method: 'GET', path: '/providers', operationId: 'listProviders', summary: 'List the upstream providers', tag: 'Catalogue',
-  auth: 'public-catalogue', status: 200, response: providerListSchema,
+  method: 'GET',
+  path: '/providers',
+  operationId: 'listProviders',
+  summary: 'List the upstream providers',
+  tag: 'Catalogue',
+  auth: 'public-catalogue',
+  status: 200,
+  response: providerListSchema,
   async handler({ ctx }) {
     await ctx.catalogue.ready()
     return { data: ctx.catalogue.providers() }

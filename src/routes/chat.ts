@@ -7,8 +7,16 @@ import { defineRoute } from './define'
 
 /** POST /chat/completions (docs/chat.md). */
 export const chatCompletionsRoute = defineRoute({
-  method: 'POST', path: CAPABILITIES.chat.path, capability: 'chat', operationId: 'createChatCompletion', summary: 'Create a chat completion (streamed with stream: true)', tag: 'Chat',
-  auth: 'key', status: 200, body: chatRequestSchema, response: chatCompletionSchema,
+  method: 'POST',
+  path: CAPABILITIES.chat.path,
+  capability: 'chat',
+  operationId: 'createChatCompletion',
+  summary: 'Create a chat completion (streamed with stream: true)',
+  tag: 'Chat',
+  auth: 'key',
+  status: 200,
+  body: chatRequestSchema,
+  response: chatCompletionSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
     serveChat(ctx, { principal: principal, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),

@@ -7,8 +7,16 @@ import { defineRoute } from './define'
 
 /** POST /embeddings (docs/embeddings.md): OpenAI's and OpenRouter's embeddings request, with the chat body limit. */
 export const embeddingsRoute = defineRoute({
-  method: 'POST', path: CAPABILITIES.embeddings.path, capability: 'embeddings', operationId: 'createEmbeddings', summary: 'Create embeddings of text or token arrays', tag: 'Embeddings',
-  auth: 'key', status: 200, body: embeddingsRequestSchema, response: embeddingsResponseSchema,
+  method: 'POST',
+  path: CAPABILITIES.embeddings.path,
+  capability: 'embeddings',
+  operationId: 'createEmbeddings',
+  summary: 'Create embeddings of text or token arrays',
+  tag: 'Embeddings',
+  auth: 'key',
+  status: 200,
+  body: embeddingsRequestSchema,
+  response: embeddingsResponseSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
     serveEmbeddings(ctx, { principal, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),

@@ -1,11 +1,23 @@
 import { speechRoute, transcriptionRoute } from './audio'
 import { answerConsentRoute, authorizeRoute, beginAuthRoute, consentPageRoute, createCodeRoute, exchangeCodeRoute } from './auth'
 import {
-  byokUsageRoute, createCredentialRoute, deleteCredentialRoute, getCredentialRoute, listCredentialsRoute,
-  testCredentialRoute, testKeyRoute, updateCredentialRoute,
+  byokUsageRoute,
+  createCredentialRoute,
+  deleteCredentialRoute,
+  getCredentialRoute,
+  listCredentialsRoute,
+  testCredentialRoute,
+  testKeyRoute,
+  updateCredentialRoute,
 } from './byok'
 import {
-  countModelsRoute, getModelRoute, listModelEndpointsRoute, listModelsRoute, listProvidersRoute, listUserModelsRoute, retrieveModelByIdRoute,
+  countModelsRoute,
+  getModelRoute,
+  listModelEndpointsRoute,
+  listModelsRoute,
+  listProvidersRoute,
+  listUserModelsRoute,
+  retrieveModelByIdRoute,
   retrieveModelRoute,
 } from './catalogue'
 import { chatCompletionsRoute } from './chat'

@@ -4,8 +4,16 @@ import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
 import { ExactNumber } from '../http/exact-json'
 import {
-  KEYS_PAGE_SIZE, createKeySchema, createdKeySchema, currentKeySchema, deletedKeySchema, keyHashParamsSchema,
-  keyListSchema, listKeysQuerySchema, oneKeySchema, updateKeySchema,
+  KEYS_PAGE_SIZE,
+  createKeySchema,
+  createdKeySchema,
+  currentKeySchema,
+  deletedKeySchema,
+  keyHashParamsSchema,
+  keyListSchema,
+  listKeysQuerySchema,
+  oneKeySchema,
+  updateKeySchema,
 } from '../schemas/keys'
 import type { ApiKeyRecord, Principal } from '../stores/accounts'
 import { defineRoute } from './define'
@@ -63,8 +71,15 @@ const limitOf = (limit: string | number | null) => (limit === null ? null : from
 
 /** GET /key: the calling key (any kind), with its limit and usage (OpenRouter's shape, docs/keys.md). */
 export const currentKeyRoute = defineRoute({
-  method: 'GET', path: '/key', operationId: 'getCurrentKey', summary: 'The calling API key: its limit, usage per UTC day, week and month, and kind', tag,
-  auth: 'key', keyKind: 'any', status: 200, response: currentKeySchema,
+  method: 'GET',
+  path: '/key',
+  operationId: 'getCurrentKey',
+  summary: 'The calling API key: its limit, usage per UTC day, week and month, and kind',
+  tag,
+  auth: 'key',
+  keyKind: 'any',
+  status: 200,
+  response: currentKeySchema,
   async handler({ ctx, principal }) {
     const { key, org } = principal
     const now = ctx.now()
@@ -93,12 +108,21 @@ export const currentKeyRoute = defineRoute({
 
 /** GET /keys: the org's API keys, newest first, 100 a page (management key). */
 export const listKeysRoute = defineRoute({
-  method: 'GET', path: '/keys', operationId: 'listKeys', summary: 'List the organisation’s API keys (management key)', tag,
-  auth: 'key', keyKind: 'management', status: 200, query: listKeysQuerySchema, response: keyListSchema,
+  method: 'GET',
+  path: '/keys',
+  operationId: 'listKeys',
+  summary: 'List the organisation’s API keys (management key)',
+  tag,
+  auth: 'key',
+  keyKind: 'management',
+  status: 200,
+  query: listKeysQuerySchema,
+  response: keyListSchema,
   async handler({ ctx, principal, query }) {
     const now = ctx.now()
-    const keys = (await ctx.accounts.listOrgKeys(principal.org.id))
-      .filter((record) => !record.management && (query.include_disabled === 'true' || !(record.revoked || record.disabled)))
+    const keys = (await ctx.accounts.listOrgKeys(principal.org.id)).filter(
+      (record) => !record.management && (query.include_disabled === 'true' || !(record.revoked || record.disabled)),
+    )
     const page = keys.slice(query.offset, query.offset + KEYS_PAGE_SIZE)
     return { data: await Promise.all(page.map((record) => managedKey(ctx, record, now))) }
   },
@@ -106,8 +130,16 @@ export const listKeysRoute = defineRoute({
 
 /** POST /keys: issues an API key in the org; the key is in this answer only (management key). */
 export const createKeyRoute = defineRoute({
-  method: 'POST', path: '/keys', operationId: 'createKey', summary: 'Create an API key (management key); the key is shown once', tag,
-  auth: 'key', keyKind: 'management', status: 201, body: createKeySchema, response: createdKeySchema,
+  method: 'POST',
+  path: '/keys',
+  operationId: 'createKey',
+  summary: 'Create an API key (management key); the key is shown once',
+  tag,
+  auth: 'key',
+  keyKind: 'management',
+  status: 201,
+  body: createKeySchema,
+  response: createdKeySchema,
   async handler({ ctx, principal, body }) {
     const { user, org } = principal
     const now = ctx.now()
@@ -137,8 +169,16 @@ export const createKeyRoute = defineRoute({
 
 /** GET /keys/{hash}: one of the org's API keys (management key). */
 export const getKeyRoute = defineRoute({
-  method: 'GET', path: '/keys/:hash', operationId: 'getKey', summary: 'Read one API key (management key)', tag,
-  auth: 'key', keyKind: 'management', status: 200, params: keyHashParamsSchema, response: oneKeySchema,
+  method: 'GET',
+  path: '/keys/:hash',
+  operationId: 'getKey',
+  summary: 'Read one API key (management key)',
+  tag,
+  auth: 'key',
+  keyKind: 'management',
+  status: 200,
+  params: keyHashParamsSchema,
+  response: oneKeySchema,
   async handler({ ctx, principal, params }) {
     const record = checkManaged(await ctx.accounts.getKey(params.hash.toLowerCase()), principal)
     return { data: await managedKey(ctx, record, ctx.now()) }
@@ -150,8 +190,17 @@ export const getKeyRoute = defineRoute({
  * concurrent changes (on any instance) never undo each other or a revocation; a revoked key cannot be enabled (409).
  */
 export const updateKeyRoute = defineRoute({
-  method: 'PATCH', path: '/keys/:hash', operationId: 'updateKey', summary: 'Rename, disable or enable an API key, or change its limit (management key)', tag,
-  auth: 'key', keyKind: 'management', status: 200, params: keyHashParamsSchema, body: updateKeySchema, response: oneKeySchema,
+  method: 'PATCH',
+  path: '/keys/:hash',
+  operationId: 'updateKey',
+  summary: 'Rename, disable or enable an API key, or change its limit (management key)',
+  tag,
+  auth: 'key',
+  keyKind: 'management',
+  status: 200,
+  params: keyHashParamsSchema,
+  body: updateKeySchema,
+  response: oneKeySchema,
   async handler({ ctx, principal, params, body }) {
     const now = ctx.now()
     const creditLimit = body.limit === undefined ? undefined : limitOf(body.limit)
@@ -172,8 +221,16 @@ export const updateKeyRoute = defineRoute({
 
 /** DELETE /keys/{hash}: deletes a key: it answers 401 from then on (management key). */
 export const deleteKeyRoute = defineRoute({
-  method: 'DELETE', path: '/keys/:hash', operationId: 'deleteKey', summary: 'Delete an API key (management key)', tag,
-  auth: 'key', keyKind: 'management', status: 200, params: keyHashParamsSchema, response: deletedKeySchema,
+  method: 'DELETE',
+  path: '/keys/:hash',
+  operationId: 'deleteKey',
+  summary: 'Delete an API key (management key)',
+  tag,
+  auth: 'key',
+  keyKind: 'management',
+  status: 200,
+  params: keyHashParamsSchema,
+  response: deletedKeySchema,
   async handler({ ctx, principal, params }) {
     await ctx.accounts.deleteKey(params.hash.toLowerCase(), (current) => checkManaged(current, principal))
     return { deleted: true as const }

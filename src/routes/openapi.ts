@@ -5,8 +5,13 @@ import { defineRoute, type RouteDefinition } from './define'
 export function createOpenApiRoute(routes: RouteDefinition[], info: { basePath: string; version: string; publicCatalogue: boolean }) {
   let document: Record<string, unknown> | undefined
   const route: RouteDefinition = defineRoute({
-    method: 'GET', path: '/openapi.json', operationId: 'getOpenApiDocument', summary: 'This API’s OpenAPI 3.1 document', tag: 'Meta',
-    auth: 'none', status: 200,
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This API’s OpenAPI 3.1 document',
+    tag: 'Meta',
+    auth: 'none',
+    status: 200,
     handler: () => (document ??= buildOpenApiDocument([...routes, route], info)),
   })
   return route

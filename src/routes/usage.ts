@@ -20,15 +20,26 @@ const exactUnits = (units: bigint) => new ExactNumber(fromUnits(units))
 
 /** GET /credits: the org's credits as OpenRouter shapes them, exact (docs/usage.md). */
 export const creditsRoute = defineRoute({
-  method: 'GET', path: '/credits', operationId: 'getCredits', summary: 'Total credits granted and used by the org of the calling key (EUR)', tag,
-  auth: 'key', status: 200, response: creditsSchema,
+  method: 'GET',
+  path: '/credits',
+  operationId: 'getCredits',
+  summary: 'Total credits granted and used by the org of the calling key (EUR)',
+  tag,
+  auth: 'key',
+  status: 200,
+  response: creditsSchema,
   async handler({ ctx, principal }) {
     const credits = await ctx.credits.get(principal.org.id)
     return { data: { total_credits: exact(credits.total_credits), total_usage: exact(credits.total_usage), balance: exact(credits.balance), currency: 'EUR' } }
   },
 })
 
-const API_TYPES: Record<UsageRecord['endpoint'], 'completions' | 'embeddings' | 'tts' | 'stt'> = { chat: 'completions', embeddings: 'embeddings', speech: 'tts', transcription: 'stt' }
+const API_TYPES: Record<UsageRecord['endpoint'], 'completions' | 'embeddings' | 'tts' | 'stt'> = {
+  chat: 'completions',
+  embeddings: 'embeddings',
+  speech: 'tts',
+  transcription: 'stt',
+}
 
 /** The generation stats of a usage record, in OpenRouter's shape (docs/usage.md says where each value comes from). */
 function generationOf(ctx: GatewayContext, record: UsageRecord) {
@@ -92,8 +103,15 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
 
 /** GET /generation?id=gen-…: one generation of the caller's org; 404 for an unknown id or another org's. */
 export const generationRoute = defineRoute({
-  method: 'GET', path: '/generation', operationId: 'getGeneration', summary: 'Stats of one generation (cost, tokens, timing, app attribution)', tag,
-  auth: 'key', status: 200, query: generationQuerySchema, response: generationSchema,
+  method: 'GET',
+  path: '/generation',
+  operationId: 'getGeneration',
+  summary: 'Stats of one generation (cost, tokens, timing, app attribution)',
+  tag,
+  auth: 'key',
+  status: 200,
+  query: generationQuerySchema,
+  response: generationSchema,
   async handler({ ctx, principal, query }) {
     const record = await ctx.usage.get(principal.org.id, query.id)
     if (!record) throw notFound(`Generation ${query.id} not found`)
@@ -127,8 +145,15 @@ export function activityDays(now: number): string[] {
  * usage records); newest day first, then by model and provider.
  */
 export const activityRoute = defineRoute({
-  method: 'GET', path: '/activity', operationId: 'getUserActivity', summary: 'Usage per day, model and provider over the last 30 days and today', tag,
-  auth: 'key', status: 200, query: activityQuerySchema, response: activitySchema,
+  method: 'GET',
+  path: '/activity',
+  operationId: 'getUserActivity',
+  summary: 'Usage per day, model and provider over the last 30 days and today',
+  tag,
+  auth: 'key',
+  status: 200,
+  query: activityQuerySchema,
+  response: activitySchema,
   async handler({ ctx, principal, query }) {
     const orgId = principal.org.id
     const window = activityDays(ctx.now())
@@ -140,7 +165,8 @@ export const activityRoute = defineRoute({
     const days = query.date !== undefined ? [query.date] : window
     const filter = { keyHash: query.api_key_hash?.toLowerCase(), userId: query.user_id }
     const read: Awaited<ReturnType<typeof rollups.day>>[] = []
-    for (let i = 0; i < days.length; i += DAYS_AT_ONCE) read.push(...(await Promise.all(days.slice(i, i + DAYS_AT_ONCE).map((day) => rollups.day(orgId, day, filter)))))
+    for (let i = 0; i < days.length; i += DAYS_AT_ONCE)
+      read.push(...(await Promise.all(days.slice(i, i + DAYS_AT_ONCE).map((day) => rollups.day(orgId, day, filter)))))
     const data = []
     for (const [d, day] of days.entries()) {
       const rows = new Map<string, { entry: RollupEntry; totals: RollupTotals }>()
@@ -149,7 +175,12 @@ export const activityRoute = defineRoute({
         const row = rows.get(group)
         rows.set(group, row ? { entry: row.entry, totals: addTotals(row.totals, totals) } : { entry, totals })
       }
-      const sorted = [...rows.values()].sort((a, b) => a.entry.model.localeCompare(b.entry.model) || a.entry.provider.localeCompare(b.entry.provider) || (a.entry.key_hash ?? '').localeCompare(b.entry.key_hash ?? ''))
+      const sorted = [...rows.values()].sort(
+        (a, b) =>
+          a.entry.model.localeCompare(b.entry.model) ||
+          a.entry.provider.localeCompare(b.entry.provider) ||
+          (a.entry.key_hash ?? '').localeCompare(b.entry.key_hash ?? ''),
+      )
       for (const { entry, totals } of sorted) {
         data.push({
           date: day,

@@ -8,7 +8,11 @@ import { withoutConsumedFields } from '../chat/request-fields'
 import type { Attempt } from './plan'
 
 /** What the health of an attempt is kept by: its provider, model and credential (docs/routing.md). */
-export const healthKeyOf = (attempt: Attempt): HealthKey => ({ provider: attempt.offer.provider.slug, model: attempt.entry.id, credential: attempt.credential?.id })
+export const healthKeyOf = (attempt: Attempt): HealthKey => ({
+  provider: attempt.offer.provider.slug,
+  model: attempt.entry.id,
+  credential: attempt.credential?.id,
+})
 
 // The provider as hooks and logs name it: the customer's key is told apart from the service's.
 const labelOf = (attempt: Attempt) => (attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug)
@@ -156,7 +160,10 @@ async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ 
     if (failed) {
       const nextOne = { model: attempt.entry.id, provider: labelOf(attempt) }
       emit(ctx, 'onFallback', { ...failed.event, next: nextOne })
-      ctx.logger.warn(`${failed.event.provider} failed for ${failed.event.model}; trying ${nextOne.provider}`, { request_id: search.requestId, error_type: failed.error.metadata?.error_type })
+      ctx.logger.warn(`${failed.event.provider} failed for ${failed.event.model}; trying ${nextOne.provider}`, {
+        request_id: search.requestId,
+        error_type: failed.error.metadata?.error_type,
+      })
     }
     const outcome = await tryCandidate(search, attempt, admission, secret)
     if (outcome.ok) return { result: outcome.result, attempt, tries: search.tries }
@@ -167,8 +174,17 @@ async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ 
     emit(ctx, 'onFailure', failed.event)
     throw failed.error
   }
-  const failure = new GatewayError(503, 'No provider is available: no credential of the candidates could be used', { metadata: { models: [...new Set(attempts.map((a) => a.entry.id))] } })
-  emit(ctx, 'onFailure', { requestId: search.requestId, model: attempts[0].entry.id, provider: labelOf(attempts[0]), attempt: 0, retry: 0, error: describe(failure) })
+  const failure = new GatewayError(503, 'No provider is available: no credential of the candidates could be used', {
+    metadata: { models: [...new Set(attempts.map((a) => a.entry.id))] },
+  })
+  emit(ctx, 'onFailure', {
+    requestId: search.requestId,
+    model: attempts[0].entry.id,
+    provider: labelOf(attempts[0]),
+    attempt: 0,
+    retry: 0,
+    error: describe(failure),
+  })
   throw failure
 }
 
@@ -213,7 +229,9 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
 }
 
 const deadlineError = (ctx: GatewayContext, attempt: Attempt) =>
-  new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, { metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' } })
+  new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, {
+    metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' },
+  })
 
 // The wait before retrying a provider: its own Retry-After, else full jitter up to baseDelayMs · 2^retry; null when
 // that wait is longer than retry.maxDelayMs or would pass the request's deadline (the router moves on instead).

@@ -95,7 +95,8 @@ export function createHealthTracker(options: HealthOptions) {
   const entryOf = (key: HealthKey): Entry => {
     const id = idOf(key)
     let entry = entries.get(id)
-    if (entry) entries.delete(id) // re-inserted last: the map's order is least recently used first
+    if (entry)
+      entries.delete(id) // re-inserted last: the map's order is least recently used first
     else entry = { key: { ...key }, outcomes: [], speeds: [], consecutiveFailures: 0, failingOrgs: [] }
     entries.set(id, entry)
     if (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!)
@@ -171,8 +172,7 @@ export function createHealthTracker(options: HealthOptions) {
     },
 
     /** Median latency (ms) of the window's successes, or null. */
-    latency: (key: HealthKey): number | null =>
-      median((entries.get(idOf(key))?.outcomes ?? []).filter((o) => o.ok).map((o) => o.latencyMs)),
+    latency: (key: HealthKey): number | null => median((entries.get(idOf(key))?.outcomes ?? []).filter((o) => o.ok).map((o) => o.latencyMs)),
 
     /** Records how fast a served answer was generated (completion tokens per second), for `sort: 'throughput'` and the endpoints' figures. */
     recordThroughput(key: HealthKey, tokensPerSecond: number): void {

@@ -18,8 +18,25 @@ export interface Attempt {
 
 // Request fields that are model parameters, for provider.require_parameters (OpenRouter's names).
 const PARAMETERS = [
-  'tools', 'tool_choice', 'response_format', 'temperature', 'top_p', 'top_k', 'max_tokens', 'max_completion_tokens', 'stop', 'seed',
-  'frequency_penalty', 'presence_penalty', 'repetition_penalty', 'min_p', 'logprobs', 'top_logprobs', 'logit_bias', 'reasoning', 'parallel_tool_calls',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'temperature',
+  'top_p',
+  'top_k',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'seed',
+  'frequency_penalty',
+  'presence_penalty',
+  'repetition_penalty',
+  'min_p',
+  'logprobs',
+  'top_logprobs',
+  'logit_bias',
+  'reasoning',
+  'parallel_tool_calls',
 ] as const
 
 /** What routing needs to know of a request, whatever its capability (docs/routing.md). */
@@ -39,7 +56,11 @@ export interface RoutingRequest {
 
 /** A chat request as routing sees it. */
 export const chatRouting = (request: ChatRequest): RoutingRequest => ({
-  capability: 'chat', model: request.model, models: request.models, provider: request.provider, parameters: usedParameters(request),
+  capability: 'chat',
+  model: request.model,
+  models: request.models,
+  provider: request.provider,
+  parameters: usedParameters(request),
 })
 
 /** The parameters a request uses (those a model must support when `provider.require_parameters` is set). */
@@ -72,12 +93,21 @@ interface Candidate {
  * accepts customers' keys, not disabled, `allowed_models` empty or holding the model, `allowed_api_key_hashes` empty or
  * holding the key's hash, `allowed_user_ids` empty or holding the key's user; in `sort_order`.
  */
-export function applicableCredentials(credentials: CredentialRecord[], entry: CatalogueEntry, offer: ModelOffer, key: { hash: string; user_id: string }): CredentialRecord[] {
-  return credentials.filter((c) =>
-    offer.provider.byokSupported && c.provider === offer.provider.slug && !c.disabled
-    && (!c.allowed_models.length || c.allowed_models.includes(entry.id))
-    && (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(key.hash))
-    && (!c.allowed_user_ids?.length || c.allowed_user_ids.includes(key.user_id)))
+export function applicableCredentials(
+  credentials: CredentialRecord[],
+  entry: CatalogueEntry,
+  offer: ModelOffer,
+  key: { hash: string; user_id: string },
+): CredentialRecord[] {
+  return credentials.filter(
+    (c) =>
+      offer.provider.byokSupported &&
+      c.provider === offer.provider.slug &&
+      !c.disabled &&
+      (!c.allowed_models.length || c.allowed_models.includes(entry.id)) &&
+      (!c.allowed_api_key_hashes.length || c.allowed_api_key_hashes.includes(key.hash)) &&
+      (!c.allowed_user_ids?.length || c.allowed_user_ids.includes(key.user_id)),
+  )
 }
 
 /** True when an enabled credential of the org says `is_byok_only` for the offer's provider: its service key is never used (docs/byok.md). */
@@ -88,8 +118,12 @@ const byokOnly = (credentials: CredentialRecord[], offer: ModelOffer) =>
 export async function usableEntries(ctx: GatewayContext, principal: Principal, entries: CatalogueEntry[]): Promise<CatalogueEntry[]> {
   const byokPossible = entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
   const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
-  return entries.filter((entry) => entry.offers.some((offer) =>
-    (offer.provider.serviceKey !== false && !byokOnly(credentials, offer)) || applicableCredentials(credentials, entry, offer, principal.key).length > 0))
+  return entries.filter((entry) =>
+    entry.offers.some(
+      (offer) =>
+        (offer.provider.serviceKey !== false && !byokOnly(credentials, offer)) || applicableCredentials(credentials, entry, offer, principal.key).length > 0,
+    ),
+  )
 }
 
 const PERCENTILES = ['p50', 'p75', 'p90', 'p99'] as const
@@ -110,7 +144,10 @@ function servingEntries(ctx: GatewayContext, request: RoutingRequest, entries: C
   const path = CAPABILITIES[request.capability].path
   const first = entries[0]
   const its = [...new Set(first.offers.flatMap((offer) => pathsOf(offer.model)))].join(', ')
-  const others = ctx.catalogue.entries().filter((e) => e.offers.some((o) => offerServes(o, request.capability))).map((e) => e.id)
+  const others = ctx.catalogue
+    .entries()
+    .filter((e) => e.offers.some((o) => offerServes(o, request.capability)))
+    .map((e) => e.id)
   const hint = others.length ? `Models that do: ${others.slice(0, 20).join(', ')}${others.length > 20 ? ', …' : ''}.` : 'No model of this gateway does.'
   throw invalidRequest(`model: ${first.id} does not serve ${path} (it serves ${its}). ${hint}`, request.model ? 'model' : 'models')
 }
@@ -129,7 +166,11 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
   const ids = [...new Set([request.model, ...(request.models ?? [])].filter((id): id is string => !!id))]
   if (!ids.length) throw invalidRequest('model: is required', 'model')
   await ctx.catalogue.ready()
-  const entries = servingEntries(ctx, request, ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models')))
+  const entries = servingEntries(
+    ctx,
+    request,
+    ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models')),
+  )
   const preferences: NonNullable<ProviderPreferences> = request.provider ?? {}
   const lower = (list?: string[] | null) => list?.map((s) => s.toLowerCase())
   const only = lower(preferences.only)
@@ -175,15 +216,25 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
     if (preferences.zdr || preferences.data_collection === 'deny') {
       const facts = dataPolicyFacts(offer.provider)
       if (preferences.zdr && facts.retainsPrompts !== false) {
-        return why('zdr', `excluded by provider.zdr: its data policy ${facts.retainsPrompts === undefined ? 'does not say whether it retains prompts' : 'lets it retain prompts'}`)
+        return why(
+          'zdr',
+          `excluded by provider.zdr: its data policy ${facts.retainsPrompts === undefined ? 'does not say whether it retains prompts' : 'lets it retain prompts'}`,
+        )
       }
       if (preferences.data_collection === 'deny' && facts.training !== false) {
-        return why('data_collection', `excluded by provider.data_collection "deny": its data policy ${facts.training === undefined ? 'does not say whether it trains on prompts' : 'lets it train on prompts'}`)
+        return why(
+          'data_collection',
+          `excluded by provider.data_collection "deny": its data policy ${facts.training === undefined ? 'does not say whether it trains on prompts' : 'lets it train on prompts'}`,
+        )
       }
     }
     if (quantizations?.length) {
       const served = offer.model.quantization?.toLowerCase() ?? 'unknown'
-      if (!quantizations.includes(served)) return why('quantizations', `excluded by provider.quantizations: it serves ${served === 'unknown' ? 'an undeclared quantization (unknown)' : served}, not ${quantizations.join(', ')}`)
+      if (!quantizations.includes(served))
+        return why(
+          'quantizations',
+          `excluded by provider.quantizations: it serves ${served === 'unknown' ? 'an undeclared quantization (unknown)' : served}, not ${quantizations.join(', ')}`,
+        )
     }
     return true
   }
@@ -230,22 +281,25 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
   }
   // Each model's eligible offers in order of preference (with allow_fallbacks false and no order, only the first).
   let candidates: Candidate[] = entries.flatMap((entry) => {
-    const offers = entry.offers.filter((offer) => servable(entry, offer) && eligible(entry, offer)).map((offer) => ({ entry, offer })).sort(byPreference)
+    const offers = entry.offers
+      .filter((offer) => servable(entry, offer) && eligible(entry, offer))
+      .map((offer) => ({ entry, offer }))
+      .sort(byPreference)
     return preferences.allow_fallbacks === false && !order.length ? offers.slice(0, 1) : offers
   })
   // sort.partition "none": one ranking over every model's offers (Array.prototype.sort is stable).
   if (acrossModels) candidates = [...candidates].sort(byPreference)
   // Offers missing a performance threshold go after all those that meet it, fallback models' included.
-  const tiers = minThroughput.length || maxLatency.length
-    ? [candidates.filter(meetsThresholds), candidates.filter((c) => !meetsThresholds(c))]
-    : [candidates]
+  const tiers = minThroughput.length || maxLatency.length ? [candidates.filter(meetsThresholds), candidates.filter((c) => !meetsThresholds(c))] : [candidates]
 
   // Customers' keys matter only for providers that accept them: otherwise the org's credentials are not read at all.
   const byokPossible = principal !== undefined && entries.some((entry) => entry.offers.some((offer) => offer.provider.byokSupported))
   const credentials = byokPossible ? await ctx.byok.records(principal.org.id) : []
   // A request asking for zero data retention never goes through a key its customer declared not ZDR (declared_zdr: false).
   const applicable = (c: Candidate) =>
-    (principal ? applicableCredentials(credentials, c.entry, c.offer, principal.key).filter((credential) => !(preferences.zdr && credential.declared_zdr === false)) : [])
+    principal
+      ? applicableCredentials(credentials, c.entry, c.offer, principal.key).filter((credential) => !(preferences.zdr && credential.declared_zdr === false))
+      : []
 
   const attempts: Attempt[] = []
   // docs/byok.md, within each group (a model's offers; all of a tier with partition "none"): the customer's own keys

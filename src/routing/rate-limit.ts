@@ -16,12 +16,14 @@ export async function applyRateLimits(ctx: GatewayContext, principal: Principal)
   if (org) scopes.push(['org', principal.org.id, org])
   if (!scopes.length) return undefined
   const now = ctx.now()
-  const counted = await Promise.all(scopes.map(async ([scope, id, limit]) => {
-    const windowMs = limit.windowSeconds * 1000
-    const windowStart = Math.floor(now / windowMs) * windowMs
-    const count = await ctx.rateLimitCounts.count(scope, id, windowStart, limit.windowSeconds)
-    return { scope, limit, count, resetMs: windowStart + windowMs }
-  }))
+  const counted = await Promise.all(
+    scopes.map(async ([scope, id, limit]) => {
+      const windowMs = limit.windowSeconds * 1000
+      const windowStart = Math.floor(now / windowMs) * windowMs
+      const count = await ctx.rateLimitCounts.count(scope, id, windowStart, limit.windowSeconds)
+      return { scope, limit, count, resetMs: windowStart + windowMs }
+    }),
+  )
   const tightest = counted.reduce((a, b) => (b.limit.requests - b.count < a.limit.requests - a.count ? b : a))
   const headers = {
     'x-ratelimit-limit': String(tightest.limit.requests),
@@ -31,10 +33,14 @@ export async function applyRateLimits(ctx: GatewayContext, principal: Principal)
   const exceeded = counted.find((c) => c.count > c.limit.requests)
   if (exceeded) {
     const retryAfter = Math.max(1, Math.ceil((exceeded.resetMs - now) / 1000))
-    throw new GatewayError(429, `Rate limit exceeded: ${exceeded.limit.requests} requests per ${exceeded.limit.windowSeconds} s for this ${exceeded.scope === 'key' ? 'API key' : 'organisation'}; retry in ${retryAfter} s`, {
-      headers: { ...headers, 'retry-after': String(retryAfter) },
-      metadata: { scope: exceeded.scope },
-    })
+    throw new GatewayError(
+      429,
+      `Rate limit exceeded: ${exceeded.limit.requests} requests per ${exceeded.limit.windowSeconds} s for this ${exceeded.scope === 'key' ? 'API key' : 'organisation'}; retry in ${retryAfter} s`,
+      {
+        headers: { ...headers, 'retry-after': String(retryAfter) },
+        metadata: { scope: exceeded.scope },
+      },
+    )
   }
   return headers
 }

@@ -10,12 +10,23 @@ export const codeRequestSchema = v.strictObject({
   code_challenge: challenge,
   code_challenge_method: v.optional(method, 'S256'),
   /** OpenRouter's optional terms of the key to mint (docs/keys.md): never more than the calling key's. */
-  limit: v.optional(v.union([
-    v.pipe(v.number(), v.finite(), v.minValue(0, 'must be greater than 0')),
-    v.pipe(v.string(), v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR')),
-  ])),
+  limit: v.optional(
+    v.union([
+      v.pipe(v.number(), v.finite(), v.minValue(0, 'must be greater than 0')),
+      v.pipe(v.string(), v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR')),
+    ]),
+  ),
   // null: no expiry (OpenRouter's SDK sends it for an unset expiresAt).
-  expires_at: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64), v.regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 time'), v.check((s) => Number.isFinite(Date.parse(s)), 'must be an ISO 8601 time')))),
+  expires_at: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.maxLength(64),
+        v.regex(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 time'),
+        v.check((s) => Number.isFinite(Date.parse(s)), 'must be an ISO 8601 time'),
+      ),
+    ),
+  ),
   key_label: v.optional(v.pipe(v.string(), v.maxLength(200))),
   /** The minted key's `limit` starts over each UTC day, week or month (its `limit_reset`, docs/keys.md). */
   usage_limit_type: v.optional(v.picklist(['daily', 'weekly', 'monthly'])),
@@ -51,5 +62,11 @@ export const authorizeQuerySchema = v.object({
   client_id: v.optional(v.string()),
   redirect_uri: v.optional(url),
   /** The credit limit (EUR) the app asks the key to have, as @openrouter/sdk's createAuthorizationUrl sends it: shown on the consent page, set on the key. */
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR'), v.check((limit) => Number(limit) > 0, 'must be greater than 0'))),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,15}(?:\.\d{1,12})?$/, 'must be a decimal number of EUR'),
+      v.check((limit) => Number(limit) > 0, 'must be greater than 0'),
+    ),
+  ),
 })

@@ -37,11 +37,22 @@ export const credentialSchema = v.object({
 })
 
 // An allow-list: null (as OpenRouter's SDK sends for "no restriction") is the empty list.
-const allowList = (list: v.GenericSchema<string[], string[]>) => v.optional(v.pipe(v.nullable(list), v.transform((value) => value ?? [])))
+const allowList = (list: v.GenericSchema<string[], string[]>) =>
+  v.optional(
+    v.pipe(
+      v.nullable(list),
+      v.transform((value) => value ?? []),
+    ),
+  )
 
 const editable = {
   // null: the default name (create), unchanged (update).
-  name: v.optional(v.pipe(v.nullable(v.pipe(v.string(), v.maxLength(200))), v.transform((name) => name ?? undefined))),
+  name: v.optional(
+    v.pipe(
+      v.nullable(v.pipe(v.string(), v.maxLength(200))),
+      v.transform((name) => name ?? undefined),
+    ),
+  ),
   label: v.optional(v.pipe(v.string(), v.maxLength(200))),
   allowed_api_key_hashes: allowList(hashes),
   allowed_models: allowList(v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(256))), v.maxLength(MAX_ALLOWED_ENTRIES))),

@@ -62,10 +62,7 @@ const tool = v.object({
   cache_control: cacheControl,
 })
 
-const toolChoice = v.union([
-  v.picklist(['none', 'auto', 'required']),
-  v.object({ type: v.literal('function'), function: v.object({ name: v.string() }) }),
-])
+const toolChoice = v.union([v.picklist(['none', 'auto', 'required']), v.object({ type: v.literal('function'), function: v.object({ name: v.string() }) })])
 
 const responseFormat = v.variant('type', [
   v.object({ type: v.literal('text') }),
@@ -134,29 +131,49 @@ const name = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.name))
 // never sent to a provider as they are (src/chat/request-fields.ts). A plugin the gateway does not run is refused
 // there.
 const openRouterFields = {
-  plugins: v.optional(v.pipe(
-    v.array(v.pipe(
-      v.looseObject({ id: name, enabled: v.optional(v.boolean()) }),
-      v.check((plugin) => plugin.enabled === false || GATEWAY_PLUGINS.includes(plugin.id), (issue) => pluginNotRun((issue.input as { id: string }).id)),
-    )),
-    v.maxLength(CHAT_LIMITS.plugins),
-  )),
+  plugins: v.optional(
+    v.pipe(
+      v.array(
+        v.pipe(
+          v.looseObject({ id: name, enabled: v.optional(v.boolean()) }),
+          v.check(
+            (plugin) => plugin.enabled === false || GATEWAY_PLUGINS.includes(plugin.id),
+            (issue) => pluginNotRun((issue.input as { id: string }).id),
+          ),
+        ),
+      ),
+      v.maxLength(CHAT_LIMITS.plugins),
+    ),
+  ),
   session_id: v.optional(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.sessionId))),
-  trace: v.optional(v.pipe(
-    v.record(name, v.unknown()),
-    v.maxEntries(CHAT_LIMITS.trace),
-    v.check((trace) => Buffer.byteLength(JSON.stringify(trace)) <= CHAT_LIMITS.traceBytes, `must be at most ${CHAT_LIMITS.traceBytes} bytes of JSON`),
-  )),
-  metadata: v.optional(v.pipe(
-    v.record(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataKey)), v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataValue))),
-    v.maxEntries(CHAT_LIMITS.metadata),
-  )),
+  trace: v.optional(
+    v.pipe(
+      v.record(name, v.unknown()),
+      v.maxEntries(CHAT_LIMITS.trace),
+      v.check((trace) => Buffer.byteLength(JSON.stringify(trace)) <= CHAT_LIMITS.traceBytes, `must be at most ${CHAT_LIMITS.traceBytes} bytes of JSON`),
+    ),
+  ),
+  metadata: v.optional(
+    v.pipe(
+      v.record(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataKey)), v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataValue))),
+      v.maxEntries(CHAT_LIMITS.metadata),
+    ),
+  ),
   debug: v.optional(v.object({ echo_upstream_body: v.optional(v.boolean()) })),
   top_a: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1)))),
-  image_config: v.optional(v.pipe(
-    v.record(name, v.union([v.pipe(v.string(), v.maxLength(CHAT_LIMITS.name)), v.pipe(v.number(), v.finite()), v.pipe(v.array(v.unknown()), v.maxLength(CHAT_LIMITS.imageConfig))])),
-    v.maxEntries(CHAT_LIMITS.imageConfig),
-  )),
+  image_config: v.optional(
+    v.pipe(
+      v.record(
+        name,
+        v.union([
+          v.pipe(v.string(), v.maxLength(CHAT_LIMITS.name)),
+          v.pipe(v.number(), v.finite()),
+          v.pipe(v.array(v.unknown()), v.maxLength(CHAT_LIMITS.imageConfig)),
+        ]),
+      ),
+      v.maxEntries(CHAT_LIMITS.imageConfig),
+    ),
+  ),
   usage: v.optional(v.nullable(v.object({ include: v.optional(v.nullable(v.boolean())) }))),
   transforms: v.optional(v.pipe(v.array(name), v.maxLength(CHAT_LIMITS.transforms))),
   route: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.name)))),
@@ -193,17 +210,26 @@ export const chatRequestSchema = v.looseObject({
   response_format: v.optional(responseFormat),
   // OpenRouter's reasoning settings and OpenAI's reasoning_effort, mapped per provider (docs/reasoning.md). OpenRouter's
   // SDK sends null for what it leaves unset: null is read as absent.
-  reasoning: v.optional(v.pipe(
-    v.nullable(v.object({
-      effort: v.optional(v.nullable(v.picklist(REASONING_EFFORTS))),
-      max_tokens: v.optional(v.nullable(positiveInt)),
-      exclude: v.optional(v.nullable(v.boolean())),
-      enabled: v.optional(v.nullable(v.boolean())),
-      summary: v.optional(v.nullable(v.picklist(['auto', 'concise', 'detailed']))),
-    })),
-    v.transform((reasoning) => (reasoning ? withoutNulls(reasoning) : undefined)),
-  )),
-  reasoning_effort: v.optional(v.pipe(v.nullable(v.picklist(REASONING_EFFORTS)), v.transform((effort) => effort ?? undefined))),
+  reasoning: v.optional(
+    v.pipe(
+      v.nullable(
+        v.object({
+          effort: v.optional(v.nullable(v.picklist(REASONING_EFFORTS))),
+          max_tokens: v.optional(v.nullable(positiveInt)),
+          exclude: v.optional(v.nullable(v.boolean())),
+          enabled: v.optional(v.nullable(v.boolean())),
+          summary: v.optional(v.nullable(v.picklist(['auto', 'concise', 'detailed']))),
+        }),
+      ),
+      v.transform((reasoning) => (reasoning ? withoutNulls(reasoning) : undefined)),
+    ),
+  ),
+  reasoning_effort: v.optional(
+    v.pipe(
+      v.nullable(v.picklist(REASONING_EFFORTS)),
+      v.transform((effort) => effort ?? undefined),
+    ),
+  ),
   include_reasoning: v.optional(v.nullable(v.boolean())),
   user: v.optional(v.string()),
   // Fields that change the provider's price: allowed only where the catalogue prices them (src/chat/priced-fields.ts).
@@ -230,28 +256,34 @@ export const usageSchema = v.looseObject({
   prompt_tokens: int(),
   completion_tokens: int(),
   total_tokens: int(),
-  prompt_tokens_details: v.optional(v.looseObject({
-    cached_tokens: v.optional(int()),
-    audio_tokens: v.optional(int()),
-    cache_write_tokens: v.optional(int()),
-    video_tokens: v.optional(int()),
-  })),
-  completion_tokens_details: v.optional(v.looseObject({
-    reasoning_tokens: v.optional(int()),
-    audio_tokens: v.optional(int()),
-    accepted_prediction_tokens: v.optional(int()),
-    rejected_prediction_tokens: v.optional(int()),
-    image_tokens: v.optional(int()),
-  })),
+  prompt_tokens_details: v.optional(
+    v.looseObject({
+      cached_tokens: v.optional(int()),
+      audio_tokens: v.optional(int()),
+      cache_write_tokens: v.optional(int()),
+      video_tokens: v.optional(int()),
+    }),
+  ),
+  completion_tokens_details: v.optional(
+    v.looseObject({
+      reasoning_tokens: v.optional(int()),
+      audio_tokens: v.optional(int()),
+      accepted_prediction_tokens: v.optional(int()),
+      rejected_prediction_tokens: v.optional(int()),
+      image_tokens: v.optional(int()),
+    }),
+  ),
   cost: v.optional(v.number()),
   cost_currency: v.optional(v.string()),
   cost_eur: v.optional(v.number()),
   is_byok: v.optional(v.boolean()),
-  cost_details: v.optional(v.looseObject({
-    upstream_inference_cost: v.optional(v.nullable(v.number())),
-    upstream_inference_prompt_cost: v.optional(v.number()),
-    upstream_inference_completions_cost: v.optional(v.number()),
-  })),
+  cost_details: v.optional(
+    v.looseObject({
+      upstream_inference_cost: v.optional(v.nullable(v.number())),
+      upstream_inference_prompt_cost: v.optional(v.number()),
+      upstream_inference_completions_cost: v.optional(v.number()),
+    }),
+  ),
 })
 
 /** A whole chat completion (docs/chat.md#the-answer). */
@@ -263,25 +295,31 @@ export const chatCompletionSchema = v.object({
   model: v.string(),
   service_tier: v.optional(v.nullable(v.string())),
   system_fingerprint: v.optional(v.nullable(v.string())),
-  choices: v.array(v.object({
-    index: int(),
-    message: v.looseObject({
-      role: v.literal('assistant'),
-      content: v.nullable(v.string()),
-      name: v.optional(v.string()),
-      tool_calls: v.optional(v.array(v.object({
-        id: v.string(),
-        type: v.literal('function'),
-        index: v.optional(int()),
-        function: v.object({ name: v.string(), arguments: v.string() }),
-      }))),
-      refusal: v.optional(v.nullable(v.string())),
-      reasoning: v.optional(v.nullable(v.string())),
-      annotations: v.optional(v.array(v.unknown())),
+  choices: v.array(
+    v.object({
+      index: int(),
+      message: v.looseObject({
+        role: v.literal('assistant'),
+        content: v.nullable(v.string()),
+        name: v.optional(v.string()),
+        tool_calls: v.optional(
+          v.array(
+            v.object({
+              id: v.string(),
+              type: v.literal('function'),
+              index: v.optional(int()),
+              function: v.object({ name: v.string(), arguments: v.string() }),
+            }),
+          ),
+        ),
+        refusal: v.optional(v.nullable(v.string())),
+        reasoning: v.optional(v.nullable(v.string())),
+        annotations: v.optional(v.array(v.unknown())),
+      }),
+      finish_reason: v.nullable(v.picklist(['stop', 'length', 'tool_calls', 'content_filter', 'error'])),
+      native_finish_reason: v.nullable(v.string()),
+      logprobs: v.optional(v.nullable(v.object({ content: v.nullable(v.array(tokenEntry)), refusal: v.nullable(v.array(tokenEntry)) }))),
     }),
-    finish_reason: v.nullable(v.picklist(['stop', 'length', 'tool_calls', 'content_filter', 'error'])),
-    native_finish_reason: v.nullable(v.string()),
-    logprobs: v.optional(v.nullable(v.object({ content: v.nullable(v.array(tokenEntry)), refusal: v.nullable(v.array(tokenEntry)) }))),
-  })),
+  ),
   usage: usageSchema,
 })

@@ -25,8 +25,19 @@ export const embeddingsRequestSchema = v.looseObject({
   model: modelId,
   models: v.optional(v.nullable(v.pipe(v.array(modelId), v.maxLength(CHAT_LIMITS.models)))),
   input,
-  encoding_format: v.optional(v.pipe(v.nullable(v.picklist(['float', 'base64'], 'must be "float" or "base64"')), v.transform((format) => format ?? 'float')), 'float'),
-  dimensions: v.optional(v.pipe(v.nullable(safeInt(1)), v.transform((n) => n ?? undefined))),
+  encoding_format: v.optional(
+    v.pipe(
+      v.nullable(v.picklist(['float', 'base64'], 'must be "float" or "base64"')),
+      v.transform((format) => format ?? 'float'),
+    ),
+    'float',
+  ),
+  dimensions: v.optional(
+    v.pipe(
+      v.nullable(safeInt(1)),
+      v.transform((n) => n ?? undefined),
+    ),
+  ),
   user: v.optional(v.nullable(v.string())),
   provider: v.optional(providerPreferencesSchema),
 })
@@ -38,12 +49,14 @@ export type EmbeddingsRequest = v.InferOutput<typeof embeddingsRequestSchema>
 export const embeddingsResponseSchema = v.object({
   id: v.string(),
   object: v.literal('list'),
-  data: v.array(v.object({
-    object: v.literal('embedding'),
-    index: int(),
-    /** Floats, or with `encoding_format: "base64"` the float32 little-endian bytes in base64. */
-    embedding: v.union([v.array(v.number()), v.string()]),
-  })),
+  data: v.array(
+    v.object({
+      object: v.literal('embedding'),
+      index: int(),
+      /** Floats, or with `encoding_format: "base64"` the float32 little-endian bytes in base64. */
+      embedding: v.union([v.array(v.number()), v.string()]),
+    }),
+  ),
   model: v.string(),
   provider: v.string(),
   usage: v.looseObject({

@@ -11,10 +11,12 @@ const nameSchema = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empt
 /** A credit limit in EUR: a non-negative number or plain decimal string, or null for none. */
 const limitSchema = v.nullable(nonNegativeDecimal)
 /** OpenRouter's expires_at: an ISO 8601 UTC time with seconds (fractions allowed), or null for never. */
-const expiresAtSchema = v.nullable(v.pipe(
-  v.string(),
-  v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]00:?00)$/, 'must be an ISO 8601 UTC time with seconds, such as 2027-12-31T23:59:59Z'),
-))
+const expiresAtSchema = v.nullable(
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]00:?00)$/, 'must be an ISO 8601 UTC time with seconds, such as 2027-12-31T23:59:59Z'),
+  ),
+)
 
 // Usage fields shared by GET /key and the key management routes: EUR amounts as exact JSON numbers.
 const usageFields = {

@@ -10,17 +10,14 @@ export const PROVIDER_PREFERENCE_LIMITS = { providers: 64, providerSlug: 128, qu
 // OpenRouter's SDK sends `null` for a preference it leaves unset: every field (and the object itself) accepts it.
 const unset = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema))
 
-const slugs = v.pipe(
-  v.array(v.pipe(v.string(), v.maxLength(PROVIDER_PREFERENCE_LIMITS.providerSlug))),
-  v.maxLength(PROVIDER_PREFERENCE_LIMITS.providers),
-)
+const slugs = v.pipe(v.array(v.pipe(v.string(), v.maxLength(PROVIDER_PREFERENCE_LIMITS.providerSlug))), v.maxLength(PROVIDER_PREFERENCE_LIMITS.providers))
 const sortBy = v.picklist(['price', 'throughput', 'latency'])
 const cutoff = v.pipe(v.number(), v.finite(), v.minValue(0))
 // A threshold: a number (compared with p50) or percentile cutoffs, all of which must be met (docs/routing.md).
-const threshold = v.union([
-  cutoff,
-  v.object({ p50: unset(cutoff), p75: unset(cutoff), p90: unset(cutoff), p99: unset(cutoff) }),
-], 'expected a number or an object of p50, p75, p90, p99 cutoffs')
+const threshold = v.union(
+  [cutoff, v.object({ p50: unset(cutoff), p75: unset(cutoff), p90: unset(cutoff), p99: unset(cutoff) })],
+  'expected a number or an object of p50, p75, p90, p99 cutoffs',
+)
 
 /**
  * OpenRouter's routing preferences (docs/routing.md "Provider preferences"): `order`, `only`,
@@ -28,32 +25,40 @@ const threshold = v.union([
  * policies `zdr`, `data_collection`, `quantizations`, `preferred_min_throughput` (tokens per second),
  * `preferred_max_latency` (seconds), which `src/routing/plan.ts` applies.
  */
-export const providerPreferencesSchema = v.nullable(v.object({
-  order: unset(slugs),
-  only: unset(slugs),
-  ignore: unset(slugs),
-  allow_fallbacks: unset(v.boolean()),
-  sort: unset(v.union([
-    sortBy,
-    v.object({ by: unset(sortBy), partition: unset(v.picklist(['model', 'none'])) }),
-  ], 'expected "price", "throughput", "latency" or an object { by, partition }')),
-  require_parameters: unset(v.boolean()),
-  data_collection: unset(v.picklist(['allow', 'deny'])),
-  zdr: unset(v.boolean()),
-  quantizations: unset(v.pipe(
-    v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(PROVIDER_PREFERENCE_LIMITS.quantization))),
-    v.maxLength(PROVIDER_PREFERENCE_LIMITS.quantizations),
-  )),
-  preferred_min_throughput: unset(threshold),
-  preferred_max_latency: unset(threshold),
-  // USD per million tokens (prompt, completion) or per request / image; plan.ts compares them exactly as decimals.
-  max_price: unset(v.object({
-    prompt: unset(nonNegativeDecimal),
-    completion: unset(nonNegativeDecimal),
-    request: unset(nonNegativeDecimal),
-    image: unset(nonNegativeDecimal),
-  })),
-}))
+export const providerPreferencesSchema = v.nullable(
+  v.object({
+    order: unset(slugs),
+    only: unset(slugs),
+    ignore: unset(slugs),
+    allow_fallbacks: unset(v.boolean()),
+    sort: unset(
+      v.union(
+        [sortBy, v.object({ by: unset(sortBy), partition: unset(v.picklist(['model', 'none'])) })],
+        'expected "price", "throughput", "latency" or an object { by, partition }',
+      ),
+    ),
+    require_parameters: unset(v.boolean()),
+    data_collection: unset(v.picklist(['allow', 'deny'])),
+    zdr: unset(v.boolean()),
+    quantizations: unset(
+      v.pipe(
+        v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(PROVIDER_PREFERENCE_LIMITS.quantization))),
+        v.maxLength(PROVIDER_PREFERENCE_LIMITS.quantizations),
+      ),
+    ),
+    preferred_min_throughput: unset(threshold),
+    preferred_max_latency: unset(threshold),
+    // USD per million tokens (prompt, completion) or per request / image; plan.ts compares them exactly as decimals.
+    max_price: unset(
+      v.object({
+        prompt: unset(nonNegativeDecimal),
+        completion: unset(nonNegativeDecimal),
+        request: unset(nonNegativeDecimal),
+        image: unset(nonNegativeDecimal),
+      }),
+    ),
+  }),
+)
 
 /** Validated routing preferences (null or absent when the request sets none). */
 export type ProviderPreferences = v.InferOutput<typeof providerPreferencesSchema>

@@ -228,10 +228,7 @@ export function createAccountsStore(options: AccountsOptions) {
         ...(input.creatorUserId && input.creatorUserId !== user.id ? { creator_user_id: input.creatorUserId } : {}),
       }
       await kv.set(record, 'keys', record.hash)
-      await Promise.all([
-        kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash),
-        kv.set({ hash: record.hash }, 'org-keys', user.org_id, record.hash),
-      ])
+      await Promise.all([kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash), kv.set({ hash: record.hash }, 'org-keys', user.org_id, record.hash)])
       return { key, record }
     },
 

@@ -115,9 +115,11 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
   return {
     kind: 'redis',
     async addUnits(key, delta, window) {
-      const [u, f] = (window
-        ? await client().eval(ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
-        : await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))) as [number, number]
+      const [u, f] = (
+        window
+          ? await client().eval(ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
+          : await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))
+      ) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
     },
     async addUnitsMany(changes) {
@@ -156,7 +158,15 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
         const current = raw === null ? null : (JSON.parse(raw) as T)
         const next = fn(current)
         if (next === undefined || (next === null && raw === null)) return current
-        const written = await client().eval(COMPARE_AND_SET, 1, target, raw === null ? '1' : '0', raw ?? '', next === null ? '1' : '0', next === null ? '' : JSON.stringify(next))
+        const written = await client().eval(
+          COMPARE_AND_SET,
+          1,
+          target,
+          raw === null ? '1' : '0',
+          raw ?? '',
+          next === null ? '1' : '0',
+          next === null ? '' : JSON.stringify(next),
+        )
         if (Number(written) === 1) return next
         if (round >= 8) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(round, 50)))
       }

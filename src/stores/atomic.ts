@@ -82,7 +82,8 @@ export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: 
     claimAndAddUnits(claimKey, claim, counterKey, delta) {
       const engine = engineFor(claimKey)
       // One step over two keys needs one engine: keys of two mounts cannot be changed together.
-      if (engineFor(counterKey) !== engine || claimKey === counterKey) throw new Error(`model-gateway: ${claimKey} and ${counterKey} must be two keys of one storage mount`)
+      if (engineFor(counterKey) !== engine || claimKey === counterKey)
+        throw new Error(`model-gateway: ${claimKey} and ${counterKey} must be two keys of one storage mount`)
       return engine.claimAndAddUnits(claimKey, claim, counterKey, delta)
     },
   }

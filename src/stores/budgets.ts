@@ -31,7 +31,11 @@ export function createHoldsStore({ kv, atomic, ops }: { kv: Kv; atomic: AtomicOp
     /** The units of live holds on a budget. */
     held: ops.held,
     /** The budget of an org's credits: granted − used − live holds. */
-    orgBudget: (orgId: string): Budget => ({ usedKey: kv.key('credits', orgId, 'used'), holdsKey: kv.key('holds', 'org', orgId), limit: { key: kv.key('credits', orgId, 'granted') } }),
+    orgBudget: (orgId: string): Budget => ({
+      usedKey: kv.key('credits', orgId, 'used'),
+      holdsKey: kv.key('holds', 'org', orgId),
+      limit: { key: kv.key('credits', orgId, 'granted') },
+    }),
     /** The budget of a key's credit limit: the limit − what its counters of the period spent − live holds. */
     keyBudget: (keyHash: string, terms: KeyBudgetTerms): Budget => ({
       usedKey: keyCounterKey(kv, keyHash, 'usage', terms.period),

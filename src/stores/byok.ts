@@ -38,7 +38,8 @@ export interface Credential {
  * A credential as stored: its org, and its secret sealed (JWE). Records written before a field existed lack it:
  * `allowed_user_ids` then reads as empty, `is_byok_only` as false, `declared_zdr` as null.
  */
-export interface CredentialRecord extends Omit<Credential, 'last_used' | 'is_required' | 'workspace_id' | 'allowed_user_ids' | 'is_byok_only' | 'declared_zdr'> {
+export interface CredentialRecord
+  extends Omit<Credential, 'last_used' | 'is_required' | 'workspace_id' | 'allowed_user_ids' | 'is_byok_only' | 'declared_zdr'> {
   org_id: string
   sealed_key: string
   allowed_user_ids?: string[]
@@ -62,7 +63,8 @@ export interface CredentialInput {
   sort_order?: number
 }
 
-const byOrder = (a: Pick<Credential, 'sort_order' | 'created_at' | 'id'>, b: Pick<Credential, 'sort_order' | 'created_at' | 'id'>) => a.sort_order - b.sort_order || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
+const byOrder = (a: Pick<Credential, 'sort_order' | 'created_at' | 'id'>, b: Pick<Credential, 'sort_order' | 'created_at' | 'id'>) =>
+  a.sort_order - b.sort_order || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)
 
 /**
  * What an org has: the ids of its credentials and a version that every create, update and delete changes (a random
@@ -241,7 +243,9 @@ export function createByokStore(options: ByokStoreOptions) {
 /** A credential cannot both remove the service's key for its provider and wait for that key to fail first (400). */
 function assertCombinable(record: CredentialRecord): CredentialRecord {
   if (record.is_byok_only && record.is_fallback) {
-    throw new GatewayError(400, 'is_byok_only: a fallback credential (is_fallback) cannot also remove the service’s own key (is_byok_only)', { param: 'is_byok_only' })
+    throw new GatewayError(400, 'is_byok_only: a fallback credential (is_fallback) cannot also remove the service’s own key (is_byok_only)', {
+      param: 'is_byok_only',
+    })
   }
   return record
 }

@@ -36,7 +36,14 @@ export function createCodesStore(options: { kv: Kv; atomic: AtomicOps; now: () =
   const key = (code: string) => kv.key('codes', sha256Hex(code))
   return {
     /** Creates a code; the code itself is returned once and only its hash is kept. */
-    async create(input: { userId: string; challenge: string; method: ChallengeMethod; callbackOrigin: string; minted?: MintTerms; limit?: string }): Promise<{ code: string; created_at: string }> {
+    async create(input: {
+      userId: string
+      challenge: string
+      method: ChallengeMethod
+      callbackOrigin: string
+      minted?: MintTerms
+      limit?: string
+    }): Promise<{ code: string; created_at: string }> {
       const code = randomToken(32)
       const created = now()
       const record: CodeRecord = {

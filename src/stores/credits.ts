@@ -43,7 +43,8 @@ export interface PageOptions {
 }
 
 const timeOf = (value: unknown, param: string): number => {
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Date.parse(value) : Number.NaN
+  const ms =
+    value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Date.parse(value) : Number.NaN
   if (!Number.isFinite(ms)) throw invalidRequest(`${param}: must be a time (ISO 8601 text such as "2026-11-26T00:00:00Z", epoch milliseconds or a Date)`, param)
   return ms
 }
@@ -63,10 +64,12 @@ export function pageOfKeys(keys: string[], options: PageOptions, settings: { aft
     throw invalidRequest(`limit: must be a whole number from 1${settings.maxLimit === undefined ? '' : ` to ${settings.maxLimit}`}`, 'limit')
   }
   const { afterKey } = settings
-  let selected = keys.filter((key) => {
-    const at = Number(key.slice(0, 15))
-    return at >= from && at < to && (afterKey === undefined || (order === 'asc' ? key > afterKey : key < afterKey))
-  }).sort()
+  let selected = keys
+    .filter((key) => {
+      const at = Number(key.slice(0, 15))
+      return at >= from && at < to && (afterKey === undefined || (order === 'asc' ? key > afterKey : key < afterKey))
+    })
+    .sort()
   if (order === 'desc') selected = selected.reverse()
   return limit === undefined ? selected : selected.slice(0, limit)
 }
@@ -98,7 +101,15 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
 
   async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {
     const at = now()
-    const entry: LedgerEntry = { id: ledgerId(), org_id: orgId, kind, amount: fromUnits(units), note: note ?? null, at: new Date(at).toISOString(), ...(generationId ? { generation_id: generationId } : {}) }
+    const entry: LedgerEntry = {
+      id: ledgerId(),
+      org_id: orgId,
+      kind,
+      amount: fromUnits(units),
+      note: note ?? null,
+      at: new Date(at).toISOString(),
+      ...(generationId ? { generation_id: generationId } : {}),
+    }
     // Time-ordered key, unique per entry: appends never conflict, so they need no lock.
     await kv.set(entry, 'ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`)
     return entry

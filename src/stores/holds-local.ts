@@ -56,14 +56,16 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
       }),
     settle: ({ id, budgets, charges, counters = [] }) =>
       lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
-        await Promise.all(budgets.map(async (b, i) => {
-          const record = await read(b.holdsKey)
-          if (id in record) {
-            delete record[id]
-            await write(b.holdsKey, record)
-          }
-          if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
-        }))
+        await Promise.all(
+          budgets.map(async (b, i) => {
+            const record = await read(b.holdsKey)
+            if (id in record) {
+              delete record[id]
+              await write(b.holdsKey, record)
+            }
+            if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
+          }),
+        )
         await Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
       }),
     held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,

@@ -1,7 +1,7 @@
 import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
 import { restartWindowLua, splitUnits as split } from './atomic-redis'
-import type { Budget, HoldOps } from './holds'
+import type { HoldOps } from './holds'
 
 type RedisDriver = Driver & { options: { base?: string }; getInstance: () => RedisClient }
 
@@ -106,7 +106,12 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
   return {
     kind: 'redis',
     async place({ id, units, expiresAt, now, budgets }) {
-      const keys = budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey), redisKey('key' in b.limit ? b.limit.key : b.holdsKey), ...(b.alsoUsed ?? []).map(redisKey)])
+      const keys = budgets.flatMap((b) => [
+        redisKey(b.usedKey),
+        redisKey(b.holdsKey),
+        redisKey('key' in b.limit ? b.limit.key : b.holdsKey),
+        ...(b.alsoUsed ?? []).map(redisKey),
+      ])
       const perBudget = budgets.flatMap((b) => [
         ...('units' in b.limit ? split(b.limit.units) : ['-', '-']),
         b.usedWindow === undefined ? '-' : String(b.usedWindow),
@@ -120,7 +125,11 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
     async settle({ id, budgets, charges, counters = [] }) {
       const charged = counters.filter((c) => c.units !== 0n)
       const keys = [...budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey)]), ...charged.map((c) => redisKey(c.key))]
-      const perCounter = charged.flatMap((c) => [...split(c.units), c.window ? String(c.window.start) : '-', c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0'])
+      const perCounter = charged.flatMap((c) => [
+        ...split(c.units),
+        c.window ? String(c.window.start) : '-',
+        c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0',
+      ])
       await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter)
     },
     async held(budget, now) {

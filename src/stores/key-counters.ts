@@ -28,8 +28,11 @@ export function createKeyCountersStore({ kv, atomic }: { kv: Kv; atomic: AtomicO
     read: (keyHash: string, counter: KeyCounter, period: KeyPeriod, windowStart?: number): Promise<bigint> =>
       atomic.getUnits(keyCounterKey(kv, keyHash, counter, period), windowStart),
     /** The charge of `units` to a key's counter, for a hold's settlement to add (with `window` for a windowed one). */
-    charge: (keyHash: string, counter: KeyCounter, period: KeyPeriod, units: bigint, window?: CounterWindow): CounterCharge =>
-      ({ key: keyCounterKey(kv, keyHash, counter, period), units, ...(window ? { window } : {}) }),
+    charge: (keyHash: string, counter: KeyCounter, period: KeyPeriod, units: bigint, window?: CounterWindow): CounterCharge => ({
+      key: keyCounterKey(kv, keyHash, counter, period),
+      units,
+      ...(window ? { window } : {}),
+    }),
   }
 }
 

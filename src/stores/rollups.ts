@@ -66,7 +66,10 @@ export function rollupDayOfKey(key: string): string | undefined {
 }
 
 const entryIdOf = (entry: Omit<RollupEntry, 'id'>) =>
-  createHash('sha256').update(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}`).digest('hex').slice(0, 16)
+  createHash('sha256')
+    .update(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}`)
+    .digest('hex')
+    .slice(0, 16)
 
 /** The rollups store over the gateway's records and atomic layer. */
 export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps }) {
@@ -104,7 +107,9 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
   }
 
   async function totalsOf(orgId: string, day: string, entry: RollupEntry): Promise<RollupTotals> {
-    const [requests, prompt, completion, reasoning, usage, byok] = await Promise.all(FIELDS.map((field) => atomic.getUnits(counterKey(orgId, day, entry.id, field))))
+    const [requests, prompt, completion, reasoning, usage, byok] = await Promise.all(
+      FIELDS.map((field) => atomic.getUnits(counterKey(orgId, day, entry.id, field))),
+    )
     return {
       requests: Number(requests),
       prompt_tokens: Number(prompt),
@@ -138,13 +143,17 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
         usage: toUnits(record.cost_eur),
         byok_usage_inference: record.is_byok && record.upstream_cost_eur ? toUnits(record.upstream_cost_eur) : 0n,
       }
-      await atomic.addUnitsMany(FIELDS.filter((field) => deltas[field] !== 0n).map((field) => ({ key: counterKey(record.org_id, day, entry.id, field), delta: deltas[field] })))
+      await atomic.addUnitsMany(
+        FIELDS.filter((field) => deltas[field] !== 0n).map((field) => ({ key: counterKey(record.org_id, day, entry.id, field), delta: deltas[field] })),
+      )
     },
 
     /** One day's entries of an org with their totals (entries that counted nothing yet are left out). */
     async day(orgId: string, day: string, filter: { keyHash?: string; userId?: string } = {}): Promise<{ entry: RollupEntry; totals: RollupTotals }[]> {
       const index = await atomic.read<DayIndex>(indexKey(orgId, day))
-      const entries = (index?.entries ?? []).filter((e) => (filter.keyHash === undefined || e.key_hash === filter.keyHash) && (filter.userId === undefined || e.user_id === filter.userId))
+      const entries = (index?.entries ?? []).filter(
+        (e) => (filter.keyHash === undefined || e.key_hash === filter.keyHash) && (filter.userId === undefined || e.user_id === filter.userId),
+      )
       const rows: { entry: RollupEntry; totals: RollupTotals }[] = []
       for (let i = 0; i < entries.length; i += READ_BATCH) {
         const batch = entries.slice(i, i + READ_BATCH)

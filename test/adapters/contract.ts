@@ -127,7 +127,9 @@ export const contractChecks: ContractCheck[] = [
     name: 'errors come in the envelope, with the request id',
     async run(t) {
       expect((await expectEnvelope(await call(t, '/me'), 401, 'unauthorized')).message).toMatch(/Missing Authorization header/)
-      expect((await expectEnvelope(await call(t, '/me', { headers: bearer(`${t.key.slice(0, -4)}0000`) }), 401, 'unauthorized')).message).toMatch(/Invalid API key/)
+      expect((await expectEnvelope(await call(t, '/me', { headers: bearer(`${t.key.slice(0, -4)}0000`) }), 401, 'unauthorized')).message).toMatch(
+        /Invalid API key/,
+      )
       const unknown = await call(t, '/no-such-route', { headers: { ...bearer(t.key), 'x-request-id': 'contract-404' } })
       expect(unknown.headers.get('x-request-id')).toBe('contract-404')
       await expectEnvelope(unknown, 404, 'not_found')
@@ -157,7 +159,11 @@ export const contractChecks: ContractCheck[] = [
       expect(res.status).toBe(200)
       expect(res.headers.get('x-generation-id')).toMatch(/^gen-/)
       const body = await res.json()
-      expect(body).toMatchObject({ object: 'chat.completion', model: 'demo/echo', choices: [{ index: 0, message: { role: 'assistant', content: 'Echo: hello in one piece' }, finish_reason: 'stop' }] })
+      expect(body).toMatchObject({
+        object: 'chat.completion',
+        model: 'demo/echo',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Echo: hello in one piece' }, finish_reason: 'stop' }],
+      })
       expect(body.usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: 5, is_byok: false })
     },
   },
@@ -237,7 +243,7 @@ export const contractChecks: ContractCheck[] = [
         usage = (await me(t)).credits.total_usage
       }
       expect(units(usage)).toBeGreaterThan(units(before))
-      expect(performance.now() - hungUp).toBeLessThan(20 * SLOW_ECHO_DELAY_MS / 2)
+      expect(performance.now() - hungUp).toBeLessThan((20 * SLOW_ECHO_DELAY_MS) / 2)
     },
   },
   {
@@ -246,7 +252,11 @@ export const contractChecks: ContractCheck[] = [
       const owner = await me(t)
       const verifier = randomBytes(32).toString('base64url')
       const challenge = createHash('sha256').update(verifier).digest('base64url')
-      const created = await postJson(t, '/auth/keys/code', { callback_url: 'http://localhost:3000/callback', code_challenge: challenge, code_challenge_method: 'S256' })
+      const created = await postJson(t, '/auth/keys/code', {
+        callback_url: 'http://localhost:3000/callback',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      })
       expect(created.status).toBe(200)
       const { code, created_at } = await created.json()
       expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/)

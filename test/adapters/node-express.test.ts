@@ -58,10 +58,18 @@ describe('the adapter contract', () => {
     await runContract(`${url}/ai`, key)
     expect(await (await fetch(`${url}/hello`)).text()).toBe('my app')
     // express.json() parsed these bodies first: the gateway still validates them, and its errors keep the envelope.
-    const bad = await fetch(`${url}/ai/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'demo/echo', messages: [] }) })
+    const bad = await fetch(`${url}/ai/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo/echo', messages: [] }),
+    })
     expect(bad.status).toBe(400)
     expect((await bad.json()).error).toMatchObject({ type: 'invalid_request', param: 'messages' })
-    const whole = await fetch(`${url}/ai/api/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'parsed first' }] }) })
+    const whole = await fetch(`${url}/ai/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'parsed first' }] }),
+    })
     expect((await whole.json()).choices[0].message.content).toBe('Echo: parsed first')
   })
 
@@ -134,7 +142,10 @@ async function expectServedAndBilled(base: string, key: string, bytes: number) {
 
 // Issue 17: express.json() in front of the gateway capped chats at its 100 kB default (413 for a 126 kB chat whose
 // limit is 10 MiB), and its refusals came without X-Request-Id. Both majors, both documented set-ups (README "Express").
-for (const [name, framework] of [['Express 5', express], ['Express 4', express4]] as const) {
+for (const [name, framework] of [
+  ['Express 5', express],
+  ['Express 4', express4],
+] as const) {
   describe(`${name}: the gateway's body limits`, () => {
     it('mounted under /ai before express.json() (the README set-up): the gateway reads its bodies with its own limits, the app keeps the parser’s', async () => {
       const { gateway, key } = await setUp()
@@ -146,12 +157,25 @@ for (const [name, framework] of [['Express 5', express], ['Express 4', express4]
       await runContract(`${url}/ai`, key)
       await expectServedAndBilled(`${url}/ai`, key, 126 * 1024)
       // Beyond the chat limit (10 MiB), and beyond the 1 MiB of the other routes: 413 in the envelope.
-      expect((await expectEnvelope(await post(`${url}/ai/api/v1/chat/completions`, key, chatBody(10 * MiB), { 'x-request-id': 'too-big-chat' }), 413, 'payload_too_large', 'too-big-chat')).message).toBe(`Request body is larger than ${10 * MiB} bytes`)
+      expect(
+        (
+          await expectEnvelope(
+            await post(`${url}/ai/api/v1/chat/completions`, key, chatBody(10 * MiB), { 'x-request-id': 'too-big-chat' }),
+            413,
+            'payload_too_large',
+            'too-big-chat',
+          )
+        ).message,
+      ).toBe(`Request body is larger than ${10 * MiB} bytes`)
       const code = JSON.stringify({ callback_url: 'https://a.example', code_challenge: 'x'.repeat(MiB) })
-      expect((await expectEnvelope(await post(`${url}/ai/api/v1/auth/keys/code`, key, code), 413, 'payload_too_large')).message).toBe(`Request body is larger than ${MiB} bytes`)
+      expect((await expectEnvelope(await post(`${url}/ai/api/v1/auth/keys/code`, key, code), 413, 'payload_too_large')).message).toBe(
+        `Request body is larger than ${MiB} bytes`,
+      )
       // Transcription takes up to 25 MiB.
       await expectTranscribed(`${url}/ai`, key)
-      expect((await expectEnvelope(await upload(`${url}/ai`, key, 25 * MiB), 413, 'payload_too_large')).message).toBe(`Request body is larger than ${25 * MiB} bytes`)
+      expect((await expectEnvelope(await upload(`${url}/ai`, key, 25 * MiB), 413, 'payload_too_large')).message).toBe(
+        `Request body is larger than ${25 * MiB} bytes`,
+      )
       // The app's own routes still get express.json(), with its own 100 kB default.
       expect(await (await post(`${url}/mine`, key, JSON.stringify({ a: 1 }))).json()).toEqual({ got: ['a'] })
       expect((await post(`${url}/mine`, key, chatBody(126 * 1024))).status).toBe(413)
@@ -166,9 +190,13 @@ for (const [name, framework] of [['Express 5', express], ['Express 4', express4]
       const url = await listen(app)
       await expectServedAndBilled(url, key, 126 * 1024)
       await expectServedAndBilled(url, key, 3 * MiB)
-      expect((await expectEnvelope(await post(`${url}/api/v1/chat/completions`, key, chatBody(10 * MiB)), 413, 'payload_too_large')).message).toBe(`Request body is larger than ${10 * MiB} bytes`)
+      expect((await expectEnvelope(await post(`${url}/api/v1/chat/completions`, key, chatBody(10 * MiB)), 413, 'payload_too_large')).message).toBe(
+        `Request body is larger than ${10 * MiB} bytes`,
+      )
       const code = JSON.stringify({ callback_url: 'https://a.example', code_challenge: 'x'.repeat(MiB) })
-      expect((await expectEnvelope(await post(`${url}/api/v1/auth/keys/code`, key, code), 413, 'payload_too_large')).message).toBe(`Request body is larger than ${MiB} bytes`)
+      expect((await expectEnvelope(await post(`${url}/api/v1/auth/keys/code`, key, code), 413, 'payload_too_large')).message).toBe(
+        `Request body is larger than ${MiB} bytes`,
+      )
       // Beyond every limit of the gateway: the parser refuses it, answered in the envelope.
       const huge = await post(`${url}/api/v1/chat/completions`, key, chatBody(25 * MiB), { 'x-request-id': 'too-big-for-the-parser' })
       expect((await expectEnvelope(huge, 413, 'payload_too_large', 'too-big-for-the-parser')).message).toBe(`Request body is larger than ${25 * MiB} bytes`)
@@ -188,9 +216,16 @@ for (const [name, framework] of [['Express 5', express], ['Express 4', express4]
       expect(warnings[0]).toContain('mount toExpressHandler(gateway) before express.json(), or use express.json({ limit: bodyLimitOf(gateway) })')
       await expectEnvelope(await post(chats, key, chatBody(200 * 1024)), 413, 'payload_too_large')
       expect(warnings).toHaveLength(1)
-      expect((await expectEnvelope(await post(chats, key, '{"model": "demo/echo",', { 'x-request-id': 'bad-json' }), 400, 'invalid_request', 'bad-json')).message).toBe('Request body is not valid JSON')
-      expect((await expectEnvelope(await post(chats, key, chatBody(10), { 'content-encoding': 'x-unknown' }), 415, 'unsupported_media_type')).message).toBe('Unsupported content encoding')
-      expect((await expectEnvelope(await post(chats, key, chatBody(10), { 'content-type': 'application/json; charset=x-unknown' }), 415, 'unsupported_media_type')).message).toMatch(/unsupported charset/)
+      expect(
+        (await expectEnvelope(await post(chats, key, '{"model": "demo/echo",', { 'x-request-id': 'bad-json' }), 400, 'invalid_request', 'bad-json')).message,
+      ).toBe('Request body is not valid JSON')
+      expect((await expectEnvelope(await post(chats, key, chatBody(10), { 'content-encoding': 'x-unknown' }), 415, 'unsupported_media_type')).message).toBe(
+        'Unsupported content encoding',
+      )
+      expect(
+        (await expectEnvelope(await post(chats, key, chatBody(10), { 'content-type': 'application/json; charset=x-unknown' }), 415, 'unsupported_media_type'))
+          .message,
+      ).toMatch(/unsupported charset/)
       // express.json() leaves multipart uploads alone (Express 4's still sets req.body = {}): the gateway reads them itself.
       await expectTranscribed(`${url}/ai`, key)
       // The gateway answers the next request as ever.

@@ -67,7 +67,14 @@ describe('model-gateway/nuxt under nuxi dev', () => {
     // The new worker answers, from the same records (Nitro's fs storage).
     const generation = await fetch(`${dev.url}/api/v1/generation?id=${stream.generationId}`, { headers: bearer(dev.bootstrap.key) })
     expect(generation.status).toBe(200)
-    expect((await generation.json()).data).toMatchObject({ id: stream.generationId, streamed: true, cancelled: true, total_cost: usage.cost, usage: usage.cost_eur, tokens_completion: usage.completion_tokens })
+    expect((await generation.json()).data).toMatchObject({
+      id: stream.generationId,
+      streamed: true,
+      cancelled: true,
+      total_cost: usage.cost,
+      usage: usage.cost_eur,
+      tokens_completion: usage.completion_tokens,
+    })
     expect((await me()).total_usage).toBe(decimalText(units(before.total_usage) + units(String(usage.cost_eur))))
     const again = await fetch(`${dev.url}/api/v1/chat/completions`, {
       method: 'POST',
@@ -80,7 +87,10 @@ describe('model-gateway/nuxt under nuxi dev', () => {
   }, 90_000)
 
   it('says once per process that it has no secret, in consola’s format (the level once)', () => {
-    const lines = dev.output().split('\n').filter((line) => line.includes('no secret given'))
+    const lines = dev
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('no secret given'))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/\[model-gateway\].*WARN.*no secret given \(NUXT_MODEL_GATEWAY_SECRET/)
     expect(dev.output()).not.toMatch(/warn (no secret|shutting down)/i)
@@ -88,12 +98,15 @@ describe('model-gateway/nuxt under nuxi dev', () => {
 })
 
 describe('the types of a Nuxt app’s server code', () => {
-  it('useModelGateway() is the gateway’s type, not any: tsc over the server tsconfig (skipLibCheck off) finds nothing of the gateway’s', async () => {
-    const { ours, others } = await typecheckFixture(node)
-    // server/typed.ts expects errors (@ts-expect-error) that only typed code has: with `any`, tsc reports the unused
-    // directives, which count as ours. The others are third-party declarations' own (see typecheckFixture).
-    console.info(`[nuxt-dev.test] tsc: ${others.length} diagnostic(s) in third-party declarations, none the gateway's to fix`)
-    expect(ours).toEqual([])
-  }, 10 * 60_000)
+  it(
+    'useModelGateway() is the gateway’s type, not any: tsc over the server tsconfig (skipLibCheck off) finds nothing of the gateway’s',
+    async () => {
+      const { ours, others } = await typecheckFixture(node)
+      // server/typed.ts expects errors (@ts-expect-error) that only typed code has: with `any`, tsc reports the unused
+      // directives, which count as ours. The others are third-party declarations' own (see typecheckFixture).
+      console.info(`[nuxt-dev.test] tsc: ${others.length} diagnostic(s) in third-party declarations, none the gateway's to fix`)
+      expect(ours).toEqual([])
+    },
+    10 * 60_000,
+  )
 })
-

@@ -51,7 +51,9 @@ describe('the built server’s start and stop', () => {
     const { code, output, listened } = await runBuiltServer(node, { NUXT_MODEL_GATEWAY_SECRET: 'short-secret-16c' })
     expect(code).not.toBe(0)
     expect(listened).toBe(false)
-    expect(output).toContain('[model-gateway] NUXT_MODEL_GATEWAY_SECRET (runtimeConfig.modelGateway.secret) has 16 characters: the secret must have at least 32.')
+    expect(output).toContain(
+      '[model-gateway] NUXT_MODEL_GATEWAY_SECRET (runtimeConfig.modelGateway.secret) has 16 characters: the secret must have at least 32.',
+    )
     expect(output).toContain('Set it to a random string of 32 characters or more')
   }, 60_000)
 
@@ -63,7 +65,10 @@ describe('the built server’s start and stop', () => {
     } finally {
       await server.stop()
     }
-    const lines = server.output().split('\n').filter((line) => line.includes('no secret given'))
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('no secret given'))
     expect(lines).toHaveLength(1)
     // consola's fancy reporter (a terminal) writes "[model-gateway] WARN …"; its basic one (CI, tests) "[warn] [model-gateway] …".
     expect(lines[0]).toMatch(/(\[model-gateway\].*WARN|\[warn\] \[model-gateway\]).*no secret given \(NUXT_MODEL_GATEWAY_SECRET, 32\+ characters\)/)
@@ -99,7 +104,14 @@ describe('the built server’s start and stop', () => {
       try {
         const res = await fetch(`${again.url}/api/v1/generation?id=${stream.generationId}`, { headers: { authorization: `Bearer ${again.bootstrap.key}` } })
         expect(res.status).toBe(200)
-        expect((await res.json()).data).toMatchObject({ id: stream.generationId, streamed: true, cancelled: true, total_cost: usage.cost, usage: usage.cost_eur, tokens_completion: usage.completion_tokens })
+        expect((await res.json()).data).toMatchObject({
+          id: stream.generationId,
+          streamed: true,
+          cancelled: true,
+          total_cost: usage.cost,
+          usage: usage.cost_eur,
+          tokens_completion: usage.completion_tokens,
+        })
       } finally {
         await again.stop()
       }
@@ -122,4 +134,3 @@ describeContract('the adapter contract, check by check, over the Nuxt server', (
     credits: { balance: '10', total_credits: '10', total_usage: '0' },
   },
 }))
-

@@ -56,21 +56,58 @@ const MODELS: Record<string, Traits> = {
   'claude-sonnet-5-5': { ...ADAPTIVE, forcedTools: false },
   'claude-haiku-4-5': { thinking: 'budget', defaultOn: false, alwaysOn: false, forcedTools: true, prefill: true, maxTokens: 64_000 },
 }
-const FAILING = ['claude-rate-limited', 'claude-overloaded', 'claude-invalid', 'claude-too-long', 'claude-unauthorized', 'claude-forbidden', 'claude-api-error', 'claude-midstream-error', 'claude-overloaded-early']
+const FAILING = [
+  'claude-rate-limited',
+  'claude-overloaded',
+  'claude-invalid',
+  'claude-too-long',
+  'claude-unauthorized',
+  'claude-forbidden',
+  'claude-api-error',
+  'claude-midstream-error',
+  'claude-overloaded-early',
+]
 for (const id of FAILING) MODELS[id] = { ...ADAPTIVE, defaultOn: false }
 
 const ERRORS: Record<string, [number, string, string, Record<string, string>?]> = {
-  'claude-rate-limited': [429, 'rate_limit_error', 'This request would exceed your organization’s rate limit of 50 requests per minute. Please retry after the time in the retry-after header.', { 'retry-after': '7' }],
+  'claude-rate-limited': [
+    429,
+    'rate_limit_error',
+    'This request would exceed your organization’s rate limit of 50 requests per minute. Please retry after the time in the retry-after header.',
+    { 'retry-after': '7' },
+  ],
   'claude-overloaded': [529, 'overloaded_error', 'Overloaded'],
   'claude-overloaded-early': [529, 'overloaded_error', 'Overloaded'],
-  'claude-invalid': [400, 'invalid_request_error', 'messages.0.content.0.image.source.base64.data: The image was specified using the image/png media type, but the image appears to be a image/jpeg image'],
+  'claude-invalid': [
+    400,
+    'invalid_request_error',
+    'messages.0.content.0.image.source.base64.data: The image was specified using the image/png media type, but the image appears to be a image/jpeg image',
+  ],
   'claude-too-long': [400, 'invalid_request_error', 'prompt is too long: 1048577 tokens > 1000000 maximum'],
   'claude-unauthorized': [401, 'authentication_error', 'invalid x-api-key'],
   'claude-forbidden': [403, 'permission_error', 'Your API key does not have permission to use the specified resource.'],
   'claude-api-error': [500, 'api_error', 'Internal server error'],
 }
 
-const BODY_FIELDS = new Set(['model', 'max_tokens', 'messages', 'system', 'metadata', 'stop_sequences', 'stream', 'thinking', 'tool_choice', 'tools', 'output_config', 'cache_control', 'container', 'diagnostics', 'inference_geo', 'service_tier', 'speed'])
+const BODY_FIELDS = new Set([
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'thinking',
+  'tool_choice',
+  'tools',
+  'output_config',
+  'cache_control',
+  'container',
+  'diagnostics',
+  'inference_geo',
+  'service_tier',
+  'speed',
+])
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 const EFFORTS = new Set(['low', 'medium', 'high', 'xhigh', 'max'])
 const VERSIONS = new Set(['2023-06-01', '2026-10-21'])
@@ -99,7 +136,8 @@ function sample(schema: any, hint: string): unknown {
 function assertClosed(schema: unknown, path: string): void {
   if (Array.isArray(schema)) return schema.forEach((s, i) => assertClosed(s, `${path}.${i}`))
   if (!isObject(schema)) return
-  if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false) fail(`${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`)
+  if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false)
+    fail(`${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`)
   for (const [key, value] of Object.entries(schema)) if (typeof value === 'object') assertClosed(value, `${path}.${key}`)
 }
 
@@ -111,18 +149,21 @@ function validateBlock(block: any, role: string, path: string): void {
     case 'text':
       if (typeof block.text !== 'string') fail(`${path}.text: Field required`)
       if (!block.text) fail(`${path}.text: text content blocks must be non-empty`)
-      if (role === 'user' && Array.isArray(block.citations) && block.citations.length) fail(`${path}.citations: citations are not accepted on text blocks in user messages`)
+      if (role === 'user' && Array.isArray(block.citations) && block.citations.length)
+        fail(`${path}.citations: citations are not accepted on text blocks in user messages`)
       return
     case 'image': {
       const source = block.source
       userOnly()
       if (!isObject(source)) fail(`${path}.source: Field required`)
       if (source.type === 'base64') {
-        if (!IMAGE_TYPES.has(source.media_type)) fail(`${path}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`)
+        if (!IMAGE_TYPES.has(source.media_type))
+          fail(`${path}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`)
         if (typeof source.data !== 'string' || !source.data) fail(`${path}.source.base64.data: Field required`)
       } else if (source.type === 'url') {
         if (typeof source.url !== 'string' || !/^https?:\/\//.test(source.url)) fail(`${path}.source.url.url: Input should be a valid URL`)
-      } else if (source.type !== 'file') fail(`${path}.source: Input tag '${source.type}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`)
+      } else if (source.type !== 'file')
+        fail(`${path}.source: Input tag '${source.type}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`)
       return
     }
     case 'document':
@@ -139,7 +180,11 @@ function validateBlock(block: any, role: string, path: string): void {
       if (typeof block.tool_use_id !== 'string') fail(`${path}.tool_use_id: Field required`)
       if (block.content !== undefined && typeof block.content !== 'string') {
         if (!Array.isArray(block.content)) fail(`${path}.content: Input should be a valid string or list`)
-        block.content.forEach((b: any, i: number) => (b?.type === 'text' || b?.type === 'image' ? validateBlock(b, 'user', `${path}.content.${i}`) : fail(`${path}.content.${i}: unsupported block in tool_result`)))
+        block.content.forEach((b: any, i: number) =>
+          b?.type === 'text' || b?.type === 'image'
+            ? validateBlock(b, 'user', `${path}.content.${i}`)
+            : fail(`${path}.content.${i}: unsupported block in tool_result`),
+        )
       }
       return
     case 'thinking':
@@ -171,10 +216,14 @@ function validate(body: any): Turn[] {
   if (!Array.isArray(body.messages)) fail('messages: Field required')
   if (!body.messages.length) fail('messages: at least one message is required')
   const traits = MODELS[body.model]
-  if (traits && body.max_tokens > traits.maxTokens) fail(`max_tokens: ${body.max_tokens} > ${traits.maxTokens}, which is the maximum allowed number of output tokens for ${body.model}`)
+  if (traits && body.max_tokens > traits.maxTokens)
+    fail(`max_tokens: ${body.max_tokens} > ${traits.maxTokens}, which is the maximum allowed number of output tokens for ${body.model}`)
 
   if (body.system !== undefined) {
-    if (Array.isArray(body.system)) body.system.forEach((b: any, i: number) => (b?.type === 'text' ? validateBlock(b, 'system', `system.${i}`) : fail(`system.${i}.type: Input should be 'text'`)))
+    if (Array.isArray(body.system))
+      body.system.forEach((b: any, i: number) =>
+        b?.type === 'text' ? validateBlock(b, 'system', `system.${i}`) : fail(`system.${i}.type: Input should be 'text'`),
+      )
     else if (typeof body.system !== 'string') fail('system: Input should be a valid string or list')
   }
 
@@ -206,7 +255,10 @@ function validate(body: any): Turn[] {
       const next = turns[i + 1]
       const answered = new Set((next?.content ?? []).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id))
       const missing = ids.filter((id) => !answered.has(id))
-      if (ids.length && next && missing.length) fail(`messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`)
+      if (ids.length && next && missing.length)
+        fail(
+          `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+        )
     } else {
       const previous = turns[i - 1]
       const offered = new Set((previous?.role === 'assistant' ? previous.content : []).filter((b) => b.type === 'tool_use').map((b) => b.id))
@@ -214,47 +266,64 @@ function validate(body: any): Turn[] {
       turn.content.forEach((block, j) => {
         if (block.type !== 'tool_result') return void (seenOther = true)
         if (seenOther) fail(`messages.${i}.content.${j}: tool_result blocks must come before any other content in a user message`)
-        if (!offered.has(block.tool_use_id)) fail(`messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`)
+        if (!offered.has(block.tool_use_id))
+          fail(
+            `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          )
       })
     }
   })
-  if (turns.at(-1)?.role === 'assistant' && traits && !traits.prefill) fail('This model does not support assistant message prefill. The conversation must end with a user message.')
+  if (turns.at(-1)?.role === 'assistant' && traits && !traits.prefill)
+    fail('This model does not support assistant message prefill. The conversation must end with a user message.')
 
   // Thinking blocks must be the model's own, unchanged.
-  turns.forEach((turn, i) => turn.content.forEach((block, j) => {
-    if (block.type === 'thinking' && block.signature !== sign(body.model, block.thinking)) fail(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`)
-  }))
+  turns.forEach((turn, i) =>
+    turn.content.forEach((block, j) => {
+      if (block.type === 'thinking' && block.signature !== sign(body.model, block.thinking))
+        fail(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`)
+    }),
+  )
 
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) fail('tools: Input should be a valid list')
     body.tools.forEach((tool: any, i: number) => {
-      for (const key of Object.keys(tool ?? {})) if (!['name', 'description', 'input_schema', 'strict', 'type', 'cache_control'].includes(key)) fail(`tools.${i}.${key}: Extra inputs are not permitted`)
-      if (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) fail(`tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`)
+      for (const key of Object.keys(tool ?? {}))
+        if (!['name', 'description', 'input_schema', 'strict', 'type', 'cache_control'].includes(key)) fail(`tools.${i}.${key}: Extra inputs are not permitted`)
+      if (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name))
+        fail(`tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`)
       if (!isObject(tool.input_schema) || tool.input_schema.type !== 'object') fail(`tools.${i}.input_schema.type: Input should be 'object'`)
     })
   }
   const choice = body.tool_choice
   if (choice !== undefined) {
     if (!body.tools?.length) fail('tool_choice may only be specified while providing tools.')
-    if (!isObject(choice) || !['auto', 'any', 'tool', 'none'].includes(choice.type)) fail("tool_choice: Input tag found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'")
+    if (!isObject(choice) || !['auto', 'any', 'tool', 'none'].includes(choice.type))
+      fail("tool_choice: Input tag found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'")
     if (choice.type === 'tool' && !body.tools.some((t: any) => t.name === choice.name)) fail(`tool_choice.tool.name: no tool named ${String(choice.name)}`)
-    if (choice.disable_parallel_tool_use !== undefined && typeof choice.disable_parallel_tool_use !== 'boolean') fail('tool_choice.disable_parallel_tool_use: Input should be a valid boolean')
-    if ((choice.type === 'any' || choice.type === 'tool') && traits && !traits.forcedTools) fail('Forced tool use (tool_choice type "any" or "tool") is not supported on this model. Use tool_choice type "auto".')
+    if (choice.disable_parallel_tool_use !== undefined && typeof choice.disable_parallel_tool_use !== 'boolean')
+      fail('tool_choice.disable_parallel_tool_use: Input should be a valid boolean')
+    if ((choice.type === 'any' || choice.type === 'tool') && traits && !traits.forcedTools)
+      fail('Forced tool use (tool_choice type "any" or "tool") is not supported on this model. Use tool_choice type "auto".')
   }
 
   const thinking = body.thinking
   if (thinking !== undefined) {
     if (!isObject(thinking)) fail('thinking: Input should be a valid dictionary')
-    if (thinking.display !== undefined && !['summarized', 'omitted'].includes(thinking.display)) fail("thinking.display: Input should be 'summarized' or 'omitted'")
+    if (thinking.display !== undefined && !['summarized', 'omitted'].includes(thinking.display))
+      fail("thinking.display: Input should be 'summarized' or 'omitted'")
     if (thinking.type === 'enabled') {
-      if (traits?.thinking === 'adaptive') fail('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.')
-      if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024) fail('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024')
+      if (traits?.thinking === 'adaptive')
+        fail('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.')
+      if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024)
+        fail('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024')
       if (thinking.budget_tokens >= body.max_tokens) fail('`max_tokens` must be greater than `thinking.budget_tokens`.')
       if (choice?.type === 'any' || choice?.type === 'tool') fail('Thinking may not be enabled when tool_choice forces tool use.')
       const lastAssistant = turns.findLastIndex((t) => t.role === 'assistant')
       const lastTurn = turns[lastAssistant]
       if (lastTurn?.content.some((b) => b.type === 'tool_use') && !['thinking', 'redacted_thinking'].includes(lastTurn.content[0].type)) {
-        fail(`messages.${lastAssistant}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${lastTurn.content[0].type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`)
+        fail(
+          `messages.${lastAssistant}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${lastTurn.content[0].type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`,
+        )
       }
     } else if (thinking.type === 'adaptive') {
       if (traits?.thinking === 'budget') fail('"thinking.type.adaptive" is not supported for this model. Use "thinking.type.enabled" with "budget_tokens".')
@@ -272,7 +341,8 @@ function validate(body: any): Turn[] {
       if (traits?.thinking === 'budget') fail('output_config.effort: effort is not supported on this model')
     }
     if (config.format !== undefined) {
-      if (config.format?.type !== 'json_schema' || !isObject(config.format.schema)) fail("output_config.format: Input should be { type: 'json_schema', schema }")
+      if (config.format?.type !== 'json_schema' || !isObject(config.format.schema))
+        fail("output_config.format: Input should be { type: 'json_schema', schema }")
       assertClosed(config.format.schema, 'output_config.format.schema')
     }
   }
@@ -281,8 +351,13 @@ function validate(body: any): Turn[] {
     for (const key of Object.keys(body.metadata)) if (key !== 'user_id') fail(`metadata.${key}: Extra inputs are not permitted`)
     if (body.metadata.user_id !== undefined && typeof body.metadata.user_id !== 'string') fail('metadata.user_id: Input should be a valid string')
   }
-  if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s: unknown) => typeof s === 'string'))) fail('stop_sequences: Input should be a valid list of strings')
-  if (body.cache_control !== undefined && !(isObject(body.cache_control) && body.cache_control.type === 'ephemeral' && [undefined, '5m', '1h'].includes(body.cache_control.ttl))) fail("cache_control: Input should be { type: 'ephemeral', ttl?: '5m' | '1h' }")
+  if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s: unknown) => typeof s === 'string')))
+    fail('stop_sequences: Input should be a valid list of strings')
+  if (
+    body.cache_control !== undefined &&
+    !(isObject(body.cache_control) && body.cache_control.type === 'ephemeral' && [undefined, '5m', '1h'].includes(body.cache_control.ttl))
+  )
+    fail("cache_control: Input should be { type: 'ephemeral', ttl?: '5m' | '1h' }")
   if (body.stream !== undefined && typeof body.stream !== 'boolean') fail('stream: Input should be a valid boolean')
   return turns
 }
@@ -305,11 +380,14 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     const traits = MODELS[model]
     const last = turns.at(-1)!
     const lastBlocks = last.role === 'user' ? last.content : []
-    const userText = lastBlocks.filter((b) => b.type === 'text').map((b) => b.text).join(' ')
+    const userText = lastBlocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join(' ')
     const results = lastBlocks.filter((b) => b.type === 'tool_result')
     const content: any[] = []
 
-    const thinkingType = body.thinking?.type ?? (traits.alwaysOn || traits.defaultOn ? traits.thinking === 'adaptive' ? 'adaptive' : 'enabled' : 'disabled')
+    const thinkingType = body.thinking?.type ?? (traits.alwaysOn || traits.defaultOn ? (traits.thinking === 'adaptive' ? 'adaptive' : 'enabled') : 'disabled')
     let thinkingTokens = 0
     if (thinkingType === 'adaptive' || thinkingType === 'enabled') {
       const display = body.thinking?.display ?? (traits.thinking === 'adaptive' ? 'omitted' : 'summarized')
@@ -325,12 +403,14 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     const choice = body.tool_choice ?? { type: 'auto' }
     if (tools.length && choice.type !== 'none' && !results.length) {
       const chosen = choice.type === 'tool' ? tools.filter((t) => t.name === choice.name) : choice.disable_parallel_tool_use ? tools.slice(0, 1) : tools
-      for (const tool of chosen) content.push({ type: 'tool_use', id: `toolu_fake${++ids}`, name: tool.name, input: sample(tool.input_schema, userText), caller: { type: 'direct' } })
+      for (const tool of chosen)
+        content.push({ type: 'tool_use', id: `toolu_fake${++ids}`, name: tool.name, input: sample(tool.input_schema, userText), caller: { type: 'direct' } })
       stopReason = 'tool_use'
     } else {
       let text: string
       if (body.output_config?.format) text = JSON.stringify(sample(body.output_config.format.schema, userText))
-      else if (results.length) text = `The tools said: ${results.map((r) => (typeof r.content === 'string' ? r.content : (r.content ?? []).map((b: any) => b.text ?? '').join(' '))).join(' | ')}`
+      else if (results.length)
+        text = `The tools said: ${results.map((r) => (typeof r.content === 'string' ? r.content : (r.content ?? []).map((b: any) => b.text ?? '').join(' '))).join(' | ')}`
       else text = `Hello from ${model}: ${userText}`
       for (const stop of body.stop_sequences ?? []) {
         const at = text.indexOf(stop)
@@ -410,12 +490,15 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     if (!VERSIONS.has(version)) return error(400, 'invalid_request_error', `anthropic-version: "${version}" is not a valid version`)
 
     if (req.method === 'GET' && path === '/v1/models') {
-      const data = Object.keys(MODELS).filter((id) => !FAILING.includes(id)).map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }))
+      const data = Object.keys(MODELS)
+        .filter((id) => !FAILING.includes(id))
+        .map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }))
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId })
       return res.end(JSON.stringify({ data, has_more: false, first_id: data[0].id, last_id: data.at(-1)!.id }))
     }
     if (req.method !== 'POST' || path !== '/v1/messages') return error(404, 'not_found_error', 'Not found')
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return error(400, 'invalid_request_error', 'content-type: must be application/json')
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return error(400, 'invalid_request_error', 'content-type: must be application/json')
     if (!parsed) return error(400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not valid JSON')
 
     let turns: Turn[]
@@ -427,13 +510,25 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     }
     const model: string = body.model
     if (!MODELS[model]) return error(404, 'not_found_error', `model: ${model}`)
-    if (ERRORS[model] && !(body.stream && (model === 'claude-overloaded-early'))) {
+    if (ERRORS[model] && !(body.stream && model === 'claude-overloaded-early')) {
       const [status, type, message, headers] = ERRORS[model]
       return error(status, type, message, headers)
     }
 
     const answer = plan(body, turns)
-    const message = { id: `msg_fake${fake.requests.length}`, type: 'message', role: 'assistant', model, content: answer.content, stop_reason: answer.stopReason, stop_sequence: answer.stopSequence, stop_details: null, container: null, diagnostics: null, usage: answer.usage }
+    const message = {
+      id: `msg_fake${fake.requests.length}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: answer.content,
+      stop_reason: answer.stopReason,
+      stop_sequence: answer.stopSequence,
+      stop_details: null,
+      container: null,
+      diagnostics: null,
+      usage: answer.usage,
+    }
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId })
       return res.end(JSON.stringify(message))
@@ -443,7 +538,9 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)
     const tick = () => new Promise((resolve) => setImmediate(resolve))
     const { output_tokens: _output, output_tokens_details: _details, ...inputUsage } = answer.usage
-    send('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...inputUsage, output_tokens: 1, output_tokens_details: null } } })
+    send('message_start', {
+      message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...inputUsage, output_tokens: 1, output_tokens_details: null } },
+    })
     send('ping', {})
     if (model === 'claude-overloaded-early') {
       send('error', { error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: requestId })
@@ -453,7 +550,8 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
       await tick()
       if (block.type === 'thinking') {
         send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } })
-        for (const [i, word] of words(block.thinking).entries()) send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: i ? ` ${word}` : word } })
+        for (const [i, word] of words(block.thinking).entries())
+          send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: i ? ` ${word}` : word } })
         send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
       } else if (block.type === 'text') {
         send('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } })
@@ -469,14 +567,22 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
       } else if (block.type === 'tool_use') {
         send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {}, caller: block.caller } })
         send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } })
-        for (const piece of JSON.stringify(block.input).match(/.{1,6}/gs) ?? []) send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } })
+        for (const piece of JSON.stringify(block.input).match(/.{1,6}/gs) ?? [])
+          send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } })
       }
       send('content_block_stop', { index })
       send('ping', {})
     }
     send('message_delta', {
       delta: { stop_reason: answer.stopReason, stop_sequence: answer.stopSequence, stop_details: null, container: null },
-      usage: { input_tokens: answer.usage.input_tokens, cache_creation_input_tokens: answer.usage.cache_creation_input_tokens, cache_read_input_tokens: answer.usage.cache_read_input_tokens, output_tokens: answer.usage.output_tokens, output_tokens_details: answer.usage.output_tokens_details, server_tool_use: null },
+      usage: {
+        input_tokens: answer.usage.input_tokens,
+        cache_creation_input_tokens: answer.usage.cache_creation_input_tokens,
+        cache_read_input_tokens: answer.usage.cache_read_input_tokens,
+        output_tokens: answer.usage.output_tokens,
+        output_tokens_details: answer.usage.output_tokens_details,
+        server_tool_use: null,
+      },
     })
     send('message_stop', {})
     res.end()
@@ -486,4 +592,3 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
   fake.close = listening.close
   return fake
 }
-

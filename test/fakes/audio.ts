@@ -30,7 +30,7 @@ export function wavSeconds(bytes: Uint8Array): number | undefined {
   const b = Buffer.from(bytes)
   if (b.length < 44 || b.toString('ascii', 0, 4) !== 'RIFF' || b.toString('ascii', 8, 12) !== 'WAVE') return undefined
   let byteRate = 0
-  for (let at = 12; at + 8 <= b.length;) {
+  for (let at = 12; at + 8 <= b.length; ) {
     const id = b.toString('ascii', at, at + 4)
     const size = b.readUInt32LE(at + 4)
     if (id === 'fmt ') byteRate = b.readUInt32LE(at + 16)

@@ -24,7 +24,17 @@ export const FAKE_GEMINI_EMBEDDING_DIMENSIONS: Record<string, number> = {
 }
 
 const EMBED_FIELDS = ['model', 'content', 'taskType', 'title', 'outputDimensionality']
-const TASK_TYPES = ['TASK_TYPE_UNSPECIFIED', 'RETRIEVAL_QUERY', 'RETRIEVAL_DOCUMENT', 'SEMANTIC_SIMILARITY', 'CLASSIFICATION', 'CLUSTERING', 'QUESTION_ANSWERING', 'FACT_VERIFICATION', 'CODE_RETRIEVAL_QUERY']
+const TASK_TYPES = [
+  'TASK_TYPE_UNSPECIFIED',
+  'RETRIEVAL_QUERY',
+  'RETRIEVAL_DOCUMENT',
+  'SEMANTIC_SIMILARITY',
+  'CLASSIFICATION',
+  'CLUSTERING',
+  'QUESTION_ANSWERING',
+  'FACT_VERIFICATION',
+  'CODE_RETRIEVAL_QUERY',
+]
 
 export interface GeminiEmbedContext {
   model: string
@@ -43,14 +53,20 @@ class Invalid extends Error {}
 /** The text of one EmbedContentRequest, checked as the real API checks it (400 on unknown fields, empty parts, …). */
 function textOf(request: any, at: string, model: string): { text: string; dims?: number } {
   if (typeof request !== 'object' || request === null) throw new Invalid(`Invalid value at '${at}'`)
-  for (const key of Object.keys(request)) if (!EMBED_FIELDS.includes(key)) throw new Invalid(`Invalid JSON payload received. Unknown name "${key}"${at ? ` at '${at}'` : ''}: Cannot find field.`)
-  if (request.model !== undefined && request.model !== `models/${model}`) throw new Invalid(`* BatchEmbedContentsRequest.${at}.model: the model of each request must be the batch's model, models/${model}; got ${request.model}\n`)
+  for (const key of Object.keys(request))
+    if (!EMBED_FIELDS.includes(key)) throw new Invalid(`Invalid JSON payload received. Unknown name "${key}"${at ? ` at '${at}'` : ''}: Cannot find field.`)
+  if (request.model !== undefined && request.model !== `models/${model}`)
+    throw new Invalid(`* BatchEmbedContentsRequest.${at}.model: the model of each request must be the batch's model, models/${model}; got ${request.model}\n`)
   const parts = request.content?.parts
-  if (!Array.isArray(parts) || parts.length === 0) throw new Invalid(`* EmbedContentRequest.${at ? `${at}.` : ''}content.parts: contents.parts must not be empty.\n`)
-  if (!parts.every((p: any) => typeof p?.text === 'string')) throw new Invalid(`* EmbedContentRequest.${at ? `${at}.` : ''}content.parts: only text parts can be embedded.\n`)
-  if (request.taskType !== undefined && !TASK_TYPES.includes(request.taskType)) throw new Invalid(`Invalid value at '${at ? `${at}.` : ''}task_type', "${request.taskType}"`)
+  if (!Array.isArray(parts) || parts.length === 0)
+    throw new Invalid(`* EmbedContentRequest.${at ? `${at}.` : ''}content.parts: contents.parts must not be empty.\n`)
+  if (!parts.every((p: any) => typeof p?.text === 'string'))
+    throw new Invalid(`* EmbedContentRequest.${at ? `${at}.` : ''}content.parts: only text parts can be embedded.\n`)
+  if (request.taskType !== undefined && !TASK_TYPES.includes(request.taskType))
+    throw new Invalid(`Invalid value at '${at ? `${at}.` : ''}task_type', "${request.taskType}"`)
   const dims = request.outputDimensionality
-  if (dims !== undefined && (!Number.isInteger(dims) || dims < 1)) throw new Invalid(`* EmbedContentRequest.${at ? `${at}.` : ''}output_dimensionality: must be positive.\n`)
+  if (dims !== undefined && (!Number.isInteger(dims) || dims < 1))
+    throw new Invalid(`* EmbedContentRequest.${at ? `${at}.` : ''}output_dimensionality: must be positive.\n`)
   return { text: parts.map((p: any) => p.text).join(' '), dims }
 }
 
@@ -63,7 +79,11 @@ export function handleGeminiEmbed(ctx: GeminiEmbedContext): void {
   if (behaviour === 'fail-403') return ctx.fail(403, 'PERMISSION_DENIED', `Permission denied: Consumer 'api_key:${ctx.apiKey}' has been suspended.`)
   const defaultDims = FAKE_GEMINI_EMBEDDING_DIMENSIONS[model] ?? (model.startsWith('fail-') || model.startsWith('test-') ? 8 : undefined)
   if (defaultDims === undefined) {
-    return ctx.fail(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`)
+    return ctx.fail(
+      404,
+      'NOT_FOUND',
+      `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
+    )
   }
   let items: { text: string; dims?: number }[]
   try {

@@ -67,21 +67,62 @@ const CONTENT_FIELDS = ['role', 'parts']
 const PART_DATA = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult']
 const PART_FIELDS = [...PART_DATA, 'thought', 'thoughtSignature', 'videoMetadata', 'partMetadata', 'mediaResolution']
 const GENERATION_FIELDS = [
-  'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'candidateCount', 'maxOutputTokens',
-  'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs', 'logprobs', 'enableEnhancedCivicAnswers',
-  'speechConfig', 'thinkingConfig', 'imageConfig', 'mediaResolution',
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'responseModalities',
+  'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'enableEnhancedCivicAnswers',
+  'speechConfig',
+  'thinkingConfig',
+  'imageConfig',
+  'mediaResolution',
 ]
 const THINKING_FIELDS = ['includeThoughts', 'thinkingBudget', 'thinkingLevel']
 const TOOL_FIELDS = ['functionDeclarations', 'googleSearch', 'codeExecution', 'urlContext']
 const DECLARATION_FIELDS = ['name', 'description', 'behavior', 'parameters', 'parametersJsonSchema', 'response', 'responseJsonSchema']
 // The OpenAPI 3.0 subset of `Schema` (FunctionDeclaration.parameters, GenerationConfig.responseSchema).
 const OPENAPI_SCHEMA_FIELDS = [
-  'type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties', 'maxProperties',
-  'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'default', 'items', 'minimum', 'maximum',
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
 ]
 
 class Rejection extends Error {
-  constructor(message: string, readonly code = 400, readonly status = 'INVALID_ARGUMENT') {
+  constructor(
+    message: string,
+    readonly code = 400,
+    readonly status = 'INVALID_ARGUMENT',
+  ) {
     super(message)
   }
 }
@@ -91,7 +132,8 @@ const isObject = (value: unknown): value is Record<string, any> => typeof value 
 
 function known(value: Record<string, unknown>, fields: string[], path: string) {
   for (const key of Object.keys(value)) {
-    if (!fields.includes(key)) throw new Rejection(`Invalid JSON payload received. Unknown name "${key}"${path ? ` at '${snake(path)}'` : ''}: Cannot find field.`)
+    if (!fields.includes(key))
+      throw new Rejection(`Invalid JSON payload received. Unknown name "${key}"${path ? ` at '${snake(path)}'` : ''}: Cannot find field.`)
   }
 }
 
@@ -128,19 +170,26 @@ function validate(body: any, model: string, signatures: Set<string>) {
       }
       if (part.fileData) {
         known(part.fileData, ['mimeType', 'fileUri', 'displayName'], `${at}.fileData`)
-        if (!/^https?:\/\//.test(part.fileData.fileUri ?? '')) throw new Rejection(`* GenerateContentRequest.${at}.file_data.file_uri: Invalid or unsupported file uri: ${part.fileData.fileUri}\n`)
+        if (!/^https?:\/\//.test(part.fileData.fileUri ?? ''))
+          throw new Rejection(`* GenerateContentRequest.${at}.file_data.file_uri: Invalid or unsupported file uri: ${part.fileData.fileUri}\n`)
         if (!part.fileData.mimeType) throw new Rejection(`* GenerateContentRequest.${at}.file_data.mime_type: required field is not set\n`)
       }
       if (part.functionCall) {
         known(part.functionCall, ['id', 'name', 'args'], `${at}.functionCall`)
         if (role !== 'model') throw new Rejection('Please ensure that function call turns come from the model.')
         if (!part.functionCall.name) throw new Rejection(`* GenerateContentRequest.${at}.function_call.name: Name cannot be empty.\n`)
-        if (part.functionCall.args !== undefined && !isObject(part.functionCall.args)) throw new Rejection(`Invalid value at '${snake(at)}.function_call.args' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(part.functionCall.args)}`)
+        if (part.functionCall.args !== undefined && !isObject(part.functionCall.args))
+          throw new Rejection(
+            `Invalid value at '${snake(at)}.function_call.args' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(part.functionCall.args)}`,
+          )
       }
       if (part.functionResponse) {
         known(part.functionResponse, ['id', 'name', 'response', 'parts', 'willContinue', 'scheduling'], `${at}.functionResponse`)
         if (!part.functionResponse.name) throw new Rejection(`* GenerateContentRequest.${at}.function_response.name: Name cannot be empty.\n`)
-        if (!isObject(part.functionResponse.response)) throw new Rejection(`Invalid value at '${snake(at)}.function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(part.functionResponse.response)}`)
+        if (!isObject(part.functionResponse.response))
+          throw new Rejection(
+            `Invalid value at '${snake(at)}.function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(part.functionResponse.response)}`,
+          )
       }
     }
   }
@@ -170,8 +219,16 @@ function validate(body: any, model: string, signatures: Set<string>) {
       if (previousCalls.length !== responses.length) {
         throw new Rejection('Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.')
       }
-      const names = previousCalls.map((p: any) => p.functionCall.name).sort().join()
-      if (responses.map((p: any) => p.functionResponse.name).sort().join() !== names) {
+      const names = previousCalls
+        .map((p: any) => p.functionCall.name)
+        .sort()
+        .join()
+      if (
+        responses
+          .map((p: any) => p.functionResponse.name)
+          .sort()
+          .join() !== names
+      ) {
         throw new Rejection('Please ensure that the function response names match the function call names of the function call turn.')
       }
     }
@@ -190,7 +247,9 @@ function validate(body: any, model: string, signatures: Set<string>) {
       if (!first) continue
       const position = content.parts.indexOf(first) + 1
       if (!first.thoughtSignature || (first.thoughtSignature !== SKIP_SIGNATURE && !signatures.has(first.thoughtSignature))) {
-        throw new Rejection(`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${first.functionCall.name}\` , position ${position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`)
+        throw new Rejection(
+          `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${first.functionCall.name}\` , position ${position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+        )
       }
     }
   }
@@ -204,7 +263,9 @@ function validate(body: any, model: string, signatures: Set<string>) {
         const at = `tools[${i}].functionDeclarations[${j}]`
         known(declaration, DECLARATION_FIELDS, at)
         if (typeof declaration.name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/.test(declaration.name)) {
-          throw new Rejection(`* GenerateContentRequest.${snake(at)}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`)
+          throw new Rejection(
+            `* GenerateContentRequest.${snake(at)}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`,
+          )
         }
         if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) {
           throw new Rejection(`* GenerateContentRequest.${snake(at)}: parameters and parameters_json_schema are mutually exclusive.\n`)
@@ -212,7 +273,8 @@ function validate(body: any, model: string, signatures: Set<string>) {
         if (declaration.parameters !== undefined) checkOpenApiSchema(declaration.parameters, `${at}.parameters`)
         if (declaration.parametersJsonSchema !== undefined) {
           const schema = declaration.parametersJsonSchema
-          if (!isObject(schema) || schema.type !== 'object') throw new Rejection(`* GenerateContentRequest.${snake(at)}.parameters_json_schema: the schema must describe an object.\n`)
+          if (!isObject(schema) || schema.type !== 'object')
+            throw new Rejection(`* GenerateContentRequest.${snake(at)}.parameters_json_schema: the schema must describe an object.\n`)
         }
         declared.push(declaration.name)
       }
@@ -222,31 +284,46 @@ function validate(body: any, model: string, signatures: Set<string>) {
     known(body.toolConfig, ['functionCallingConfig', 'retrievalConfig', 'includeServerSideToolInvocations'], 'toolConfig')
     const config = body.toolConfig.functionCallingConfig ?? {}
     known(config, ['mode', 'allowedFunctionNames'], 'toolConfig.functionCallingConfig')
-    if (!['AUTO', 'ANY', 'NONE', 'VALIDATED', undefined].includes(config.mode)) throw new Rejection(`Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "${config.mode}"`)
+    if (!['AUTO', 'ANY', 'NONE', 'VALIDATED', undefined].includes(config.mode))
+      throw new Rejection(
+        `Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "${config.mode}"`,
+      )
     if (config.allowedFunctionNames) {
-      if (config.mode !== 'ANY' && config.mode !== 'VALIDATED') throw new Rejection('* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: allowed_function_names should only be set when the mode is ANY.\n')
-      for (const name of config.allowedFunctionNames) if (!declared.includes(name)) throw new Rejection(`* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: function ${name} is not declared.\n`)
+      if (config.mode !== 'ANY' && config.mode !== 'VALIDATED')
+        throw new Rejection(
+          '* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: allowed_function_names should only be set when the mode is ANY.\n',
+        )
+      for (const name of config.allowedFunctionNames)
+        if (!declared.includes(name))
+          throw new Rejection(`* GenerateContentRequest.tool_config.function_calling_config.allowed_function_names: function ${name} is not declared.\n`)
     }
   }
 
   const config = body.generationConfig
   if (config !== undefined) {
     known(config, GENERATION_FIELDS, 'generationConfig')
-    if (config.candidateCount !== undefined && config.candidateCount < 1) throw new Rejection('* GenerateContentRequest.generation_config.candidate_count: must be positive.\n')
-    if ((config.stopSequences ?? []).length > 5) throw new Rejection('* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed.\n')
-    if (config.responseSchema !== undefined && config.responseJsonSchema !== undefined) throw new Rejection('* GenerateContentRequest.generation_config: response_schema and response_json_schema are mutually exclusive.\n')
+    if (config.candidateCount !== undefined && config.candidateCount < 1)
+      throw new Rejection('* GenerateContentRequest.generation_config.candidate_count: must be positive.\n')
+    if ((config.stopSequences ?? []).length > 5)
+      throw new Rejection('* GenerateContentRequest.generation_config.stop_sequences: at most 5 stop sequences are allowed.\n')
+    if (config.responseSchema !== undefined && config.responseJsonSchema !== undefined)
+      throw new Rejection('* GenerateContentRequest.generation_config: response_schema and response_json_schema are mutually exclusive.\n')
     if ((config.responseSchema !== undefined || config.responseJsonSchema !== undefined) && config.responseMimeType !== 'application/json') {
       throw new Rejection('* GenerateContentRequest.generation_config.response_mime_type: a response schema needs response_mime_type application/json.\n')
     }
     if (config.responseSchema !== undefined) checkOpenApiSchema(config.responseSchema, 'generationConfig.responseSchema')
-    if (config.logprobs !== undefined && !config.responseLogprobs) throw new Rejection('* GenerateContentRequest.generation_config.logprobs: logprobs needs response_logprobs.\n')
+    if (config.logprobs !== undefined && !config.responseLogprobs)
+      throw new Rejection('* GenerateContentRequest.generation_config.logprobs: logprobs needs response_logprobs.\n')
     const thinking = config.thinkingConfig
     if (thinking !== undefined) {
       known(thinking, THINKING_FIELDS, 'generationConfig.thinkingConfig')
-      if (thinking.thinkingLevel !== undefined && thinking.thinkingBudget !== undefined) throw new Rejection('* GenerateContentRequest.generation_config.thinking_config: thinking_budget and thinking_level cannot both be set.\n')
+      if (thinking.thinkingLevel !== undefined && thinking.thinkingBudget !== undefined)
+        throw new Rejection('* GenerateContentRequest.generation_config.thinking_config: thinking_budget and thinking_level cannot both be set.\n')
       if (thinking.thinkingLevel !== undefined && !usesLevels(model)) throw new Rejection('Thinking level is not supported for this model.')
-      if (thinking.thinkingLevel !== undefined && !['MINIMAL', 'LOW', 'MEDIUM', 'HIGH'].includes(thinking.thinkingLevel)) throw new Rejection(`Invalid value at 'generation_config.thinking_config.thinking_level', "${thinking.thinkingLevel}"`)
-      if (thinking.thinkingBudget === 0 && (model === 'gemini-2.5-pro' || usesLevels(model))) throw new Rejection('Budget 0 is invalid. This model only works in thinking mode.')
+      if (thinking.thinkingLevel !== undefined && !['MINIMAL', 'LOW', 'MEDIUM', 'HIGH'].includes(thinking.thinkingLevel))
+        throw new Rejection(`Invalid value at 'generation_config.thinking_config.thinking_level', "${thinking.thinkingLevel}"`)
+      if (thinking.thinkingBudget === 0 && (model === 'gemini-2.5-pro' || usesLevels(model)))
+        throw new Rejection('Budget 0 is invalid. This model only works in thinking mode.')
     }
   }
 }
@@ -254,7 +331,9 @@ function validate(body: any, model: string, signatures: Set<string>) {
 function sampleFromSchema(schema: any, hint: string): unknown {
   if (!isObject(schema)) return hint
   if (Array.isArray(schema.anyOf)) return sampleFromSchema(schema.anyOf.find((s: any) => s.type !== 'null') ?? schema.anyOf[0], hint)
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : String(schema.type ?? (schema.properties ? 'object' : 'string')).toLowerCase()
+  const type = Array.isArray(schema.type)
+    ? schema.type.find((t: string) => t !== 'null')
+    : String(schema.type ?? (schema.properties ? 'object' : 'string')).toLowerCase()
   if (schema.enum) return schema.enum[0]
   if (type === 'object') {
     const out: Record<string, unknown> = {}
@@ -285,11 +364,19 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
   const config = body.generationConfig ?? {}
   const thinking = config.thinkingConfig ?? {}
   const lastUser = [...contents].reverse().find((c) => c.role === 'user' && c.parts.some((p: any) => !p.functionResponse))
-  const userText = (lastUser?.parts ?? []).filter((p: any) => typeof p.text === 'string').map((p: any) => p.text).join(' ')
-  const media = (lastUser?.parts ?? []).filter((p: any) => p.inlineData || p.fileData).map((p: any) => ` [${(p.inlineData ?? p.fileData).mimeType}]`).join('')
+  const userText = (lastUser?.parts ?? [])
+    .filter((p: any) => typeof p.text === 'string')
+    .map((p: any) => p.text)
+    .join(' ')
+  const media = (lastUser?.parts ?? [])
+    .filter((p: any) => p.inlineData || p.fileData)
+    .map((p: any) => ` [${(p.inlineData ?? p.fileData).mimeType}]`)
+    .join('')
   const last = contents.at(-1)
   const responses = last.role === 'user' ? last.parts.filter((p: any) => p.functionResponse).map((p: any) => p.functionResponse) : []
-  const thinks = thinking.thinkingBudget !== 0 && (usesLevels(model) || model === 'gemini-2.5-pro' || model === 'gemini-2.5-flash' || thinking.thinkingBudget > 0 || thinking.thinkingLevel)
+  const thinks =
+    thinking.thinkingBudget !== 0 &&
+    (usesLevels(model) || model === 'gemini-2.5-pro' || model === 'gemini-2.5-flash' || thinking.thinkingBudget > 0 || thinking.thinkingLevel)
   const signs = thinks && (usesLevels(model) || thinking.includeThoughts)
 
   // Prompt tokens: text (media data left out) + 258 per image + 100 per audio clip; cached: a systemInstruction seen before.
@@ -324,7 +411,12 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
   } else {
     let text: string
     if (responses.length) text = `The tools said: ${responses.map((r: any) => `${r.name}=${JSON.stringify(r.response)}`).join('; ')}`
-    else if (config.responseMimeType === 'application/json') text = JSON.stringify(config.responseJsonSchema ?? config.responseSchema ? sampleFromSchema(config.responseJsonSchema ?? config.responseSchema, userText) : { text: userText })
+    else if (config.responseMimeType === 'application/json')
+      text = JSON.stringify(
+        (config.responseJsonSchema ?? config.responseSchema)
+          ? sampleFromSchema(config.responseJsonSchema ?? config.responseSchema, userText)
+          : { text: userText },
+      )
     else text = `Hello from ${model}: ${userText}${media}`
     let pieces = config.responseMimeType === 'application/json' ? [text] : words(text)
     if (config.maxOutputTokens && pieces.length > config.maxOutputTokens) {
@@ -355,7 +447,13 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
   const answerText = parts.map((p) => p.text ?? '').join('')
   const logprobs = config.responseLogprobs
     ? {
-        topCandidates: words(answerText).map((word, i) => ({ candidates: Array.from({ length: config.logprobs ?? 0 }, (_, k) => ({ token: k ? `${word}~${k}` : word, tokenId: i * 10 + k, logProbability: -0.5 * (i + 1) - k })) })),
+        topCandidates: words(answerText).map((word, i) => ({
+          candidates: Array.from({ length: config.logprobs ?? 0 }, (_, k) => ({
+            token: k ? `${word}~${k}` : word,
+            tokenId: i * 10 + k,
+            logProbability: -0.5 * (i + 1) - k,
+          })),
+        })),
         chosenCandidates: words(answerText).map((word, i) => ({ token: word, tokenId: i * 10, logProbability: -0.5 * (i + 1) })),
       }
     : undefined
@@ -363,17 +461,37 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
 }
 
 const ERRORS: Record<string, [number, string, string, any[]?]> = {
-  'fail-429': [429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.', [
-    { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_paid_tier_input_token_count', quotaId: 'GenerateContentPaidTierInputTokensPerModelPerMinute' }] },
-    { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
-    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '16.5s' },
-  ]],
+  'fail-429': [
+    429,
+    'RESOURCE_EXHAUSTED',
+    'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+    [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_paid_tier_input_token_count',
+            quotaId: 'GenerateContentPaidTierInputTokensPerModelPerMinute',
+          },
+        ],
+      },
+      {
+        '@type': 'type.googleapis.com/google.rpc.Help',
+        links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
+      },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '16.5s' },
+    ],
+  ],
   'fail-503': [503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'],
   'fail-500': [500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting'],
   'fail-400': [400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.'],
   'fail-context': [400, 'INVALID_ARGUMENT', 'The input token count (1250000) exceeds the maximum number of tokens allowed (1048576).'],
   'fail-precondition': [400, 'FAILED_PRECONDITION', 'User location is not supported for the API use.'],
-  'fail-401': [401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.'],
+  'fail-401': [
+    401,
+    'UNAUTHENTICATED',
+    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+  ],
 }
 
 /** Starts the fake on a free port of 127.0.0.1; requests must carry `apiKey`. */
@@ -387,7 +505,13 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const raw = Buffer.concat(chunks).toString('utf8')
     const url = new URL(req.url ?? '/', 'http://fake')
-    const record: FakeGeminiRequest = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: undefined }
+    const record: FakeGeminiRequest = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+      body: undefined,
+    }
     fake.requests.push(record)
     const json = (status: number, value: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', vary: 'Origin, X-Origin, Referer' })
@@ -404,10 +528,20 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     }
 
     const key = req.headers['x-goog-api-key']
-    if (!key) return fail(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")
+    if (!key)
+      return fail(
+        403,
+        'PERMISSION_DENIED',
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      )
     if (key !== options.apiKey) {
       return fail(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
         { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
       ])
     }
@@ -415,8 +549,13 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     if (req.method === 'GET' && url.pathname === '/v1beta/models') {
       return json(200, {
         models: MODELS.map((name) => ({
-          name: `models/${name}`, version: '001', displayName: name, inputTokenLimit: 1_048_576, outputTokenLimit: 65_536,
-          supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'], thinking: true,
+          name: `models/${name}`,
+          version: '001',
+          displayName: name,
+          inputTokenLimit: 1_048_576,
+          outputTokenLimit: 65_536,
+          supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'],
+          thinking: true,
         })),
       })
     }
@@ -424,7 +563,16 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     if (req.method === 'POST' && embed) {
       const model = decodeURIComponent(embed[1])
       const behaviour = fake.script[model]?.shift() ?? model
-      return handleGeminiEmbed({ model, method: embed[2] as 'embedContent' | 'batchEmbedContents', body: record.body, behaviour, json, fail, errors: ERRORS, apiKey: options.apiKey })
+      return handleGeminiEmbed({
+        model,
+        method: embed[2] as 'embedContent' | 'batchEmbedContents',
+        body: record.body,
+        behaviour,
+        json,
+        fail,
+        errors: ERRORS,
+        apiKey: options.apiKey,
+      })
     }
     const route = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname)
     if (req.method !== 'POST' || !route) return fail(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found on this server.`)
@@ -435,7 +583,11 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     if (ERRORS[model]) return fail(...ERRORS[model])
     if (model === 'fail-403') return fail(403, 'PERMISSION_DENIED', `Permission denied: Consumer 'api_key:${options.apiKey}' has been suspended.`)
     if (!model.startsWith('gemini-') && !model.startsWith('fail-')) {
-      return fail(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`)
+      return fail(
+        404,
+        'NOT_FOUND',
+        `models/${model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.`,
+      )
     }
     try {
       validate(record.body, model, signatures)
@@ -463,15 +615,22 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     const candidate = (parts: any[], extra: Record<string, unknown> = {}) => ({ content: { parts, role: 'model' }, index: 0, ...extra })
     if (!stream) {
       const parts = plan.thought ? [{ text: plan.thought, thought: true }, ...plan.parts] : plan.parts
-      return json(200, envelope({
-        candidates: [candidate(parts, { finishReason: plan.finishReason, ...(plan.logprobs ? { logprobsResult: plan.logprobs, avgLogprobs: -0.5 } : {}) })],
-        usageMetadata: plan.usage,
-      }))
+      return json(
+        200,
+        envelope({
+          candidates: [candidate(parts, { finishReason: plan.finishReason, ...(plan.logprobs ? { logprobsResult: plan.logprobs, avgLogprobs: -0.5 } : {}) })],
+          usageMetadata: plan.usage,
+        }),
+      )
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
     const send = (value: Record<string, unknown>) => res.write(`data: ${JSON.stringify(envelope(value))}\r\n\r\n`)
-    const running = { promptTokenCount: plan.usage.promptTokenCount, totalTokenCount: plan.usage.promptTokenCount, promptTokensDetails: plan.usage.promptTokensDetails }
+    const running = {
+      promptTokenCount: plan.usage.promptTokenCount,
+      totalTokenCount: plan.usage.promptTokenCount,
+      promptTokensDetails: plan.usage.promptTokensDetails,
+    }
     if (plan.thought) send({ candidates: [candidate([{ text: plan.thought, thought: true }])], usageMetadata: running })
     if (plan.parts.some((p) => p.functionCall)) {
       send({ candidates: [candidate(plan.parts, { finishReason: plan.finishReason })], usageMetadata: plan.usage })
@@ -481,12 +640,22 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     const pieces = text.text.match(/\S+\s*/g) ?? ['']
     for (const [i, piece] of pieces.entries()) {
       if (model === 'fail-midstream' && i === 2) {
-        res.write(`data: ${JSON.stringify({ error: { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' } })}\r\n\r\n`)
+        res.write(
+          `data: ${JSON.stringify({ error: { code: 500, message: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting', status: 'INTERNAL' } })}\r\n\r\n`,
+        )
         return res.end()
       }
       const lastPiece = i === pieces.length - 1 && !closing.length
-      const logprobs = plan.logprobs && { topCandidates: plan.logprobs.topCandidates.slice(i, i + 1), chosenCandidates: plan.logprobs.chosenCandidates.slice(i, i + 1) }
-      send({ candidates: [candidate([{ text: piece }], { ...(lastPiece ? { finishReason: plan.finishReason } : {}), ...(logprobs ? { logprobsResult: logprobs } : {}) })], usageMetadata: lastPiece ? plan.usage : running })
+      const logprobs = plan.logprobs && {
+        topCandidates: plan.logprobs.topCandidates.slice(i, i + 1),
+        chosenCandidates: plan.logprobs.chosenCandidates.slice(i, i + 1),
+      }
+      send({
+        candidates: [
+          candidate([{ text: piece }], { ...(lastPiece ? { finishReason: plan.finishReason } : {}), ...(logprobs ? { logprobsResult: logprobs } : {}) }),
+        ],
+        usageMetadata: lastPiece ? plan.usage : running,
+      })
     }
     if (closing.length) send({ candidates: [candidate(closing, { finishReason: plan.finishReason })], usageMetadata: plan.usage })
     res.end()

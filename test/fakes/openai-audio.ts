@@ -55,7 +55,8 @@ export async function handleAudio(fake: FakeOpenAI, ctx: AudioContext): Promise<
     const body = ctx.body
     if (!body || typeof body !== 'object') return json(400, error('We could not parse the JSON body of your request.'))
     for (const field of ['model', 'input', 'voice']) {
-      if (typeof body[field] !== 'string' || !body[field]) return json(400, error(`Missing required parameter: '${field}'.`, field, 'missing_required_parameter'))
+      if (typeof body[field] !== 'string' || !body[field])
+        return json(400, error(`Missing required parameter: '${field}'.`, field, 'missing_required_parameter'))
     }
     const format = body.response_format ?? 'mp3'
     if (!SPEECH_FORMATS.includes(format)) return json(400, error(`Invalid value for 'response_format'.`, 'response_format', 'invalid_value'))
@@ -66,7 +67,8 @@ export async function handleAudio(fake: FakeOpenAI, ctx: AudioContext): Promise<
     }
     if (mode === 'fail-reset') return void req.socket.destroy()
     const sse = body.stream_format === 'sse'
-    if (sse && /^tts-1/.test(body.model)) return json(400, error(`stream_format 'sse' is not supported for ${body.model}.`, 'stream_format', 'unsupported_value'))
+    if (sse && /^tts-1/.test(body.model))
+      return json(400, error(`stream_format 'sse' is not supported for ${body.model}.`, 'stream_format', 'unsupported_value'))
 
     const audio = fakeSpeechAudio(body)
     record.sent = audio
@@ -74,9 +76,16 @@ export async function handleAudio(fake: FakeOpenAI, ctx: AudioContext): Promise<
     res.on('close', () => {
       if (!ended) fake.aborted++
     })
-    res.writeHead(200, sse
-      ? { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_fake_${fake.requests.length}` }
-      : { 'content-type': format === 'mp3' ? 'audio/mpeg' : format === 'pcm' ? 'audio/pcm' : `audio/${format}`, 'transfer-encoding': 'chunked', 'x-request-id': `req_fake_${fake.requests.length}` })
+    res.writeHead(
+      200,
+      sse
+        ? { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_fake_${fake.requests.length}` }
+        : {
+            'content-type': format === 'mp3' ? 'audio/mpeg' : format === 'pcm' ? 'audio/pcm' : `audio/${format}`,
+            'transfer-encoding': 'chunked',
+            'x-request-id': `req_fake_${fake.requests.length}`,
+          },
+    )
     for (let at = 0, n = 0; at < audio.length; at += CHUNK, n++) {
       if (res.destroyed) return
       const piece = audio.subarray(at, at + CHUNK)
@@ -91,7 +100,9 @@ export async function handleAudio(fake: FakeOpenAI, ctx: AudioContext): Promise<
     if (sse) {
       const input = Math.ceil((body.input.length + (body.instructions?.length ?? 0)) / 4)
       const output = Math.ceil(audio.length / 100)
-      res.write(`data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } })}\n\n`)
+      res.write(
+        `data: ${JSON.stringify({ type: 'speech.audio.done', usage: { input_tokens: input, output_tokens: output, total_tokens: input + output } })}\n\n`,
+      )
     }
     ended = true
     return void res.end()
@@ -127,7 +138,11 @@ export async function handleAudio(fake: FakeOpenAI, ctx: AudioContext): Promise<
   if (mode === 'fail-reset') return void req.socket.destroy()
   const format = fields.response_format ?? 'json'
   const tokens = /^gpt-4o/.test(model)
-  if (tokens && format === 'verbose_json') return json(400, error(`response_format 'verbose_json' is not compatible with model '${model}'. Use 'json' or 'text' instead.`, 'response_format', 'unsupported_value'))
+  if (tokens && format === 'verbose_json')
+    return json(
+      400,
+      error(`response_format 'verbose_json' is not compatible with model '${model}'. Use 'json' or 'text' instead.`, 'response_format', 'unsupported_value'),
+    )
 
   const duration = wavSeconds(file.bytes) ?? 1
   const text = `Heard ${file.bytes.length} bytes from ${file.name} (${file.type}) with ${model}${fields.language ? ` in ${fields.language}` : ''}`
@@ -136,12 +151,34 @@ export async function handleAudio(fake: FakeOpenAI, ctx: AudioContext): Promise<
   const textTokens = Math.ceil(prompt.length / 4)
   const outputTokens = text.split(' ').length
   const usage = tokens
-    ? { type: 'tokens', input_tokens: audioTokens + textTokens, input_token_details: { text_tokens: textTokens, audio_tokens: audioTokens }, output_tokens: outputTokens, total_tokens: audioTokens + textTokens + outputTokens }
+    ? {
+        type: 'tokens',
+        input_tokens: audioTokens + textTokens,
+        input_token_details: { text_tokens: textTokens, audio_tokens: audioTokens },
+        output_tokens: outputTokens,
+        total_tokens: audioTokens + textTokens + outputTokens,
+      }
     : { type: 'duration', seconds: Math.ceil(duration) }
   if (format === 'verbose_json') {
     return json(200, {
-      task: 'transcribe', language: 'english', duration, text,
-      segments: [{ id: 0, seek: 0, start: 0, end: duration, text, tokens: [50364, 2425], temperature: Number(fields.temperature ?? 0), avg_logprob: -0.2, compression_ratio: 1.1, no_speech_prob: 0.01 }],
+      task: 'transcribe',
+      language: 'english',
+      duration,
+      text,
+      segments: [
+        {
+          id: 0,
+          seek: 0,
+          start: 0,
+          end: duration,
+          text,
+          tokens: [50364, 2425],
+          temperature: Number(fields.temperature ?? 0),
+          avg_logprob: -0.2,
+          compression_ratio: 1.1,
+          no_speech_prob: 0.01,
+        },
+      ],
       usage,
     })
   }

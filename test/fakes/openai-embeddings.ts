@@ -33,13 +33,19 @@ export interface EmbeddingsContext {
   errors: Record<string, [number, any, Record<string, string>?]>
 }
 
-const invalid = (message: string, param: string | null = null, code: string | null = null) => ({ error: { message, type: 'invalid_request_error', param, code } })
+const invalid = (message: string, param: string | null = null, code: string | null = null) => ({
+  error: { message, type: 'invalid_request_error', param, code },
+})
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The inputs of a request body as texts (token arrays as their tokens joined), or a string saying why it is invalid. */
 function inputsOf(input: unknown): { texts: string[]; tokens: number[] } | string {
-  if (typeof input === 'string') return input ? { texts: [input], tokens: [Math.max(1, Math.ceil(input.length / 4))] } : "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference."
-  if (!Array.isArray(input) || input.length === 0) return "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference."
+  if (typeof input === 'string')
+    return input
+      ? { texts: [input], tokens: [Math.max(1, Math.ceil(input.length / 4))] }
+      : "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference."
+  if (!Array.isArray(input) || input.length === 0)
+    return "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference."
   if (input.every((x) => typeof x === 'number')) return { texts: [tokensText(input)], tokens: [input.length] }
   if (input.length > 2048) return `'$.input' is invalid: at most 2048 inputs can be embedded in one request, got ${input.length}.`
   const texts: string[] = []
@@ -64,7 +70,7 @@ export async function handleEmbeddings(fake: FakeOpenAI, ctx: EmbeddingsContext)
     res.end(JSON.stringify(value))
   }
   if (!body || typeof body !== 'object') return json(400, invalid('We could not parse the JSON body of your request.'))
-  if (typeof body.model !== 'string' || !body.model) return json(400, invalid("you must provide a model parameter", null, null))
+  if (typeof body.model !== 'string' || !body.model) return json(400, invalid('you must provide a model parameter', null, null))
   if (body.input === undefined) return json(400, invalid("'input' is a required property", 'input'))
   const named: string = body.model
   const inputs = inputsOf(body.input)
@@ -89,7 +95,8 @@ export async function handleEmbeddings(fake: FakeOpenAI, ctx: EmbeddingsContext)
   if (typeof inputs === 'string') return json(400, invalid(inputs, 'input'))
   if (body.dimensions !== undefined) {
     if (named === 'text-embedding-ada-002') return json(400, invalid('This model does not support specifying dimensions.'))
-    if (!Number.isInteger(body.dimensions) || body.dimensions < 1) return json(400, invalid(`Invalid value for 'dimensions' = ${body.dimensions}. Must be greater than 0.`, 'dimensions'))
+    if (!Number.isInteger(body.dimensions) || body.dimensions < 1)
+      return json(400, invalid(`Invalid value for 'dimensions' = ${body.dimensions}. Must be greater than 0.`, 'dimensions'))
   }
   if (fake.latencyMs) await sleep(fake.latencyMs)
   if (model === 'slow') await sleep(fake.slowMs)
@@ -109,5 +116,10 @@ export async function handleEmbeddings(fake: FakeOpenAI, ctx: EmbeddingsContext)
   if (model === 'fail-null') data[0].embedding = [null, ...fakeEmbedding(inputs.texts[0], dimensions - 1)]
   if (model === 'shuffled') data.reverse()
   const promptTokens = inputs.tokens.reduce((sum, n) => sum + n, 0)
-  return json(200, { object: 'list', data, model: named, ...(model === 'no-usage' ? {} : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }) })
+  return json(200, {
+    object: 'list',
+    data,
+    model: named,
+    ...(model === 'no-usage' ? {} : { usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }),
+  })
 }

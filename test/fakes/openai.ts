@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, } from 'node:http'
 import { handleAudio } from './openai-audio'
 import { handleEmbeddings } from './openai-embeddings'
 import { listenOnLoopback } from './listen'
@@ -85,7 +85,12 @@ function planAnswer(body: any): Plan {
     completion_tokens: completion,
     total_tokens: promptTokens + completion,
     prompt_tokens_details: { cached_tokens: model.includes('cached') ? Math.floor(promptTokens / 2) : 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: model.includes('reasoning') ? 7 : 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: model.includes('reasoning') ? 7 : 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   })
   const tools: any[] = body.tools ?? []
   if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
@@ -123,19 +128,52 @@ const logprobsFor = (text: string) =>
   }))
 
 const ERRORS: Record<string, [number, any, Record<string, string>?]> = {
-  'fail-400': [400, { error: { message: "Invalid value for 'temperature': must be at most 2.", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } }],
-  'fail-401': [401, { error: { message: 'Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }],
-  'fail-429': [429, { error: { message: 'Rate limit reached for requests. Please try again in 2s.', type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { 'retry-after': '2', 'x-ratelimit-remaining-requests': '0' }],
-  'fail-500': [500, { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } }],
+  'fail-400': [
+    400,
+    { error: { message: "Invalid value for 'temperature': must be at most 2.", type: 'invalid_request_error', param: 'temperature', code: 'invalid_value' } },
+  ],
+  'fail-401': [
+    401,
+    {
+      error: {
+        message: 'Incorrect API key provided: sk-fake***. You can find your API key at https://platform.openai.com/account/api-keys.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    },
+  ],
+  'fail-429': [
+    429,
+    { error: { message: 'Rate limit reached for requests. Please try again in 2s.', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    { 'retry-after': '2', 'x-ratelimit-remaining-requests': '0' },
+  ],
+  'fail-500': [
+    500,
+    { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } },
+  ],
   'fail-503': [503, { error: { message: 'The engine is currently overloaded, please try again later.', type: 'server_error', param: null, code: null } }],
 }
 
 /** Starts the fake on 127.0.0.1 (a free port). */
-export async function startFakeOpenAI(options: { apiKey?: string | string[]; slowMs?: number; models?: string[]; keepAliveTimeoutMs?: number } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  options: { apiKey?: string | string[]; slowMs?: number; models?: string[]; keepAliveTimeoutMs?: number } = {},
+): Promise<FakeOpenAI> {
   let release = () => {}
   let gate = new Promise<void>((resolve) => (release = resolve))
   const fake: FakeOpenAI = {
-    url: '', requests: [], aborted: 0, slowMs: options.slowMs ?? 200, latencyMs: 0, modes: {}, keyModes: {}, script: {}, promptModes: {}, retryAfter: undefined, arrivals: [], close: async () => undefined,
+    url: '',
+    requests: [],
+    aborted: 0,
+    slowMs: options.slowMs ?? 200,
+    latencyMs: 0,
+    modes: {},
+    keyModes: {},
+    script: {},
+    promptModes: {},
+    retryAfter: undefined,
+    arrivals: [],
+    close: async () => undefined,
     audioGate: () => gate,
     releaseAudio: () => {
       release()
@@ -168,13 +206,17 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
       return json(401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })
     }
     if (req.method === 'GET' && path === '/v1/models') {
-      return json(200, { object: 'list', data: (options.models ?? ['fake-model']).map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) })
+      return json(200, {
+        object: 'list',
+        data: (options.models ?? ['fake-model']).map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })),
+      })
     }
     if (req.method === 'POST' && (path === '/v1/audio/speech' || path === '/v1/audio/transcriptions')) {
       return handleAudio(fake, { req, res, path, raw: bytes, body, bearer, errors: ERRORS })
     }
     if (req.method === 'POST' && path === '/v1/embeddings') return handleEmbeddings(fake, { req, res, body, bearer, errors: ERRORS })
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
+    if (req.method !== 'POST' || path !== '/v1/chat/completions')
+      return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
     const named: string = body?.model ?? ''
     fake.arrivals.push(performance.now())
@@ -220,13 +262,20 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     if (!body.stream) {
       ended = true
       return json(200, {
-        id, object: 'chat.completion', created, model, service_tier: 'default', system_fingerprint: fingerprint,
-        choices: [{
-          index: 0,
-          message: { role: 'assistant', content: plan.content, refusal: null, annotations: [], ...(plan.toolCalls ? { tool_calls: plan.toolCalls } : {}) },
-          logprobs: wantLogprobs && plan.content ? { content: logprobsFor(plan.content), refusal: null } : null,
-          finish_reason: plan.finish,
-        }],
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        service_tier: 'default',
+        system_fingerprint: fingerprint,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: plan.content, refusal: null, annotations: [], ...(plan.toolCalls ? { tool_calls: plan.toolCalls } : {}) },
+            logprobs: wantLogprobs && plan.content ? { content: logprobsFor(plan.content), refusal: null } : null,
+            finish_reason: plan.finish,
+          },
+        ],
         usage: plan.usage,
       })
     }
@@ -234,14 +283,21 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
     const includeUsage = body.stream_options?.include_usage === true
     const send = (choices: any[], extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`)
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`,
+      )
     send([{ index: 0, delta: { role: 'assistant', content: plan.toolCalls ? null : '', refusal: null }, logprobs: null, finish_reason: null }])
     if (model === 'think') {
       await sleep(fake.slowMs) // reasoning: nothing is streamed meanwhile
       if (res.destroyed) return
       send([{ index: 0, delta: { content: 'Done.' }, logprobs: null, finish_reason: null }])
       send([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }])
-      const usage = { ...plan.usage, completion_tokens: 20_015, total_tokens: plan.usage.prompt_tokens + 20_015, completion_tokens_details: { reasoning_tokens: 20_000 } }
+      const usage = {
+        ...plan.usage,
+        completion_tokens: 20_015,
+        total_tokens: plan.usage.prompt_tokens + 20_015,
+        completion_tokens_details: { reasoning_tokens: 20_000 },
+      }
       if (includeUsage) send([], { usage })
       res.write('data: [DONE]\n\n')
       ended = true
@@ -249,7 +305,14 @@ export async function startFakeOpenAI(options: { apiKey?: string | string[]; slo
     }
     if (plan.toolCalls) {
       for (const [index, call] of plan.toolCalls.entries()) {
-        send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, logprobs: null, finish_reason: null }])
+        send([
+          {
+            index: 0,
+            delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] },
+            logprobs: null,
+            finish_reason: null,
+          },
+        ])
         for (const piece of call.function.arguments.match(/.{1,5}/gs) ?? []) {
           send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }])
         }

@@ -27,7 +27,14 @@ export interface ByokPair {
 export async function startByokPair(kind: StorageKind, byok: GatewayOptions['byok'] = {}): Promise<ByokPair> {
   const upstream = await startFakeOpenAI({ apiKey: [SERVICE_KEY, CUSTOMER_KEY] })
   const providers = () => [
-    openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: upstream.url, apiKey: SERVICE_KEY, byokSupported: true, models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing }] }),
+    openaiCompatible({
+      slug: 'alpha',
+      name: 'Alpha',
+      baseURL: upstream.url,
+      apiKey: SERVICE_KEY,
+      byokSupported: true,
+      models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing }],
+    }),
   ]
   const start = () => startGateway({ storage: kind.open(), providers: providers(), byok: { settlementIntervalSeconds: 0, ...byok } })
   const instances: [TestGateway, TestGateway] = [await start(), await start()]
@@ -36,9 +43,17 @@ export async function startByokPair(kind: StorageKind, byok: GatewayOptions['byo
     upstream,
     instances,
     byok: (i, auth, method, path, body) =>
-      at(i).request(`/api/v1/byok${path}`, { method, headers: { ...auth, ...(body === undefined ? {} : json) }, body: body === undefined ? undefined : JSON.stringify(body) }),
+      at(i).request(`/api/v1/byok${path}`, {
+        method,
+        headers: { ...auth, ...(body === undefined ? {} : json) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
     async chat(i, auth) {
-      const res = await at(i).request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model: 'byok/model', messages: [{ role: 'user', content: 'hello' }] }) })
+      const res = await at(i).request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...auth, ...json },
+        body: JSON.stringify({ model: 'byok/model', messages: [{ role: 'user', content: 'hello' }] }),
+      })
       return { status: res.status, body: await res.json() }
     },
     customer: (credits = '5') => createCustomer(instances[0].gateway, { credits }),

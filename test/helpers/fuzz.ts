@@ -30,8 +30,8 @@ export interface Fragment {
 }
 
 const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n)
-const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)
-const deepMixed = (n: number) => '[{"k":'.repeat(n) + 'null' + '}]'.repeat(n)
+const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`
+const deepMixed = (n: number) => `${'[{"k":'.repeat(n)}null${'}]'.repeat(n)}`
 
 /** Hostile values, as JSON text: deep nesting, huge numbers, wrong types, odd unicode, NUL, long strings. */
 export const HOSTILE: Fragment[] = [
@@ -40,7 +40,22 @@ export const HOSTILE: Fragment[] = [
     { name: `object nested ${n}`, json: deepObject(n) },
     { name: `mixed nested ${n}`, json: deepMixed(n) },
   ]),
-  ...['1e308', '1e400', '-1e400', '-0', '9007199254740993', '1e-400', '-1', '1.5', '0', '123456789012345678901234567890', '"1e400"', '"-1"', '"NaN"', '"0x10"'].map((json) => ({ name: `number ${json}`, json })),
+  ...[
+    '1e308',
+    '1e400',
+    '-1e400',
+    '-0',
+    '9007199254740993',
+    '1e-400',
+    '-1',
+    '1.5',
+    '0',
+    '123456789012345678901234567890',
+    '"1e400"',
+    '"-1"',
+    '"NaN"',
+    '"0x10"',
+  ].map((json) => ({ name: `number ${json}`, json })),
   { name: 'string for a number', json: '"12"' },
   { name: 'empty object', json: '{}' },
   { name: 'empty array', json: '[]' },
@@ -85,14 +100,42 @@ export const HOSTILE_KEYS = ['"\\u0000"', '"__proto__"', '"constructor"', '"😀
 
 /** Values for query parameters, already as they go into the URL (some deliberately malformed). */
 export const HOSTILE_QUERY_VALUES = [
-  '', '-1', '0', '1.5', '1e400', '9007199254740993', '99999999999999999999999999', 'abc', '%00', '%ZZ', '%', '%F0%9F%98%80',
-  '%E2%80%AEevil', '%ED%A0%80', 'x'.repeat(4_000), 'true', 'null', '[]', '{}', '%5B%5D',
+  '',
+  '-1',
+  '0',
+  '1.5',
+  '1e400',
+  '9007199254740993',
+  '99999999999999999999999999',
+  'abc',
+  '%00',
+  '%ZZ',
+  '%',
+  '%F0%9F%98%80',
+  '%E2%80%AEevil',
+  '%ED%A0%80',
+  'x'.repeat(4_000),
+  'true',
+  'null',
+  '[]',
+  '{}',
+  '%5B%5D',
 ]
 
 /** Path parameters that are not UUIDs (and one that is, in capitals). */
 export const HOSTILE_PATH_PARAMS = [
-  'not-a-uuid', '%00', '%ZZ', '%F0%9F%98%80', '123e4567-e89b-02d3-a456-426614174000', '00000000-0000-0000-0000-00000000000g',
-  'x'.repeat(3_000), '..%2F..%2Fetc%2Fpasswd', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', '%20', '1e400', '-0',
+  'not-a-uuid',
+  '%00',
+  '%ZZ',
+  '%F0%9F%98%80',
+  '123e4567-e89b-02d3-a456-426614174000',
+  '00000000-0000-0000-0000-00000000000g',
+  'x'.repeat(3_000),
+  '..%2F..%2Fetc%2Fpasswd',
+  'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+  '%20',
+  '1e400',
+  '-0',
 ]
 
 /** Every path of a JSON value: objects' keys and arrays' indices, the root excluded. */

@@ -17,7 +17,18 @@ export async function startPlayground(dataDir: string, args: string[] = [], env:
   const port = await freePort()
   const child: ChildProcess = spawn('npm', ['start', '--', ...args], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, GATEWAY_SECRET: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', GROQ_API_KEY: '', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      GATEWAY_SECRET: '',
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      ANTHROPIC_API_KEY: '',
+      GEMINI_API_KEY: '',
+      GROQ_API_KEY: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   })
@@ -41,4 +52,3 @@ export async function startPlayground(dataDir: string, args: string[] = [], env:
     })
   return { url: `http://127.0.0.1:${port}`, output: () => output, stop }
 }
-

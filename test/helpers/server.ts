@@ -31,7 +31,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
 
 /** Creates a user with credits and a key through the admin API. */
 export async function createCustomer(gateway: Gateway, input: { email?: string; credits?: string; orgName?: string; plan?: string } = {}) {
-  const user = await gateway.admin.createUser({ email: input.email ?? `user-${Math.random().toString(36).slice(2)}@example.com`, orgName: input.orgName, plan: input.plan })
+  const user = await gateway.admin.createUser({
+    email: input.email ?? `user-${Math.random().toString(36).slice(2)}@example.com`,
+    orgName: input.orgName,
+    plan: input.plan,
+  })
   if (input.credits) await gateway.admin.addCredits(user.org_id, input.credits)
   const issued = await gateway.admin.issueKey({ userId: user.id, label: 'test key' })
   return { user, key: issued.key, record: issued.record, auth: { authorization: `Bearer ${issued.key}` } }

@@ -11,7 +11,12 @@ const json = { 'content-type': 'application/json' }
 /** Opens a stream, reads until its first chunk, then leaves; resolves with the generation id. */
 async function leaveAfterFirstChunk(g: TestGateway, auth: Record<string, string>, body: Record<string, unknown>): Promise<string> {
   const controller = new AbortController()
-  const res = await g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ ...body, stream: true }), signal: controller.signal })
+  const res = await g.request('/api/v1/chat/completions', {
+    method: 'POST',
+    headers: { ...auth, ...json },
+    body: JSON.stringify({ ...body, stream: true }),
+    signal: controller.signal,
+  })
   expect(res.status).toBe(200)
   const reader = res.body!.getReader()
   let seen = ''
@@ -25,7 +30,14 @@ describe('a client that leaves a reasoning stream before its usage chunk', () =>
   let clock = Date.now()
   let waiting: TestGateway
   let impatient: TestGateway
-  const model: ProviderModel = { id: 'fake/thinker', upstreamId: 'think', pricing, maxCompletionTokens: 100_000, supportedParameters: ['reasoning', 'max_tokens'], reasoning: { efforts: ['low', 'high'] } }
+  const model: ProviderModel = {
+    id: 'fake/thinker',
+    upstreamId: 'think',
+    pricing,
+    maxCompletionTokens: 100_000,
+    supportedParameters: ['reasoning', 'max_tokens'],
+    reasoning: { efforts: ['low', 'high'] },
+  }
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 400 })
@@ -60,7 +72,9 @@ describe('a client that leaves a reasoning stream before its usage chunk', () =>
     const started = clock
     const controller = new AbortController()
     const res = await impatient.request('/api/v1/chat/completions', {
-      method: 'POST', headers: { ...customer.auth, ...json }, signal: controller.signal,
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      signal: controller.signal,
       body: JSON.stringify({ model: 'fake/thinker', stream: true, max_tokens: 5000, messages: [{ role: 'user', content: 'think hard' }] }),
     })
     const reader = res.body!.getReader()
@@ -76,7 +90,9 @@ describe('a client that leaves a reasoning stream before its usage chunk', () =>
     const capped = await createCustomer(impatient.gateway, { credits: '10' })
     const again = new AbortController()
     const res2 = await impatient.request('/api/v1/chat/completions', {
-      method: 'POST', headers: { ...capped.auth, ...json }, signal: again.signal,
+      method: 'POST',
+      headers: { ...capped.auth, ...json },
+      signal: again.signal,
       body: JSON.stringify({ model: 'fake/thinker', stream: true, max_tokens: 5000, messages: [{ role: 'user', content: 'think hard' }] }),
     })
     const reader2 = res2.body!.getReader()

@@ -37,10 +37,22 @@ const rawAmounts = (text: string, name: string) => [...text.matchAll(new RegExp(
 
 /** The expected rows from usage records: grouped by the UTC day of created_at, model and provider. */
 function expectedRows(records: UsageRecord[]) {
-  const groups = new Map<string, { date: string; model: string; provider: string; requests: number; prompt: number; completion: number; reasoning: number; units: bigint }>()
+  const groups = new Map<
+    string,
+    { date: string; model: string; provider: string; requests: number; prompt: number; completion: number; reasoning: number; units: bigint }
+  >()
   for (const r of records) {
     const key = `${r.created_at.slice(0, 10)} ${r.model} ${r.provider}`
-    const group = groups.get(key) ?? { date: r.created_at.slice(0, 10), model: r.model, provider: r.provider, requests: 0, prompt: 0, completion: 0, reasoning: 0, units: 0n }
+    const group = groups.get(key) ?? {
+      date: r.created_at.slice(0, 10),
+      model: r.model,
+      provider: r.provider,
+      requests: 0,
+      prompt: 0,
+      completion: 0,
+      reasoning: 0,
+      units: 0n,
+    }
     group.requests++
     group.prompt += r.prompt_tokens
     group.completion += r.completion_tokens
@@ -69,7 +81,9 @@ function describeActivity(makeKind: () => StorageKind) {
       { id: 'fake/reasoning', upstreamId: 'gpt-reasoning', pricing: prices, maxCompletionTokens: 1000 },
     ]
     const options = () => ({
-      storage: kind.open(), clock: () => now, keepAliveMs: 1000,
+      storage: kind.open(),
+      clock: () => now,
+      keepAliveMs: 1000,
       retention: { sweepIntervalSeconds: 0 },
       providers: [
         openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models: models(pricing) }),
@@ -91,7 +105,8 @@ function describeActivity(makeKind: () => StorageKind) {
 
   const chat = async (g: TestGateway, body: Record<string, unknown>, key = customer.key) => {
     const res = await g.request('/api/v1/chat/completions', {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, ...json, 'http-referer': 'https://app.example/', 'x-title': 'Activity App' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, ...json, 'http-referer': 'https://app.example/', 'x-title': 'Activity App' },
       body: JSON.stringify({ messages: [{ role: 'user', content: 'count my activity' }], ...body }),
     })
     expect(res.status).toBe(200)
@@ -114,8 +129,15 @@ function describeActivity(makeKind: () => StorageKind) {
 
     // The next day: concurrent requests on both instances, mixed models, providers, keys, whole and streamed.
     now = DAY2
-    await Promise.all(Array.from({ length: 24 }, (_, i) =>
-      chat(i % 2 ? a : b, { model: i % 3 ? 'fake/gpt-test' : 'fake/reasoning', provider: { only: [i % 4 ? 'down' : 'up'] }, stream: i % 5 === 0 }, i % 6 ? customer.key : secondKey.key)))
+    await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        chat(
+          i % 2 ? a : b,
+          { model: i % 3 ? 'fake/gpt-test' : 'fake/reasoning', provider: { only: [i % 4 ? 'down' : 'up'] }, stream: i % 5 === 0 },
+          i % 6 ? customer.key : secondKey.key,
+        ),
+      ),
+    )
 
     const records = await a.gateway.context.usage.list(customer.user.org_id)
     expect(records).toHaveLength(29)
@@ -132,8 +154,13 @@ function describeActivity(makeKind: () => StorageKind) {
       const group = groups.get(`${row.date} ${row.model} ${row.provider}`)!
       expect(group).toBeDefined()
       expect(row).toMatchObject({
-        requests: group.requests, prompt_tokens: group.prompt, completion_tokens: group.completion, reasoning_tokens: group.reasoning,
-        model_permaslug: row.model, provider_name: row.provider === 'up' ? 'Up' : 'Down', byok_usage_inference: 0,
+        requests: group.requests,
+        prompt_tokens: group.prompt,
+        completion_tokens: group.completion,
+        reasoning_tokens: group.reasoning,
+        model_permaslug: row.model,
+        provider_name: row.provider === 'up' ? 'Up' : 'Down',
+        byok_usage_inference: 0,
       })
       expect(row.endpoint_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
       expect(usages[i]).toBe(fromUnits(group.units)) // exact: the decimal text of the sum of the records' cost_eur
@@ -159,7 +186,9 @@ function describeActivity(makeKind: () => StorageKind) {
     const second = await activity(a, `?api_key_hash=${secondKey.hash}`)
     const secondRecords = (await a.gateway.context.usage.list(customer.user.org_id)).filter((r) => r.key_hash === secondKey.hash)
     expect(second.body.data.reduce((n, row) => n + row.requests, 0)).toBe(secondRecords.length)
-    expect(fromUnits(rawAmounts(second.text, 'usage').reduce((sum, text) => sum + toUnits(text), 0n))).toBe(fromUnits(secondRecords.reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)))
+    expect(fromUnits(rawAmounts(second.text, 'usage').reduce((sum, text) => sum + toUnits(text), 0n))).toBe(
+      fromUnits(secondRecords.reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)),
+    )
     // Split by key, each (day, model, provider) adds up to the combined row.
     for (const row of all) {
       const parts = split.body.data.filter((part) => part.date === row.date && part.model === row.model && part.provider === row.provider)
@@ -168,7 +197,9 @@ function describeActivity(makeKind: () => StorageKind) {
     }
     expect((await activity(a, `?user_id=${customer.user.id}`)).text).toBe((await activity(a)).text)
     expect((await activity(a, '?user_id=someone-else')).body.data).toEqual([])
-    expect((await activity(a, '?group_by=workspace')).body.data.every((row) => (row as Row & { workspace_id: string }).workspace_id === customer.user.org_id)).toBe(true)
+    expect(
+      (await activity(a, '?group_by=workspace')).body.data.every((row) => (row as Row & { workspace_id: string }).workspace_id === customer.user.org_id),
+    ).toBe(true)
 
     const stranger = await createCustomer(a.gateway, { credits: '1' })
     expect((await activity(b, '', stranger.auth)).body.data).toEqual([])
@@ -185,8 +216,9 @@ function describeActivity(makeKind: () => StorageKind) {
     const client = new OpenRouter({ apiKey: customer.key, serverURL: `${a.url}/api/v1` })
     const result = await client.analytics.getUserActivity({ date: '2026-11-21' })
     const plain = (await activity(a, '?date=2026-11-21')).body.data
-    expect(result.data.map((item) => [item.date, item.model, item.providerName, item.requests, item.usage, item.promptTokens, item.reasoningTokens]))
-      .toEqual(plain.map((row) => [row.date, row.model, row.provider_name, row.requests, row.usage, row.prompt_tokens, row.reasoning_tokens]))
+    expect(result.data.map((item) => [item.date, item.model, item.providerName, item.requests, item.usage, item.promptTokens, item.reasoningTokens])).toEqual(
+      plain.map((row) => [row.date, row.model, row.provider_name, row.requests, row.usage, row.prompt_tokens, row.reasoning_tokens]),
+    )
     const credits = await client.credits.getCredits()
     const admin = await a.gateway.admin.getCredits(customer.user.org_id)
     expect(credits.data).toEqual({ totalCredits: Number(admin.total_credits), totalUsage: Number(admin.total_usage) })
@@ -216,4 +248,6 @@ function describeActivity(makeKind: () => StorageKind) {
 
 describe('GET /api/v1/activity: memory (two instances on one storage)', () => describeActivity(memoryKind))
 describe('GET /api/v1/activity: fs (two instances in one process over one folder)', () => describeActivity(fsKind))
-describe.skipIf(!process.env.REDIS_URL)('GET /api/v1/activity: redis (REDIS_URL; two instances)', () => describeActivity(() => redisKind(process.env.REDIS_URL!)))
+describe.skipIf(!process.env.REDIS_URL)('GET /api/v1/activity: redis (REDIS_URL; two instances)', () =>
+  describeActivity(() => redisKind(process.env.REDIS_URL!)),
+)

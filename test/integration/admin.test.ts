@@ -24,7 +24,14 @@ describe('admin.issueKey credit limits', () => {
 
   it('stores a positive exact decimal, string or number, written canonically; null or nothing for no limit', async () => {
     const cases: [string | number | null | undefined, string | null][] = [
-      ['10.50', '10.5'], [' 3 ', '3'], [2.5, '2.5'], [0.1, '0.1'], ['0.000000000001', '0.000000000001'], [1e3, '1000'], [null, null], [undefined, null],
+      ['10.50', '10.5'],
+      [' 3 ', '3'],
+      [2.5, '2.5'],
+      [0.1, '0.1'],
+      ['0.000000000001', '0.000000000001'],
+      [1e3, '1000'],
+      [null, null],
+      [undefined, null],
     ]
     for (const [creditLimit, stored] of cases) {
       const { record } = await t.gateway.admin.issueKey({ userId, creditLimit })
@@ -65,7 +72,11 @@ describe('admin.ledger and admin.usage after requests', () => {
   afterAll(() => t.close())
 
   const chat = async (content: string, stream = false) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: auth, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content }], stream }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content }], stream }),
+    })
     expect(res.status).toBe(200)
     const id = res.headers.get('x-generation-id')!
     await res.text()
@@ -77,7 +88,11 @@ describe('admin.ledger and admin.usage after requests', () => {
     now += 1000
     const second = await chat('A streamed hello', true)
     now += 1000
-    const speech = await t.request('/api/v1/audio/speech', { method: 'POST', headers: auth, body: JSON.stringify({ model: 'demo/speech', input: 'Hi there', response_format: 'wav' }) })
+    const speech = await t.request('/api/v1/audio/speech', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ model: 'demo/speech', input: 'Hi there', response_format: 'wav' }),
+    })
     expect(speech.status).toBe(200)
     const third = speech.headers.get('x-generation-id')!
     await speech.arrayBuffer()
@@ -89,8 +104,18 @@ describe('admin.ledger and admin.usage after requests', () => {
     const usage = await t.gateway.admin.usage(orgId)
     expect(usage.map((r) => r.id)).toEqual([first, second, third])
     expect(usage[0]).toMatchObject({
-      org_id: orgId, endpoint: 'chat', model: 'demo/echo', provider: 'demo', stream: false, status: 'success',
-      prompt_tokens: 6, completion_tokens: 3, currency: 'USD', cost: '0.0000012', cost_eur: '0.000001032', is_byok: false,
+      org_id: orgId,
+      endpoint: 'chat',
+      model: 'demo/echo',
+      provider: 'demo',
+      stream: false,
+      status: 'success',
+      prompt_tokens: 6,
+      completion_tokens: 3,
+      currency: 'USD',
+      cost: '0.0000012',
+      cost_eur: '0.000001032',
+      is_byok: false,
       created_at: '2026-11-26T09:00:00.000Z',
     })
     expect(usage[1]).toMatchObject({ endpoint: 'chat', stream: true, created_at: '2026-11-26T09:00:01.000Z' })
@@ -123,7 +148,9 @@ describe('admin.ledger and admin.usage after requests', () => {
     expect((await t.gateway.admin.usage(orgId, { order: 'desc', limit: 1 })).map((r) => r.id)).toEqual([ids[2]])
     expect((await t.gateway.admin.usage(orgId, { order: 'desc', after: ids[2] })).map((r) => r.id)).toEqual([ids[1], ids[0]])
     expect((await t.gateway.admin.usage(orgId, { since: '2026-11-26T09:00:01Z' })).map((r) => r.id)).toEqual(ids.slice(1))
-    expect((await t.gateway.admin.usage(orgId, { since: new Date('2026-11-26T09:00:01Z'), until: Date.parse('2026-11-26T09:00:02Z') })).map((r) => r.id)).toEqual([ids[1]])
+    expect(
+      (await t.gateway.admin.usage(orgId, { since: new Date('2026-11-26T09:00:01Z'), until: Date.parse('2026-11-26T09:00:02Z') })).map((r) => r.id),
+    ).toEqual([ids[1]])
     expect(await t.gateway.admin.usage('no-such-org')).toEqual([])
 
     const ledger = await t.gateway.admin.ledger(orgId)
@@ -132,8 +159,13 @@ describe('admin.ledger and admin.usage after requests', () => {
     expect(await t.gateway.admin.ledger(orgId, { since: '2026-11-26T09:00:02Z' })).toEqual(ledger.slice(3))
 
     for (const [options, param] of [
-      [{ limit: 0 }, 'limit'], [{ limit: 1001 }, 'limit'], [{ limit: 2.5 }, 'limit'], [{ since: 'yesterday' }, 'since'],
-      [{ until: Number.NaN }, 'until'], [{ order: 'newest' }, 'order'], [{ after: 'gen-unknown' }, 'after'],
+      [{ limit: 0 }, 'limit'],
+      [{ limit: 1001 }, 'limit'],
+      [{ limit: 2.5 }, 'limit'],
+      [{ since: 'yesterday' }, 'since'],
+      [{ until: Number.NaN }, 'until'],
+      [{ order: 'newest' }, 'order'],
+      [{ after: 'gen-unknown' }, 'after'],
     ] as const) {
       await expect(t.gateway.admin.usage(orgId, options as never), JSON.stringify(options)).rejects.toMatchObject({ status: 400, param })
     }
@@ -156,13 +188,22 @@ describe('a ledger entry that cannot be written', () => {
       const user = await t.gateway.admin.createUser({ email: 'full@example.com' })
       await t.gateway.admin.addCredits(user.org_id, '1')
       const { key } = await t.gateway.admin.issueKey({ userId: user.id })
-      const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello ledger' }] }) })
+      const res = await t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello ledger' }] }),
+      })
       expect(res.status).toBe(200)
       const id = res.headers.get('x-generation-id')
       await res.text()
       expect(await t.gateway.admin.getCredits(user.org_id)).toEqual({ balance: '0.999998968', total_credits: '1', total_usage: '0.000001032' })
       expect((await t.gateway.admin.ledger(user.org_id)).map((e) => e.kind)).toEqual(['grant'])
-      expect(errors).toEqual([['a request was charged but its ledger entry could not be written: add it by hand', expect.objectContaining({ org_id: user.org_id, amount: '0.000001032', note: 'chat demo/echo', generation_id: id, error: 'disk full' })]])
+      expect(errors).toEqual([
+        [
+          'a request was charged but its ledger entry could not be written: add it by hand',
+          expect.objectContaining({ org_id: user.org_id, amount: '0.000001032', note: 'chat demo/echo', generation_id: id, error: 'disk full' }),
+        ],
+      ])
     } finally {
       await t.close()
       await storage.dispose()

@@ -14,7 +14,9 @@ function describeRecords(makeKind: () => StorageKind) {
   it('update: 100 concurrent read-modify-writes from two openings lose none', async () => {
     const [a, b] = [createAtomicOps(kind.open()), createAtomicOps(kind.open())]
     const key = 'gateway:test:record-list'
-    await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).update<{ items: number[] }>(key, (current) => ({ items: [...(current?.items ?? []), i] }))))
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).update<{ items: number[] }>(key, (current) => ({ items: [...(current?.items ?? []), i] }))),
+    )
     const stored = await a.read<{ items: number[] }>(key)
     expect([...stored!.items].sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i))
     expect(await kind.open().getItem(key)).toEqual(stored) // the same JSON record the storage reads
@@ -26,7 +28,11 @@ function describeRecords(makeKind: () => StorageKind) {
     expect(await atomic.update(key, () => undefined)).toBeNull()
     expect(await atomic.update(key, (current) => current ?? { n: 1 })).toEqual({ n: 1 })
     expect(await atomic.update(key, () => undefined)).toEqual({ n: 1 })
-    await expect(atomic.update(key, () => { throw new Error('no') })).rejects.toThrow('no')
+    await expect(
+      atomic.update(key, () => {
+        throw new Error('no')
+      }),
+    ).rejects.toThrow('no')
     expect(await atomic.read(key)).toEqual({ n: 1 })
     // A delete racing updates that only change a present record: once taken, it stays gone.
     const results = await Promise.all([
@@ -41,7 +47,9 @@ function describeRecords(makeKind: () => StorageKind) {
   it('claimAndAddUnits: of 20 concurrent claims of one key, one adds its units, once', async () => {
     const [a, b] = [createAtomicOps(kind.open()), createAtomicOps(kind.open())]
     const counter = 'gateway:test:claimed-counter'
-    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claimAndAddUnits('gateway:test:claim-1', { by: i }, counter, toUnits('0.3'))))
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claimAndAddUnits('gateway:test:claim-1', { by: i }, counter, toUnits('0.3'))),
+    )
     expect(claims.filter(Boolean)).toHaveLength(1)
     expect(await a.read('gateway:test:claim-1')).toEqual({ by: claims.indexOf(true) })
     expect(await kind.open().hasItem('gateway:test:claim-1')).toBe(true)

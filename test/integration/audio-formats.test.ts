@@ -56,19 +56,30 @@ function makeM4a(seconds: number): Buffer {
   const mvhd = Buffer.alloc(100)
   mvhd.writeUInt32BE(1000, 12)
   mvhd.writeUInt32BE(seconds * 1000, 16)
-  return Buffer.concat([box('ftyp', Buffer.from('M4A \0\0\0\0isomM4A ', 'latin1')), box('free', Buffer.alloc(4)), box('moov', box('mvhd', mvhd)), box('mdat', Buffer.alloc(32))])
+  return Buffer.concat([
+    box('ftyp', Buffer.from('M4A \0\0\0\0isomM4A ', 'latin1')),
+    box('free', Buffer.alloc(4)),
+    box('moov', box('mvhd', mvhd)),
+    box('mdat', Buffer.alloc(32)),
+  ])
 }
 
 /** WebM: an EBML header (DocType webm), a Segment of unknown size with Info (TimecodeScale 1 ms, Duration), a Cluster. */
 function makeWebm(seconds: number | undefined): Buffer {
   const duration = Buffer.alloc(8)
   duration.writeDoubleBE((seconds ?? 0) * 1000)
-  const info = Buffer.concat([Buffer.from([0x2a, 0xd7, 0xb1, 0x83, 0x0f, 0x42, 0x40]), seconds === undefined ? Buffer.alloc(0) : Buffer.concat([Buffer.from([0x44, 0x89, 0x88]), duration])])
+  const info = Buffer.concat([
+    Buffer.from([0x2a, 0xd7, 0xb1, 0x83, 0x0f, 0x42, 0x40]),
+    seconds === undefined ? Buffer.alloc(0) : Buffer.concat([Buffer.from([0x44, 0x89, 0x88]), duration]),
+  ])
   return Buffer.concat([
-    Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x87, 0x42, 0x82, 0x84]), Buffer.from('webm'),
+    Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x87, 0x42, 0x82, 0x84]),
+    Buffer.from('webm'),
     Buffer.from([0x18, 0x53, 0x80, 0x67, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
-    Buffer.from([0x15, 0x49, 0xa9, 0x66, 0x80 | info.length]), info,
-    Buffer.from([0x1f, 0x43, 0xb6, 0x75, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), Buffer.alloc(64, 1),
+    Buffer.from([0x15, 0x49, 0xa9, 0x66, 0x80 | info.length]),
+    info,
+    Buffer.from([0x1f, 0x43, 0xb6, 0x75, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+    Buffer.alloc(64, 1),
   ])
 }
 
@@ -90,7 +101,9 @@ describe('audio formats: magic bytes, durations, base64', () => {
       expect(sniffFormat(bytes), format).toBe(format)
       expect(() => assertFormat(bytes, format as keyof typeof samples, 'p')).not.toThrow()
       for (const other of Object.keys(samples).filter((f) => f !== format)) {
-        expect(() => assertFormat(bytes, other as keyof typeof samples, 'p'), `${format} as ${other}`).toThrow(new RegExp(`^p: the audio is not ${other} .*; it looks like ${format}$`))
+        expect(() => assertFormat(bytes, other as keyof typeof samples, 'p'), `${format} as ${other}`).toThrow(
+          new RegExp(`^p: the audio is not ${other} .*; it looks like ${format}$`),
+        )
       }
     }
     expect(sniffFormat(Buffer.concat([id3, makeMp3(2)]))).toBe('mp3')
@@ -189,15 +202,16 @@ describe('multipart/form-data', () => {
   })
 
   it('follows RFC 2046: preamble and epilogue, a quoted boundary, transport padding, filename*, a part without Content-Type', () => {
-    const body = Buffer.from([
-      'This is the preamble.\r\n',
-      '--b"x\r\n'.replace('"', ''),
-    ].join('') + [
-      'Content-Disposition: form-data; name="language"\r\n\r\nfr\r\n',
-      '--bx   \r\nContent-Disposition: form-data; name="file"; filename="fallback.bin"; filename*=UTF-8\'\'%C3%A9t%C3%A9.wav\r\n\r\nRIFF\r\n',
-      '--bx\r\ncontent-disposition: FORM-DATA; name=prompt\r\n\r\n\r\n',
-      '--bx--\r\nepilogue',
-    ].join(''), 'utf8')
+    const body = Buffer.from(
+      ['This is the preamble.\r\n', '--b"x\r\n'.replace('"', '')].join('') +
+        [
+          'Content-Disposition: form-data; name="language"\r\n\r\nfr\r\n',
+          '--bx   \r\nContent-Disposition: form-data; name="file"; filename="fallback.bin"; filename*=UTF-8\'\'%C3%A9t%C3%A9.wav\r\n\r\nRIFF\r\n',
+          '--bx\r\ncontent-disposition: FORM-DATA; name=prompt\r\n\r\n\r\n',
+          '--bx--\r\nepilogue',
+        ].join(''),
+      'utf8',
+    )
     const parsed = parseMultipart(body, 'multipart/form-data; charset=utf-8; boundary="bx"')
     expect(parsed.language).toBe('fr')
     expect(parsed.prompt).toBe('')
@@ -206,7 +220,10 @@ describe('multipart/form-data', () => {
   })
 
   it('refuses what is not multipart/form-data with a 400 naming why', () => {
-    const bad = (body: string, type = 'multipart/form-data; boundary=bx') => () => parseMultipart(Buffer.from(body), type)
+    const bad =
+      (body: string, type = 'multipart/form-data; boundary=bx') =>
+      () =>
+        parseMultipart(Buffer.from(body), type)
     expect(bad('--bx\r\n\r\nx\r\n--bx--', 'multipart/form-data')).toThrow(/no boundary in Content-Type/)
     expect(bad('nothing here')).toThrow(/the boundary does not occur in the body/)
     expect(bad('--bx\r\nContent-Disposition: form-data; name="a"\r\n\r\nunclosed')).toThrow(/the last part is not closed by the boundary/)
@@ -225,20 +242,46 @@ describe('audio pricing', () => {
   const eur = '0.86'
   it('bills reported tokens where the model has token prices: text and audio input, output', () => {
     const pricing = { prompt: '0.0000025', audio: '0.000006', completion: '0.00001', audio_second: '0.0001', currency: 'USD' }
-    const cost = priceAudio(pricing, { reported: { input_tokens: 130, input_token_details: { text_tokens: 30, audio_tokens: 100 }, output_tokens: 7 }, seconds: 3 }, eur)
+    const cost = priceAudio(
+      pricing,
+      { reported: { input_tokens: 130, input_token_details: { text_tokens: 30, audio_tokens: 100 }, output_tokens: 7 }, seconds: 3 },
+      eur,
+    )
     // 30 × 2.5e-6 + 100 × 6e-6 + 7 × 1e-5 = 0.000745
-    expect(cost).toMatchObject({ basis: 'tokens', inputTokens: 130, outputTokens: 7, units: 745_000_000n, eurUnits: 640_700_000n, promptUnits: 675_000_000n, completionUnits: 70_000_000n })
+    expect(cost).toMatchObject({
+      basis: 'tokens',
+      inputTokens: 130,
+      outputTokens: 7,
+      units: 745_000_000n,
+      eurUnits: 640_700_000n,
+      promptUnits: 675_000_000n,
+      completionUnits: 70_000_000n,
+    })
     // Without details every input token is a text token (priced at `prompt`).
     expect(priceAudio(pricing, { reported: { input_tokens: 100, output_tokens: 0 } }, eur).units).toBe(250_000_000n)
   })
 
   it('bills seconds or characters where there is no token usage or no token price, rounding once to 12 digits', () => {
-    expect(priceAudio({ prompt: '0', completion: '0', audio_second: '0.0001' }, { reported: { type: 'duration', seconds: 9 }, seconds: 9 }, eur)).toMatchObject({ basis: 'seconds', units: 900_000_000n, tokenPriced: false })
-    expect(priceAudio({ prompt: '0', completion: '0', audio_second: '0.0000001234567' }, { seconds: 1.5 }, eur)).toMatchObject({ units: 185_185n, eurUnits: 159_259n })
-    expect(priceAudio({ prompt: '0', completion: '0', character: '0.000015', request: '0.001' }, { characters: 1000 }, eur)).toMatchObject({ basis: 'characters', units: 16_000_000_000n })
+    expect(priceAudio({ prompt: '0', completion: '0', audio_second: '0.0001' }, { reported: { type: 'duration', seconds: 9 }, seconds: 9 }, eur)).toMatchObject(
+      { basis: 'seconds', units: 900_000_000n, tokenPriced: false },
+    )
+    expect(priceAudio({ prompt: '0', completion: '0', audio_second: '0.0000001234567' }, { seconds: 1.5 }, eur)).toMatchObject({
+      units: 185_185n,
+      eurUnits: 159_259n,
+    })
+    expect(priceAudio({ prompt: '0', completion: '0', character: '0.000015', request: '0.001' }, { characters: 1000 }, eur)).toMatchObject({
+      basis: 'characters',
+      units: 16_000_000_000n,
+    })
     // A token-priced model whose answer reported nothing: its per-character estimate, flagged by tokenPriced.
-    expect(priceAudio({ prompt: '0.0000006', completion: '0.000012', character: '0.000015' }, { characters: 10 }, eur)).toMatchObject({ basis: 'characters', tokenPriced: true, units: 150_000_000n })
+    expect(priceAudio({ prompt: '0.0000006', completion: '0.000012', character: '0.000015' }, { characters: 10 }, eur)).toMatchObject({
+      basis: 'characters',
+      tokenPriced: true,
+      units: 150_000_000n,
+    })
     // Reported tokens on a model priced per unit only: billed per unit, tokens still counted.
-    expect(priceAudio({ prompt: '0', completion: '0', character: '0.000015' }, { characters: 10, reported: { input_tokens: 3, output_tokens: 50 } }, eur)).toMatchObject({ basis: 'characters', inputTokens: 3, outputTokens: 50, units: 150_000_000n })
+    expect(
+      priceAudio({ prompt: '0', completion: '0', character: '0.000015' }, { characters: 10, reported: { input_tokens: 3, output_tokens: 50 } }, eur),
+    ).toMatchObject({ basis: 'characters', inputTokens: 3, outputTokens: 50, units: 150_000_000n })
   })
 })

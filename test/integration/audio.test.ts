@@ -12,8 +12,12 @@ const json = { 'content-type': 'application/json' }
 // OpenAI's audio models without their retirement dates (2027-01-06, 2027-02-26), so the tests do not depend on the day they run.
 const audioModels: ProviderModel[] = openaiAudioModels.map((m) => ({ ...m, expirationDate: undefined }))
 const known = (id: string): ProviderModel => audioModels.find((m) => m.id === id)!
-const speechModel = (id: string, upstreamId: string, extra: Partial<ProviderModel> = {}): ProviderModel =>
-  ({ ...known('openai/tts-1'), id, upstreamId, ...extra })
+const speechModel = (id: string, upstreamId: string, extra: Partial<ProviderModel> = {}): ProviderModel => ({
+  ...known('openai/tts-1'),
+  id,
+  upstreamId,
+  ...extra,
+})
 const transcribeModel = (id: string, upstreamId: string): ProviderModel => ({ ...known('openai/whisper-1'), id, upstreamId })
 const LIMIT = 48 * 1024
 
@@ -42,7 +46,11 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
     t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...headers, ...json }, body: JSON.stringify(body) })
   const transcribeJson = (body: Record<string, unknown>, headers: Record<string, string> = customer.auth) =>
     t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: { ...headers, ...json }, body: JSON.stringify(body) })
-  const transcribeForm = (fields: Record<string, string>, file: { bytes: Uint8Array; name: string; type?: string }, headers: Record<string, string> = customer.auth) => {
+  const transcribeForm = (
+    fields: Record<string, string>,
+    file: { bytes: Uint8Array; name: string; type?: string },
+    headers: Record<string, string> = customer.auth,
+  ) => {
     const form = new FormData()
     form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? '' }), file.name)
     for (const [name, value] of Object.entries(fields)) form.append(name, value)
@@ -69,7 +77,10 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       bodyLimits: { transcription: LIMIT },
       providers: [
         openaiCompatible({
-          slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha',
+          slug: 'alpha',
+          name: 'Alpha',
+          baseURL: alpha.url,
+          apiKey: 'sk-alpha',
           models: [
             ...audioModels,
             { id: 'openai/gpt-4o-mini', pricing: { prompt: '0.00000015', completion: '0.0000006' } },
@@ -80,7 +91,11 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
           ],
         }),
         openaiCompatible({
-          slug: 'beta', name: 'Beta', baseURL: beta.url, apiKey: 'sk-beta', byokSupported: true,
+          slug: 'beta',
+          name: 'Beta',
+          baseURL: beta.url,
+          apiKey: 'sk-beta',
+          byokSupported: true,
           models: [speechModel('shared/speech', 'tts-1'), transcribeModel('shared/transcribe', 'whisper-1')],
         }),
         demo({ audio: true }),
@@ -118,8 +133,19 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       const [usd, eur] = money(BigInt(characters) * 15_000_000n)
       expect(decimalText(before - (await credits()))).toBe(eur)
       expect(await record(generationId)).toMatchObject({
-        endpoint: 'speech', model: 'openai/tts-1', provider: 'alpha', status: 'success', stream: true, cost: usd, cost_eur: eur,
-        billed_by: 'characters', characters, usage_estimated: false, prompt_tokens: 0, completion_tokens: 0, upstream_id: expect.stringMatching(/^req_fake_/),
+        endpoint: 'speech',
+        model: 'openai/tts-1',
+        provider: 'alpha',
+        status: 'success',
+        stream: true,
+        cost: usd,
+        cost_eur: eur,
+        billed_by: 'characters',
+        characters,
+        usage_estimated: false,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        upstream_id: expect.stringMatching(/^req_fake_/),
       })
     })
 
@@ -154,7 +180,12 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       const aborted = alpha.aborted
       const controller = new AbortController()
       const input = 'Nobody listens to this'
-      const res = await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'test/held-speech', input }), signal: controller.signal })
+      const res = await t.request('/api/v1/audio/speech', {
+        method: 'POST',
+        headers: { ...customer.auth, ...json },
+        body: JSON.stringify({ model: 'test/held-speech', input }),
+        signal: controller.signal,
+      })
       const generationId = res.headers.get('x-generation-id')
       await res.body!.getReader().read()
       controller.abort()
@@ -180,7 +211,14 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       expect(res.headers.get('content-type')).toBe('audio/wav')
       const bytes = Buffer.from(await res.arrayBuffer())
       const upstream = alpha.requests.at(-1)!
-      expect(upstream.body).toEqual({ model: 'gpt-4o-mini-tts', input, voice: 'marin', instructions: 'Warm and slow', response_format: 'wav', stream_format: 'sse' })
+      expect(upstream.body).toEqual({
+        model: 'gpt-4o-mini-tts',
+        input,
+        voice: 'marin',
+        instructions: 'Warm and slow',
+        response_format: 'wav',
+        stream_format: 'sse',
+      })
       expect(bytes.equals(upstream.sent!)).toBe(true)
       expect(wavSeconds(bytes)).toBeCloseTo(0.42, 3)
       // The fake reports ceil((input + instructions) / 4) text tokens and ceil(bytes / 100) audio tokens.
@@ -188,19 +226,56 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       const outputTokens = Math.ceil(bytes.length / 100)
       const [usd, eur] = money(BigInt(inputTokens) * 600_000n + BigInt(outputTokens) * 12_000_000n)
       expect(decimalText(before - (await credits()))).toBe(eur)
-      expect(await record(res.headers.get('x-generation-id'))).toMatchObject({ billed_by: 'tokens', prompt_tokens: inputTokens, completion_tokens: outputTokens, cost: usd, cost_eur: eur, usage_estimated: false })
+      expect(await record(res.headers.get('x-generation-id'))).toMatchObject({
+        billed_by: 'tokens',
+        prompt_tokens: inputTokens,
+        completion_tokens: outputTokens,
+        cost: usd,
+        cost_eur: eur,
+        usage_estimated: false,
+      })
     })
 
     it('refuses an unknown voice, a model that does not serve speech, a missing or unknown model, naming the problem', async () => {
       const sent = count(alpha, '/v1/audio/speech')
-      await expectError(await speak({ model: 'openai/tts-1', input: 'Hi', voice: 'darth' }), 400, 'invalid_request', /^voice: darth is not a voice of openai\/tts-1; use one of alloy, ash, coral/, 'voice')
-      await expectError(await speak({ model: 'openai/tts-1', input: 'Hi', voice: 'ballad' }), 400, 'invalid_request', /voice: ballad is not a voice of openai\/tts-1/, 'voice')
-      await expectError(await speak({ model: 'openai/gpt-4o-mini', input: 'Hi' }), 400, 'invalid_request', /^model: openai\/gpt-4o-mini does not serve \/audio\/speech \(it serves \/chat\/completions\)\. Models that do: .*openai\/tts-1/, 'model')
-      await expectError(await speak({ model: 'openai/whisper-1', input: 'Hi' }), 400, 'invalid_request', /does not serve \/audio\/speech \(it serves \/audio\/transcriptions\)/, 'model')
+      await expectError(
+        await speak({ model: 'openai/tts-1', input: 'Hi', voice: 'darth' }),
+        400,
+        'invalid_request',
+        /^voice: darth is not a voice of openai\/tts-1; use one of alloy, ash, coral/,
+        'voice',
+      )
+      await expectError(
+        await speak({ model: 'openai/tts-1', input: 'Hi', voice: 'ballad' }),
+        400,
+        'invalid_request',
+        /voice: ballad is not a voice of openai\/tts-1/,
+        'voice',
+      )
+      await expectError(
+        await speak({ model: 'openai/gpt-4o-mini', input: 'Hi' }),
+        400,
+        'invalid_request',
+        /^model: openai\/gpt-4o-mini does not serve \/audio\/speech \(it serves \/chat\/completions\)\. Models that do: .*openai\/tts-1/,
+        'model',
+      )
+      await expectError(
+        await speak({ model: 'openai/whisper-1', input: 'Hi' }),
+        400,
+        'invalid_request',
+        /does not serve \/audio\/speech \(it serves \/audio\/transcriptions\)/,
+        'model',
+      )
       await expectError(await speak({ model: 'nobody/tts', input: 'Hi' }), 404, 'not_found', /Model nobody\/tts is not available/, 'model')
       await expectError(await speak({ input: 'Hi' }), 400, 'invalid_request', /^model: is required$/, 'model')
       await expectError(await speak({ model: 'openai/tts-1', input: '' }), 400, 'invalid_request', /^input: must not be empty$/, 'input')
-      await expectError(await speak({ model: 'openai/tts-1', input: 'Hi', response_format: 'ogg' }), 400, 'invalid_request', /^response_format:/, 'response_format')
+      await expectError(
+        await speak({ model: 'openai/tts-1', input: 'Hi', response_format: 'ogg' }),
+        400,
+        'invalid_request',
+        /^response_format:/,
+        'response_format',
+      )
       expect(count(alpha, '/v1/audio/speech')).toBe(sent)
     })
 
@@ -223,7 +298,13 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
 
     it('sends base64 JSON upstream as a real multipart upload with exactly those bytes, and bills the reported seconds', async () => {
       const before = await credits()
-      const res = await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: b64, format: 'wav' }, language: 'en', prompt: 'A tone.', temperature: 0.2 })
+      const res = await transcribeJson({
+        model: 'openai/whisper-1',
+        input_audio: { data: b64, format: 'wav' },
+        language: 'en',
+        prompt: 'A tone.',
+        temperature: 0.2,
+      })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
       const generationId = res.headers.get('x-generation-id')
@@ -242,21 +323,46 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       expect(body.text).toBe(`Heard ${wav.length} bytes from audio.wav (audio/wav) with whisper-1 in en`)
       // whisper-1 reports { type: 'duration', seconds: 1 } (0.25 s rounded up): $0.006 a minute = $0.0001 a second.
       const [usd, eur] = money(1n * 100_000_000n)
-      expect(body.usage).toMatchObject({ input_tokens: 0, output_tokens: 0, total_tokens: 0, seconds: 1, cost_currency: 'USD', is_byok: false, billed_by: 'seconds' })
+      expect(body.usage).toMatchObject({
+        input_tokens: 0,
+        output_tokens: 0,
+        total_tokens: 0,
+        seconds: 1,
+        cost_currency: 'USD',
+        is_byok: false,
+        billed_by: 'seconds',
+      })
       expect(raw).toContain(`"cost":${usd},`)
       expect(raw).toContain(`"cost_eur":${eur},`)
       expect(decimalText(before - (await credits()))).toBe(eur)
-      expect(await record(generationId)).toMatchObject({ endpoint: 'transcription', model: 'openai/whisper-1', provider: 'alpha', stream: false, audio_seconds: 1, cost: usd, cost_eur: eur, billed_by: 'seconds' })
+      expect(await record(generationId)).toMatchObject({
+        endpoint: 'transcription',
+        model: 'openai/whisper-1',
+        provider: 'alpha',
+        stream: false,
+        audio_seconds: 1,
+        cost: usd,
+        cost_eur: eur,
+        billed_by: 'seconds',
+      })
     })
 
     it('takes OpenAI’s multipart upload too, and answers verbose_json with language, duration and segments', async () => {
-      const res = await transcribeForm({ model: 'openai/whisper-1', response_format: 'verbose_json', temperature: '0', 'timestamp_granularities[]': 'segment' }, { bytes: wav, name: 'clip.wav', type: 'audio/wav' })
+      const res = await transcribeForm(
+        { model: 'openai/whisper-1', response_format: 'verbose_json', temperature: '0', 'timestamp_granularities[]': 'segment' },
+        { bytes: wav, name: 'clip.wav', type: 'audio/wav' },
+      )
       expect(res.status).toBe(200)
       const body = await res.json()
       const upstream = alpha.requests.at(-1)!
       expect(upstream.body.file.bytes.equals(wav)).toBe(true)
       expect(upstream.body.fields).toEqual({ model: 'whisper-1', response_format: 'verbose_json', temperature: '0', 'timestamp_granularities[]': 'segment' })
-      expect(body).toMatchObject({ text: `Heard ${wav.length} bytes from audio.wav (audio/wav) with whisper-1`, language: 'english', duration: 0.25, usage: { seconds: 1 } })
+      expect(body).toMatchObject({
+        text: `Heard ${wav.length} bytes from audio.wav (audio/wav) with whisper-1`,
+        language: 'english',
+        duration: 0.25,
+        usage: { seconds: 1 },
+      })
       expect(body.segments).toEqual([expect.objectContaining({ id: 0, start: 0, end: 0.25 })])
     })
 
@@ -278,7 +384,13 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       const audio = Math.ceil(wav.length / 1000)
       const output = body.text.split(' ').length
       const [usd, eur] = money(BigInt(text) * 2_500_000n + BigInt(audio) * 6_000_000n + BigInt(output) * 10_000_000n)
-      expect(body.usage).toMatchObject({ input_tokens: text + audio, output_tokens: output, total_tokens: text + audio + output, seconds: 0.25, billed_by: 'tokens' })
+      expect(body.usage).toMatchObject({
+        input_tokens: text + audio,
+        output_tokens: output,
+        total_tokens: text + audio + output,
+        seconds: 0.25,
+        billed_by: 'tokens',
+      })
       expect(String(body.usage.cost)).toBe(usd)
       expect(String(body.usage.cost_eur)).toBe(eur)
       expect(decimalText(before - (await credits()))).toBe(eur)
@@ -290,38 +402,116 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
       await expectError(await bad('not base64!!'), 400, 'invalid_request', /^input_audio\.data: is not valid base64$/, 'input_audio.data')
       await expectError(await bad('QUJD=A=='), 400, 'invalid_request', /is not valid base64/, 'input_audio.data')
       await expectError(await bad(`data:audio/wav;base64,${b64}`), 400, 'invalid_request', /must be raw base64, not a data URI/, 'input_audio.data')
-      await expectError(await bad(b64, 'mp3'), 400, 'invalid_request', /^input_audio\.data: the audio is not mp3 \(expected an ID3 tag or an MPEG frame sync\); it looks like wav$/, 'input_audio.data')
-      await expectError(await bad(Buffer.from('hello, not audio at all').toString('base64')), 400, 'invalid_request', /the audio is not wav \(expected a RIFF\/WAVE header\); its format is not recognised/, 'input_audio.data')
-      await expectError(await transcribeForm({ model: 'openai/whisper-1' }, { bytes: wav, name: 'clip.mp3', type: 'audio/mpeg' }), 400, 'invalid_request', /^file: the audio is not mp3 .*it looks like wav$/, 'file')
-      await expectError(await transcribeForm({ model: 'openai/whisper-1' }, { bytes: Buffer.from('plain text'), name: 'notes.txt', type: 'text/plain' }), 400, 'invalid_request', /^file: not a supported audio format/, 'file')
+      await expectError(
+        await bad(b64, 'mp3'),
+        400,
+        'invalid_request',
+        /^input_audio\.data: the audio is not mp3 \(expected an ID3 tag or an MPEG frame sync\); it looks like wav$/,
+        'input_audio.data',
+      )
+      await expectError(
+        await bad(Buffer.from('hello, not audio at all').toString('base64')),
+        400,
+        'invalid_request',
+        /the audio is not wav \(expected a RIFF\/WAVE header\); its format is not recognised/,
+        'input_audio.data',
+      )
+      await expectError(
+        await transcribeForm({ model: 'openai/whisper-1' }, { bytes: wav, name: 'clip.mp3', type: 'audio/mpeg' }),
+        400,
+        'invalid_request',
+        /^file: the audio is not mp3 .*it looks like wav$/,
+        'file',
+      )
+      await expectError(
+        await transcribeForm({ model: 'openai/whisper-1' }, { bytes: Buffer.from('plain text'), name: 'notes.txt', type: 'text/plain' }),
+        400,
+        'invalid_request',
+        /^file: not a supported audio format/,
+        'file',
+      )
       await expectError(await transcribeForm({}, { bytes: wav, name: 'clip.wav' }), 400, 'invalid_request', /^model: is required$/, 'model')
       const noFile = new FormData()
       noFile.append('model', 'openai/whisper-1')
-      await expectError(await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: customer.auth, body: noFile }), 400, 'invalid_request', /^file: is required$/, 'file')
+      await expectError(
+        await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: customer.auth, body: noFile }),
+        400,
+        'invalid_request',
+        /^file: is required$/,
+        'file',
+      )
       noFile.append('file', 'just text')
-      await expectError(await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: customer.auth, body: noFile }), 400, 'invalid_request', /^file: must be an uploaded file$/, 'file')
+      await expectError(
+        await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: customer.auth, body: noFile }),
+        400,
+        'invalid_request',
+        /^file: must be an uploaded file$/,
+        'file',
+      )
       await expectError(await transcribeJson({ input_audio: { data: b64, format: 'wav' } }), 400, 'invalid_request', /^model: is required$/, 'model')
-      await expectError(await transcribeJson({ model: 'nobody/whisper', input_audio: { data: b64, format: 'wav' } }), 404, 'not_found', /Model nobody\/whisper is not available/, 'model')
-      await expectError(await transcribeJson({ model: 'openai/tts-1', input_audio: { data: b64, format: 'wav' } }), 400, 'invalid_request', /model: openai\/tts-1 does not serve \/audio\/transcriptions/, 'model')
-      await expectError(await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: b64, format: 'aiff' } }), 400, 'invalid_request', /^input_audio\.format:/, 'input_audio.format')
-      const malformed = await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: { ...customer.auth, 'content-type': 'multipart/form-data; boundary=xyz' }, body: '--xyz\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper' })
+      await expectError(
+        await transcribeJson({ model: 'nobody/whisper', input_audio: { data: b64, format: 'wav' } }),
+        404,
+        'not_found',
+        /Model nobody\/whisper is not available/,
+        'model',
+      )
+      await expectError(
+        await transcribeJson({ model: 'openai/tts-1', input_audio: { data: b64, format: 'wav' } }),
+        400,
+        'invalid_request',
+        /model: openai\/tts-1 does not serve \/audio\/transcriptions/,
+        'model',
+      )
+      await expectError(
+        await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: b64, format: 'aiff' } }),
+        400,
+        'invalid_request',
+        /^input_audio\.format:/,
+        'input_audio.format',
+      )
+      const malformed = await t.request('/api/v1/audio/transcriptions', {
+        method: 'POST',
+        headers: { ...customer.auth, 'content-type': 'multipart/form-data; boundary=xyz' },
+        body: '--xyz\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper',
+      })
       await expectError(malformed, 400, 'invalid_request', /^body: malformed multipart\/form-data \(the last part is not closed by the boundary\)$/)
-      await expectError(await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: { ...customer.auth, 'content-type': 'text/plain' }, body: 'hi' }), 415, 'unsupported_media_type', /application\/json or multipart\/form-data/)
+      await expectError(
+        await t.request('/api/v1/audio/transcriptions', { method: 'POST', headers: { ...customer.auth, 'content-type': 'text/plain' }, body: 'hi' }),
+        415,
+        'unsupported_media_type',
+        /application\/json or multipart\/form-data/,
+      )
       expect(count(alpha, '/v1/audio/transcriptions')).toBe(sent)
     })
 
     it('refuses a clip over the transcription body limit with 413, as JSON and as an upload', async () => {
       const sent = count(alpha, '/v1/audio/transcriptions')
       const big = makeWav(2) // 64 KiB > 48 KiB
-      await expectError(await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: big.toString('base64'), format: 'wav' } }), 413, 'payload_too_large', new RegExp(`larger than ${LIMIT} bytes`))
-      await expectError(await transcribeForm({ model: 'openai/whisper-1' }, { bytes: big, name: 'big.wav', type: 'audio/wav' }), 413, 'payload_too_large', new RegExp(`larger than ${LIMIT} bytes`))
+      await expectError(
+        await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: big.toString('base64'), format: 'wav' } }),
+        413,
+        'payload_too_large',
+        new RegExp(`larger than ${LIMIT} bytes`),
+      )
+      await expectError(
+        await transcribeForm({ model: 'openai/whisper-1' }, { bytes: big, name: 'big.wav', type: 'audio/wav' }),
+        413,
+        'payload_too_large',
+        new RegExp(`larger than ${LIMIT} bytes`),
+      )
       expect(count(alpha, '/v1/audio/transcriptions')).toBe(sent)
     })
 
     it('passes an upstream refusal on as a 400 (gpt-4o-transcribe has no verbose_json), without charging', async () => {
       const before = await credits()
       const res = await transcribeJson({ model: 'openai/gpt-4o-transcribe', input_audio: { data: b64, format: 'wav' }, response_format: 'verbose_json' })
-      await expectError(res, 400, 'invalid_request', /Alpha rejected the request: response_format 'verbose_json' is not compatible with model 'gpt-4o-transcribe'/)
+      await expectError(
+        res,
+        400,
+        'invalid_request',
+        /Alpha rejected the request: response_format 'verbose_json' is not compatible with model 'gpt-4o-transcribe'/,
+      )
       expect(await credits()).toBe(before)
     })
 
@@ -342,14 +532,28 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
     const broke = await createCustomer(t.gateway)
     const sent = alpha.requests.length
     await expectError(await speak({ model: 'openai/tts-1', input: 'Hi', voice: 'alloy' }, broke.auth), 402, 'insufficient_credits', /Insufficient credits/)
-    await expectError(await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: wav.toString('base64'), format: 'wav' } }, broke.auth), 402, 'insufficient_credits', /Insufficient credits/)
-    await expectError(await transcribeForm({ model: 'openai/whisper-1' }, { bytes: wav, name: 'clip.wav' }, broke.auth), 402, 'insufficient_credits', /Insufficient credits/)
+    await expectError(
+      await transcribeJson({ model: 'openai/whisper-1', input_audio: { data: wav.toString('base64'), format: 'wav' } }, broke.auth),
+      402,
+      'insufficient_credits',
+      /Insufficient credits/,
+    )
+    await expectError(
+      await transcribeForm({ model: 'openai/whisper-1' }, { bytes: wav, name: 'clip.wav' }, broke.auth),
+      402,
+      'insufficient_credits',
+      /Insufficient credits/,
+    )
     expect(alpha.requests.length).toBe(sent)
   })
 
   it('serves with a customer’s own key (BYOK) first, charging no upstream cost to credits', async () => {
     const own = await createCustomer(t.gateway, { credits: '1' })
-    const created = await t.request('/api/v1/byok', { method: 'POST', headers: { ...own.auth, ...json }, body: JSON.stringify({ key: 'sk-customer-beta-9999', provider: 'beta' }) })
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...own.auth, ...json },
+      body: JSON.stringify({ key: 'sk-customer-beta-9999', provider: 'beta' }),
+    })
     expect(created.status).toBe(201)
     const before = await credits(own.user.org_id)
     const res = await transcribeJson({ model: 'shared/transcribe', input_audio: { data: wav.toString('base64'), format: 'wav' } }, own.auth)
@@ -359,7 +563,14 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
     expect(JSON.parse(raw).usage).toMatchObject({ is_byok: true, cost: 0, cost_eur: 0, seconds: 1 })
     expect(raw).toContain('"cost_details":{"upstream_inference_cost":0.0001}')
     expect(await credits(own.user.org_id)).toBe(before)
-    expect(await record(res.headers.get('x-generation-id'), own.user.org_id)).toMatchObject({ provider: 'beta', is_byok: true, cost_eur: '0', upstream_inference_cost: '0.0001', byok_counted: true, byok_free: true })
+    expect(await record(res.headers.get('x-generation-id'), own.user.org_id)).toMatchObject({
+      provider: 'beta',
+      is_byok: true,
+      cost_eur: '0',
+      upstream_inference_cost: '0.0001',
+      byok_counted: true,
+      byok_free: true,
+    })
 
     const speech = await speak({ model: 'shared/speech', input: 'My own key', voice: 'alloy' }, own.auth)
     expect(speech.status).toBe(200)
@@ -377,13 +588,21 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
     expect(alpha.requests.at(-1)!.body).toEqual({ model: 'tts-1', input: 'Hello from the SDK', voice: 'fable', response_format: 'wav' })
 
     // Round trip: the speech the gateway answered goes back in as a file.
-    const transcription = await client.audio.transcriptions.create({ model: 'openai/whisper-1', file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }), language: 'en' })
+    const transcription = await client.audio.transcriptions.create({
+      model: 'openai/whisper-1',
+      file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }),
+      language: 'en',
+    })
     expect(transcription.text).toBe(`Heard ${audio.length} bytes from audio.wav (audio/wav) with whisper-1 in en`)
     expect(alpha.requests.at(-1)!.body.file.bytes.equals(audio)).toBe(true)
-    expect((transcription.usage as any)).toMatchObject({ seconds: 1, input_tokens: 0, output_tokens: 0 })
+    expect(transcription.usage as any).toMatchObject({ seconds: 1, input_tokens: 0, output_tokens: 0 })
     expect(typeof (transcription.usage as any).cost).toBe('number')
 
-    const verbose = await client.audio.transcriptions.create({ model: 'openai/whisper-1', file: await toFile(wav, 'clip.wav'), response_format: 'verbose_json' })
+    const verbose = await client.audio.transcriptions.create({
+      model: 'openai/whisper-1',
+      file: await toFile(wav, 'clip.wav'),
+      response_format: 'verbose_json',
+    })
     expect(verbose).toMatchObject({ language: 'english', duration: 0.25 })
     expect(verbose.segments).toHaveLength(1)
 
@@ -401,10 +620,22 @@ describe('audio: POST /api/v1/audio/speech and /api/v1/audio/transcriptions', ()
     const pcm = Buffer.from(await (await speak({ model: 'demo/speech', input, response_format: 'pcm', speed: 2 })).arrayBuffer())
     expect(pcm.length).toBe(12_000) // 0.25 s of 16-bit samples at 24 kHz, no header
 
-    const body = await (await transcribeJson({ model: 'demo/transcribe', input_audio: { data: bytes.toString('base64'), format: 'wav' }, response_format: 'verbose_json' })).json()
-    expect(body).toMatchObject({ text: `Demo transcript: 0.5 seconds of wav audio, ${bytes.length} bytes.`, duration: 0.5, usage: { seconds: 0.5, billed_by: 'seconds' } })
+    const body = await (
+      await transcribeJson({ model: 'demo/transcribe', input_audio: { data: bytes.toString('base64'), format: 'wav' }, response_format: 'verbose_json' })
+    ).json()
+    expect(body).toMatchObject({
+      text: `Demo transcript: 0.5 seconds of wav audio, ${bytes.length} bytes.`,
+      duration: 0.5,
+      usage: { seconds: 0.5, billed_by: 'seconds' },
+    })
     expect(String(body.usage.cost)).toBe('0.00005') // $0.0001 a second
 
-    await expectError(await speak({ model: 'demo/speech', input }), 400, 'invalid_request', /response_format: the demo speech model produces wav or pcm only, not mp3/, 'response_format')
+    await expectError(
+      await speak({ model: 'demo/speech', input }),
+      400,
+      'invalid_request',
+      /response_format: the demo speech model produces wav or pcm only, not mp3/,
+      'response_format',
+    )
   })
 })

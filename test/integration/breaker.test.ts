@@ -22,7 +22,10 @@ interface Setup {
   events: { kind: string; event: RoutingEvent & { delayMs?: number } }[]
   customer(): Promise<Customer>
   /** One chat request of `cb/model` (the flaky provider first): status, parsed body, serving provider. */
-  ask(customer: Customer, options?: { content?: string; stream?: boolean; signal?: AbortSignal }): Promise<{ status: number; body: any; provider?: string; ms: number; headers: Headers }>
+  ask(
+    customer: Customer,
+    options?: { content?: string; stream?: boolean; signal?: AbortSignal },
+  ): Promise<{ status: number; body: any; provider?: string; ms: number; headers: Headers }>
   /** The flaky provider's health entry (service key unless a credential is named). */
   flakyHealth(credential?: string): ReturnType<TestGateway['gateway']['admin']['health']>[number] | undefined
   /** Asserts the org paid exactly the sum of its answers' cost_eur and holds nothing. */
@@ -51,18 +54,33 @@ async function setup(options: { several: boolean } & Pick<GatewayOptions, 'healt
     ...rest,
     hooks: { onAttempt: push('attempt'), onRetry: push('retry'), onFallback: push('fallback'), onSuccess: push('success'), onFailure: push('failure') },
     providers: [
-      openaiCompatible({ slug: 'flaky', name: 'Flaky', baseURL: flaky.url, apiKey: SERVICE_KEY, byokSupported: true, models: [{ id: 'cb/model', upstreamId: 'flaky', pricing: cheap }] }),
-      ...(several ? [openaiCompatible({ slug: 'steady', name: 'Steady', baseURL: steady.url, models: [{ id: 'cb/model', upstreamId: 'gpt-test', pricing: dear }] })] : []),
+      openaiCompatible({
+        slug: 'flaky',
+        name: 'Flaky',
+        baseURL: flaky.url,
+        apiKey: SERVICE_KEY,
+        byokSupported: true,
+        models: [{ id: 'cb/model', upstreamId: 'flaky', pricing: cheap }],
+      }),
+      ...(several
+        ? [openaiCompatible({ slug: 'steady', name: 'Steady', baseURL: steady.url, models: [{ id: 'cb/model', upstreamId: 'gpt-test', pricing: dear }] })]
+        : []),
     ],
   })
   const paid = new Map<string, bigint>()
   const s: Setup = {
-    t, flaky, steady, clock, events,
+    t,
+    flaky,
+    steady,
+    clock,
+    events,
     customer: () => createCustomer(t.gateway, { credits: '5' }),
     async ask(customer, { content = 'one two three', stream = false, signal } = {}) {
       const started = performance.now()
       const res = await t.request('/api/v1/chat/completions', {
-        method: 'POST', headers: { ...customer.auth, ...json }, signal,
+        method: 'POST',
+        headers: { ...customer.auth, ...json },
+        signal,
         body: JSON.stringify({ model: 'cb/model', stream, messages: [{ role: 'user', content }], provider: { order: ['flaky'] } }),
       })
       let body: any
@@ -244,7 +262,11 @@ describe('one org’s failures', () => {
     const s = await setup({ several: false, health: { failureThreshold: 3, cooldownMs: 30_000 }, retry: { maxRetries: 0 } })
     const [a, b] = [await s.customer(), await s.customer()]
     s.flaky.keyModes['sk-customer-revoked'] = 'fail-401'
-    const created = await s.t.request('/api/v1/byok', { method: 'POST', headers: { ...a.auth, ...json }, body: JSON.stringify({ provider: 'flaky', key: 'sk-customer-revoked' }) })
+    const created = await s.t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...a.auth, ...json },
+      body: JSON.stringify({ provider: 'flaky', key: 'sk-customer-revoked' }),
+    })
     expect(created.status).toBe(201)
     const credential = (await created.json()).data.id as string
     const bearers = () => s.flaky.requests.map((r) => String(r.headers.authorization).replace('Bearer ', ''))
@@ -274,7 +296,11 @@ describe('retries of the same provider', () => {
     expect([answer.status, answer.provider]).toEqual([200, 'Flaky'])
     expect(s.flaky.requests).toHaveLength(3)
     expect(s.events.map((e) => e.kind)).toEqual(['attempt', 'retry', 'attempt', 'retry', 'attempt', 'success'])
-    expect(s.events.filter((e) => e.kind === 'attempt').map((e) => [e.event.attempt, e.event.retry])).toEqual([[1, 0], [2, 1], [3, 2]])
+    expect(s.events.filter((e) => e.kind === 'attempt').map((e) => [e.event.attempt, e.event.retry])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 2],
+    ])
     const [first, second] = delays(s)
     expect(first).toBeGreaterThanOrEqual(0)
     expect(first).toBeLessThanOrEqual(80)

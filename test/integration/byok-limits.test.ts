@@ -23,7 +23,11 @@ describe('BYOK limits', () => {
     for (const i of [0, 1]) expect((await pair.byok(i, c.auth, 'POST', '', { key: CUSTOMER_KEY, provider: 'alpha' })).status).toBe(201)
     const refused = await pair.byok(0, c.auth, 'POST', '', { key: CUSTOMER_KEY, provider: 'alpha' })
     expect(refused.status).toBe(400)
-    expect((await refused.json()).error).toMatchObject({ type: 'invalid_request', message: expect.stringContaining('at most 2 BYOK credentials'), metadata: { max_credentials: 2 } })
+    expect((await refused.json()).error).toMatchObject({
+      type: 'invalid_request',
+      message: expect.stringContaining('at most 2 BYOK credentials'),
+      metadata: { max_credentials: 2 },
+    })
     // Another org has its own allowance.
     const d = await pair.customer()
     expect((await pair.byok(1, d.auth, 'POST', '', { key: CUSTOMER_KEY, provider: 'alpha' })).status).toBe(201)
@@ -46,7 +50,10 @@ describe('BYOK limits', () => {
       ['allowed_api_key_hashes count', { allowed_api_key_hashes: Array(5000).fill(hash) }, 'allowed_api_key_hashes'],
     ]
     for (const [what, fields, param] of cases) {
-      for (const [method, path, body] of [['POST', '', { key: CUSTOMER_KEY, provider: 'alpha', ...fields }], ['PATCH', `/${id}`, fields]] as const) {
+      for (const [method, path, body] of [
+        ['POST', '', { key: CUSTOMER_KEY, provider: 'alpha', ...fields }],
+        ['PATCH', `/${id}`, fields],
+      ] as const) {
         const res = await pair.byok(0, c.auth, method, path, body)
         expect(res.status, `${method} ${what}`).toBe(400)
         const { error } = await res.json()

@@ -37,7 +37,9 @@ function describeRaces(makeKind: () => StorageKind) {
     const c = await pair.customer()
     for (let round = 0; round < ROUNDS; round++) {
       const { id } = await create(round, c.auth)
-      const statuses = await Promise.all([pair.byok(round, c.auth, 'DELETE', `/${id}`), pair.byok(round + 1, c.auth, 'DELETE', `/${id}`)].map(async (p) => (await p).status))
+      const statuses = await Promise.all(
+        [pair.byok(round, c.auth, 'DELETE', `/${id}`), pair.byok(round + 1, c.auth, 'DELETE', `/${id}`)].map(async (p) => (await p).status),
+      )
       expect(statuses.sort(), `round ${round}`).toEqual([200, 404])
     }
     expect(await totals(c.auth)).toEqual([0, 0])
@@ -93,7 +95,12 @@ function describeRaces(makeKind: () => StorageKind) {
     expect(statuses.filter((s) => s === 201)).toHaveLength(50)
     expect(statuses.filter((s) => s === 400)).toHaveLength(10)
     const refused = await results[statuses.indexOf(400)].json()
-    expect(refused.error).toMatchObject({ code: 400, type: 'invalid_request', message: expect.stringContaining('at most 50'), metadata: { max_credentials: 50 } })
+    expect(refused.error).toMatchObject({
+      code: 400,
+      type: 'invalid_request',
+      message: expect.stringContaining('at most 50'),
+      metadata: { max_credentials: 50 },
+    })
     expect(await totals(c.auth)).toEqual([50, 50])
     expect(await stored(c.user.org_id)).toHaveLength(50)
     // One delete makes room for exactly one more.
@@ -108,7 +115,11 @@ function describeRaces(makeKind: () => StorageKind) {
     // Churn on this org first: the kind of history that used to leave the count below zero.
     for (let round = 0; round < 5; round++) {
       const { id } = await create(round, c.auth)
-      await Promise.all([pair.byok(round, c.auth, 'DELETE', `/${id}`), pair.byok(round + 1, c.auth, 'DELETE', `/${id}`), pair.byok(round, c.auth, 'PATCH', `/${id}`, { disabled: true })])
+      await Promise.all([
+        pair.byok(round, c.auth, 'DELETE', `/${id}`),
+        pair.byok(round + 1, c.auth, 'DELETE', `/${id}`),
+        pair.byok(round, c.auth, 'PATCH', `/${id}`, { disabled: true }),
+      ])
     }
     const { id } = await create(0, c.auth, { always_use: true })
     for (const i of [0, 1]) {

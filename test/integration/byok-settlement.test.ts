@@ -89,7 +89,12 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
     const retried = await Promise.all([a.admin.settleByokFees(c.user.org_id), b.admin.settleByokFees(), a.admin.settleByokFees(c.user.org_id)])
     expect(retried.reduce((n, r) => n + r.settled_requests, 0)).toBe(5)
     const after = await reconciled(c)
-    expect(after).toMatchObject({ settled_requests: 6, pending_settlement_requests: 0, service_platform_fee_pending_eur: '0', service_platform_fee_charged_eur: before.service_platform_fee_eur })
+    expect(after).toMatchObject({
+      settled_requests: 6,
+      pending_settlement_requests: 0,
+      service_platform_fee_pending_eur: '0',
+      service_platform_fee_charged_eur: before.service_platform_fee_eur,
+    })
     expect(await b.admin.settleByokFees(c.user.org_id)).toEqual({ settled_requests: 0, charged_eur: '0' })
     await reconciled(c)
   })
@@ -100,7 +105,12 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
     const fee = (await reconciled(c)).service_platform_fee_eur
     const restores = [failCharges(a, c.user.org_id, ['after', 'before']), failCharges(b, c.user.org_id, ['before', 'after', 'after'])]
     try {
-      await Promise.allSettled([a.admin.settleByokFees(c.user.org_id), b.admin.settleByokFees(c.user.org_id), a.admin.settleByokFees(), b.admin.settleByokFees()])
+      await Promise.allSettled([
+        a.admin.settleByokFees(c.user.org_id),
+        b.admin.settleByokFees(c.user.org_id),
+        a.admin.settleByokFees(),
+        b.admin.settleByokFees(),
+      ])
     } finally {
       restores.forEach((restore) => restore())
     }
@@ -109,27 +119,28 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
     expect(await reconciled(c)).toMatchObject({ settled_requests: 8, pending_settlement_requests: 0, service_platform_fee_charged_eur: fee })
   })
 
-  if (engine === 'local') it('a storage write failing between the claim and the charge takes the claim back (local engines)', async () => {
-    const c = await customerWithFees(3)
-    const [a, b] = gateways()
-    const fee = (await reconciled(c)).service_platform_fee_eur
-    const storage = a.internals.storage
-    const usedKey = a.internals.kv.key('credits', c.user.org_id, 'used')
-    const setItem = storage.setItem
-    let failed = 0
-    storage.setItem = (async (key: string, value: never, opts?: never) => {
-      if (key === usedKey && failed++ === 0) throw new Error('injected: disk full')
-      return setItem.call(storage, key, value, opts)
-    }) as typeof setItem
-    try {
-      await expect(a.admin.settleByokFees(c.user.org_id)).rejects.toThrow('injected: disk full')
-    } finally {
-      storage.setItem = setItem
-    }
-    expect(await reconciled(c)).toMatchObject({ settled_requests: 0, pending_settlement_requests: 3 })
-    await Promise.all([a.admin.settleByokFees(c.user.org_id), b.admin.settleByokFees(c.user.org_id)])
-    expect(await reconciled(c)).toMatchObject({ settled_requests: 3, service_platform_fee_charged_eur: fee })
-  })
+  if (engine === 'local')
+    it('a storage write failing between the claim and the charge takes the claim back (local engines)', async () => {
+      const c = await customerWithFees(3)
+      const [a, b] = gateways()
+      const fee = (await reconciled(c)).service_platform_fee_eur
+      const storage = a.internals.storage
+      const usedKey = a.internals.kv.key('credits', c.user.org_id, 'used')
+      const setItem = storage.setItem
+      let failed = 0
+      storage.setItem = (async (key: string, value: never, opts?: never) => {
+        if (key === usedKey && failed++ === 0) throw new Error('injected: disk full')
+        return setItem.call(storage, key, value, opts)
+      }) as typeof setItem
+      try {
+        await expect(a.admin.settleByokFees(c.user.org_id)).rejects.toThrow('injected: disk full')
+      } finally {
+        storage.setItem = setItem
+      }
+      expect(await reconciled(c)).toMatchObject({ settled_requests: 0, pending_settlement_requests: 3 })
+      await Promise.all([a.admin.settleByokFees(c.user.org_id), b.admin.settleByokFees(c.user.org_id)])
+      expect(await reconciled(c)).toMatchObject({ settled_requests: 3, service_platform_fee_charged_eur: fee })
+    })
 }
 
 describe('BYOK settlement: memory', () => describeSettlement(memoryKind, 'local'))

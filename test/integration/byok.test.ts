@@ -21,9 +21,32 @@ describe('BYOK', () => {
   let t: TestGateway
 
   const providers = () => [
-    openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: SERVICE_ALPHA, byokSupported: true, models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing }, { id: 'byok/other', upstreamId: 'gpt-test', pricing }] }),
-    openaiCompatible({ slug: 'beta', name: 'Beta', baseURL: beta.url, apiKey: SERVICE_BETA, byokSupported: true, models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing: { ...pricing, prompt: '0.000005' } }] }),
-    openaiCompatible({ slug: 'gamma', name: 'Gamma', baseURL: alpha.url, byokSupported: true, models: [{ id: 'byok/gamma-only', upstreamId: 'gpt-test', pricing }] }),
+    openaiCompatible({
+      slug: 'alpha',
+      name: 'Alpha',
+      baseURL: alpha.url,
+      apiKey: SERVICE_ALPHA,
+      byokSupported: true,
+      models: [
+        { id: 'byok/model', upstreamId: 'gpt-test', pricing },
+        { id: 'byok/other', upstreamId: 'gpt-test', pricing },
+      ],
+    }),
+    openaiCompatible({
+      slug: 'beta',
+      name: 'Beta',
+      baseURL: beta.url,
+      apiKey: SERVICE_BETA,
+      byokSupported: true,
+      models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing: { ...pricing, prompt: '0.000005' } }],
+    }),
+    openaiCompatible({
+      slug: 'gamma',
+      name: 'Gamma',
+      baseURL: alpha.url,
+      byokSupported: true,
+      models: [{ id: 'byok/gamma-only', upstreamId: 'gpt-test', pricing }],
+    }),
     demo(),
   ]
 
@@ -41,9 +64,17 @@ describe('BYOK', () => {
   })
 
   const call = (auth: Record<string, string>, method: string, path: string, body?: unknown) =>
-    t.request(`/api/v1/byok${path}`, { method, headers: { ...auth, ...(body === undefined ? {} : json) }, body: body === undefined ? undefined : JSON.stringify(body) })
+    t.request(`/api/v1/byok${path}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : json) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
   const chat = async (auth: Record<string, string>, model = 'byok/model', extra: Record<string, unknown> = {}) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello byok' }], ...extra }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello byok' }], ...extra }),
+    })
     return { status: res.status, body: await res.json() }
   }
   const lastKeyAt = (fake: FakeOpenAI) => fake.requests.at(-1)!.headers.authorization
@@ -55,16 +86,32 @@ describe('BYOK', () => {
     expect(created.status).toBe(201)
     const { data } = await created.json()
     expect(data).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), provider: 'alpha', name: 'Alpha', label: 'sk-…1111', allowed_api_key_hashes: [], allowed_models: [],
-      allowed_user_ids: [], always_use: false, is_required: false, is_byok_only: false, declared_zdr: null, is_fallback: false, disabled: false, sort_order: 3,
-      workspace_id: c.user.org_id, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), last_used: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      provider: 'alpha',
+      name: 'Alpha',
+      label: 'sk-…1111',
+      allowed_api_key_hashes: [],
+      allowed_models: [],
+      allowed_user_ids: [],
+      always_use: false,
+      is_required: false,
+      is_byok_only: false,
+      declared_zdr: null,
+      is_fallback: false,
+      disabled: false,
+      sort_order: 3,
+      workspace_id: c.user.org_id,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      last_used: null,
     })
-    const second = (await (await call(c.auth, 'POST', '', { key: 'sk-cust-good-2222', provider: 'beta', name: 'Team key', label: 'team', sort_order: 1 })).json()).data
+    const second = (
+      await (await call(c.auth, 'POST', '', { key: 'sk-cust-good-2222', provider: 'beta', name: 'Team key', label: 'team', sort_order: 1 })).json()
+    ).data
     const list = await (await call(c.auth, 'GET', '')).json()
     expect(list.total_count).toBe(2)
     expect(list.data.map((d: any) => d.id)).toEqual([second.id, data.id])
     expect((await (await call(c.auth, 'GET', '?provider=alpha')).json()).data.map((d: any) => d.id)).toEqual([data.id])
-    expect((await (await call(c.auth, 'GET', '?limit=1&offset=1')).json())).toMatchObject({ total_count: 2, data: [{ id: data.id }] })
+    expect(await (await call(c.auth, 'GET', '?limit=1&offset=1')).json()).toMatchObject({ total_count: 2, data: [{ id: data.id }] })
     expect((await (await call(c.auth, 'GET', `/${data.id.toUpperCase()}`)).json()).data.id).toBe(data.id)
     const patched = await (await call(c.auth, 'PATCH', `/${data.id}`, { disabled: true, allowed_models: ['byok/model'] })).json()
     expect(patched.data).toMatchObject({ disabled: true, allowed_models: ['byok/model'], label: 'sk-…1111', sort_order: 3 })
@@ -150,7 +197,12 @@ describe('BYOK', () => {
     // allowed_api_key_hashes: the credential serves the one key of the user whose hash it holds.
     const second = await t.gateway.admin.issueKey({ userId: c.user.id })
     alpha.keyModes['sk-cust-hashed-eeee'] = 'gpt-test'
-    await call(c.auth, 'POST', '', { key: 'sk-cust-hashed-eeee', provider: 'alpha', sort_order: -5, allowed_api_key_hashes: [hashApiKey(second.key).toUpperCase()] })
+    await call(c.auth, 'POST', '', {
+      key: 'sk-cust-hashed-eeee',
+      provider: 'alpha',
+      sort_order: -5,
+      allowed_api_key_hashes: [hashApiKey(second.key).toUpperCase()],
+    })
     await chat({ authorization: `Bearer ${second.key}` })
     expect(lastKeyAt(alpha)).toBe('Bearer sk-cust-hashed-eeee')
     await chat(c.auth)
@@ -202,19 +254,35 @@ describe('BYOK', () => {
     expect(alpha.requests.slice(sent).map((r) => r.headers.authorization)).not.toContain(`Bearer ${SERVICE_ALPHA}`)
   })
 
-  it('takes and shows OpenRouter\'s fields: allowed_user_ids, is_required (= always_use), is_byok_only, declared_zdr, workspace_id (the org), nulls as no restriction', async () => {
+  it("takes and shows OpenRouter's fields: allowed_user_ids, is_required (= always_use), is_byok_only, declared_zdr, workspace_id (the org), nulls as no restriction", async () => {
     const c = await fresh()
     const created = await call(c.auth, 'POST', '', {
-      key: 'sk-cust-good-1111', provider: 'alpha', name: null, allowed_models: null, allowed_api_key_hashes: null, allowed_user_ids: [c.user.id],
-      is_required: true, declared_zdr: true, workspace_id: c.user.org_id,
+      key: 'sk-cust-good-1111',
+      provider: 'alpha',
+      name: null,
+      allowed_models: null,
+      allowed_api_key_hashes: null,
+      allowed_user_ids: [c.user.id],
+      is_required: true,
+      declared_zdr: true,
+      workspace_id: c.user.org_id,
     })
     expect(created.status).toBe(201)
     const { data } = await created.json()
     expect(data).toMatchObject({
-      name: 'Alpha', allowed_models: [], allowed_api_key_hashes: [], allowed_user_ids: [c.user.id],
-      always_use: true, is_required: true, is_byok_only: false, declared_zdr: true, workspace_id: c.user.org_id,
+      name: 'Alpha',
+      allowed_models: [],
+      allowed_api_key_hashes: [],
+      allowed_user_ids: [c.user.id],
+      always_use: true,
+      is_required: true,
+      is_byok_only: false,
+      declared_zdr: true,
+      workspace_id: c.user.org_id,
     })
-    const patched = (await (await call(c.auth, 'PATCH', `/${data.id}`, { always_use: false, declared_zdr: null, allowed_user_ids: null, is_byok_only: true })).json()).data
+    const patched = (
+      await (await call(c.auth, 'PATCH', `/${data.id}`, { always_use: false, declared_zdr: null, allowed_user_ids: null, is_byok_only: true })).json()
+    ).data
     expect(patched).toMatchObject({ always_use: false, is_required: false, declared_zdr: null, allowed_user_ids: [], is_byok_only: true })
     const refusals: [string, string, unknown, string][] = [
       ['POST', '', { key: 'sk-x', provider: 'alpha', always_use: true, is_required: false }, 'is_required'],
@@ -262,14 +330,32 @@ describe('BYOK', () => {
 
   it('never sends a request asking for zero data retention through a key its customer declared not ZDR (declared_zdr: false)', async () => {
     const zed = await startGateway({
-      providers: [openaiCompatible({ slug: 'zed', name: 'Zed', baseURL: alpha.url, apiKey: SERVICE_ALPHA, byokSupported: true, dataPolicy: { retains_prompts: false, training: false }, models: [{ id: 'zed/model', upstreamId: 'gpt-test', pricing }] })],
+      providers: [
+        openaiCompatible({
+          slug: 'zed',
+          name: 'Zed',
+          baseURL: alpha.url,
+          apiKey: SERVICE_ALPHA,
+          byokSupported: true,
+          dataPolicy: { retains_prompts: false, training: false },
+          models: [{ id: 'zed/model', upstreamId: 'gpt-test', pricing }],
+        }),
+      ],
     })
     try {
       const c = await createCustomer(zed.gateway, { credits: '5' })
-      const created = await zed.request('/api/v1/byok', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ key: 'sk-cust-good-1111', provider: 'zed', declared_zdr: false }) })
+      const created = await zed.request('/api/v1/byok', {
+        method: 'POST',
+        headers: { ...c.auth, ...json },
+        body: JSON.stringify({ key: 'sk-cust-good-1111', provider: 'zed', declared_zdr: false }),
+      })
       expect(created.status).toBe(201)
       const ask = async (extra: Record<string, unknown>) => {
-        const res = await zed.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'zed/model', messages: [{ role: 'user', content: 'hi' }], ...extra }) })
+        const res = await zed.request('/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { ...c.auth, ...json },
+          body: JSON.stringify({ model: 'zed/model', messages: [{ role: 'user', content: 'hi' }], ...extra }),
+        })
         return (await res.json()).usage.is_byok
       }
       expect(await ask({})).toBe(true)
@@ -305,11 +391,17 @@ describe('BYOK', () => {
     const before = await t.gateway.admin.getCredits(c.user.org_id)
     const good = await (await call(c.auth, 'POST', '/test', { key: 'sk-cust-good-1111', provider: 'alpha' })).json()
     expect(good.data).toMatchObject({ provider: 'alpha', success: true })
-    expect(good.data.checks.map((x: any) => [x.target, x.ok])).toEqual([['GET /models', true], ['POST /chat/completions (byok/model, 1 token)', true]])
+    expect(good.data.checks.map((x: any) => [x.target, x.ok])).toEqual([
+      ['GET /models', true],
+      ['POST /chat/completions (byok/model, 1 token)', true],
+    ])
     for (const check of good.data.checks) expect(Number.isInteger(check.latency_ms)).toBe(true)
     const bad = await (await call(c.auth, 'POST', '/test', { key: 'sk-cust-WRONG-key-5555', provider: 'alpha' })).json()
     expect(bad.data.success).toBe(false)
-    expect(bad.data.checks.map((x: any) => [x.ok, x.message])).toEqual([[false, 'the key was rejected'], [false, 'the key was rejected']])
+    expect(bad.data.checks.map((x: any) => [x.ok, x.message])).toEqual([
+      [false, 'the key was rejected'],
+      [false, 'the key was rejected'],
+    ])
     expect(JSON.stringify(bad)).not.toContain('WRONG')
     alpha.keyModes['sk-cust-ratelimited-7777'] = 'fail-429'
     const limited = await (await call(c.auth, 'POST', '/test', { key: 'sk-cust-ratelimited-7777', provider: 'alpha' })).json()
@@ -327,13 +419,18 @@ describe('BYOK', () => {
     const owner = await fresh()
     const stranger = await fresh()
     const cred = (await (await call(owner.auth, 'POST', '', { key: 'sk-cust-good-1111', provider: 'alpha' })).json()).data
-    for (const [method, path, body] of [['GET', `/${cred.id}`], ['PATCH', `/${cred.id}`, { disabled: true }], ['DELETE', `/${cred.id}`], ['POST', `/${cred.id}/test`]] as [string, string, unknown?][]) {
+    for (const [method, path, body] of [
+      ['GET', `/${cred.id}`],
+      ['PATCH', `/${cred.id}`, { disabled: true }],
+      ['DELETE', `/${cred.id}`],
+      ['POST', `/${cred.id}/test`],
+    ] as [string, string, unknown?][]) {
       const res = await call(stranger.auth, method, path, body)
       expect(res.status, `${method} ${path}`).toBe(404)
       const text = await res.text()
       expect(text, `${method} ${path}`).not.toContain('alpha')
     }
-    expect((await (await call(stranger.auth, 'GET', '')).json())).toEqual({ data: [], total_count: 0 })
+    expect(await (await call(stranger.auth, 'GET', '')).json()).toEqual({ data: [], total_count: 0 })
     expect((await (await call(owner.auth, 'GET', `/${cred.id}`)).json()).data.disabled).toBe(false)
     // The stranger's requests never use the owner's key.
     const sent = alpha.requests.length
@@ -355,7 +452,9 @@ describe('BYOK', () => {
       expect(listings).not.toHaveBeenCalled()
       // Another instance over the same storage disables the credential: this one follows at once.
       const other = createGateway({ storage, secret: TEST_SECRET, logger: false, providers: providers() })
-      const patched = await other.fetch(new Request(`http://x/api/v1/byok/${cred.id}`, { method: 'PATCH', headers: { ...c.auth, ...json }, body: JSON.stringify({ disabled: true }) }))
+      const patched = await other.fetch(
+        new Request(`http://x/api/v1/byok/${cred.id}`, { method: 'PATCH', headers: { ...c.auth, ...json }, body: JSON.stringify({ disabled: true }) }),
+      )
       expect(patched.status).toBe(200)
       const { body } = await chat(c.auth)
       expect([body.usage.is_byok, lastKeyAt(alpha)]).toEqual([false, `Bearer ${SERVICE_ALPHA}`])
@@ -393,7 +492,11 @@ describe('BYOK', () => {
       fees.push(plain(body.usage.cost_eur))
     }
     // A streamed BYOK request counts too.
-    const streamed = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'byok/model', stream: true, messages: [{ role: 'user', content: 'hello byok' }] }) })
+    const streamed = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...c.auth, ...json },
+      body: JSON.stringify({ model: 'byok/model', stream: true, messages: [{ role: 'user', content: 'hello byok' }] }),
+    })
     const streamedUsage = (await readSse(streamed)).events.at(-2).usage
     costs.push(units(String(streamedUsage.cost_details.upstream_inference_cost)))
     fees.push(plain(streamedUsage.cost_eur))
@@ -410,10 +513,17 @@ describe('BYOK', () => {
     expect(before).toEqual({
       period_start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
       period_end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
-      successful_requests: 5, settled_requests: 0, pending_settlement_requests: 5,
-      free_request_allowance: 2, allowance_used: 2, allowance_remaining: 0, chargeable_requests: 3,
+      successful_requests: 5,
+      settled_requests: 0,
+      pending_settlement_requests: 5,
+      free_request_allowance: 2,
+      allowance_used: 2,
+      allowance_remaining: 0,
+      chargeable_requests: 3,
       estimated_upstream_cost_eur: decimalText(eur.reduce((a, b) => a + b, 0n)),
-      service_platform_fee_eur: decimalText(totalFee), service_platform_fee_charged_eur: '0', service_platform_fee_pending_eur: decimalText(totalFee),
+      service_platform_fee_eur: decimalText(totalFee),
+      service_platform_fee_charged_eur: '0',
+      service_platform_fee_pending_eur: decimalText(totalFee),
       platform_fee_rate: '0.05',
     })
     expect((await t.gateway.admin.getCredits(c.user.org_id)).total_usage).toBe('0')
@@ -425,7 +535,13 @@ describe('BYOK', () => {
     const credits = await t.gateway.admin.getCredits(c.user.org_id)
     expect(credits.total_usage).toBe(decimalText(totalFee))
     const after = await usage()
-    expect(after).toMatchObject({ successful_requests: 5, settled_requests: 5, pending_settlement_requests: 0, service_platform_fee_charged_eur: decimalText(totalFee), service_platform_fee_pending_eur: '0' })
+    expect(after).toMatchObject({
+      successful_requests: 5,
+      settled_requests: 5,
+      pending_settlement_requests: 0,
+      service_platform_fee_charged_eur: decimalText(totalFee),
+      service_platform_fee_pending_eur: '0',
+    })
     expect(after.allowance_used + after.chargeable_requests).toBe(after.successful_requests)
     expect(await t.gateway.admin.settleByokFees(c.user.org_id)).toEqual({ settled_requests: 0, charged_eur: '0' })
     expect((await t.gateway.admin.getCredits(c.user.org_id)).total_usage).toBe(decimalText(totalFee))
@@ -438,12 +554,28 @@ describe('rotating the gateway secret', () => {
     const upstream = await startFakeOpenAI({ apiKey: ['sk-cust-old-1234', 'sk-cust-new-5678', 'sk-svc'] })
     const storage = createStorage({ driver: memoryDriver() })
     const make = (secret: string, previousSecrets: string[] = []): Gateway =>
-      createGateway({ storage, secret, previousSecrets, logger: false, providers: [openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: upstream.url, apiKey: 'sk-svc', byokSupported: true, models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing }] })] })
+      createGateway({
+        storage,
+        secret,
+        previousSecrets,
+        logger: false,
+        providers: [
+          openaiCompatible({
+            slug: 'alpha',
+            name: 'Alpha',
+            baseURL: upstream.url,
+            apiKey: 'sk-svc',
+            byokSupported: true,
+            models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing }],
+          }),
+        ],
+      })
     const oldSecret = 'old-secret-old-secret-old-secret-0001'
     const newSecret = 'new-secret-new-secret-new-secret-0002'
     const before = make(oldSecret)
     const c = await createCustomer(before, { credits: '1' })
-    const post = (gateway: Gateway, path: string, body: unknown) => gateway.fetch(new Request(`http://x/api/v1${path}`, { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify(body) }))
+    const post = (gateway: Gateway, path: string, body: unknown) =>
+      gateway.fetch(new Request(`http://x/api/v1${path}`, { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify(body) }))
     await post(before, '/byok', { key: 'sk-cust-old-1234', provider: 'alpha' })
     const after = make(newSecret, [oldSecret])
     const res = await post(after, '/chat/completions', { model: 'byok/model', messages: [{ role: 'user', content: 'hi' }] })

@@ -16,10 +16,12 @@ describe('every catalogue model has a real `created` date', () => {
 
   beforeAll(async () => {
     // A local server whose GET /models gives no date (as some do), 0, or a date of its own.
-    local = await listenOnLoopback(createServer((req, res) => {
-      res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ object: 'list', data: localModels.map((m) => ({ object: 'model', owned_by: 'me', ...m })) }))
-    }))
+    local = await listenOnLoopback(
+      createServer((req, res) => {
+        res.writeHead(req.url === '/v1/models' ? 200 : 404, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ object: 'list', data: localModels.map((m) => ({ object: 'model', owned_by: 'me', ...m })) }))
+      }),
+    )
     startedAt = nowSeconds()
     t = await startGateway({
       modelRefreshSeconds: 1,
@@ -30,7 +32,9 @@ describe('every catalogue model has a real `created` date', () => {
         ...(['groq', 'together', 'fireworks', 'mistral', 'deepseek', 'xai'] as const).map((slug) => hostedProvider(slug, { baseURL: nowhere })),
         demo({ audio: true }),
         openaiCompatible({
-          slug: 'my-vllm', name: 'My vLLM', baseURL: nowhere,
+          slug: 'my-vllm',
+          name: 'My vLLM',
+          baseURL: nowhere,
           models: [
             { id: 'qwen/qwen2.5-72b-instruct', pricing: { prompt: '0.0000004', completion: '0.0000012' } },
             { id: 'mine/dated', pricing: { prompt: '0', completion: '0' }, created: 1_726_000_000 },

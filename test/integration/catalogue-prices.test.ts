@@ -16,11 +16,36 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/
 
 describe('the built-in catalogue data (checked 2026-11-26)', () => {
   it('prices long prompts as the providers do: GPT-6 past 272K tokens, Gemini Pro past 200K', () => {
-    expect(byId('openai/gpt-6.1-sol').pricing.long_context).toEqual({ above_prompt_tokens: 272_000, prompt: '0.000004', completion: '0.000015', input_cache_read: '0.0000002' })
-    expect(byId('openai/gpt-6.1-terra').pricing.long_context).toEqual({ above_prompt_tokens: 272_000, prompt: '0.000002', completion: '0.0000075', input_cache_read: '0.0000001' })
-    expect(byId('openai/gpt-6-luna').pricing.long_context).toEqual({ above_prompt_tokens: 272_000, prompt: '0.0000002', completion: '0.00000075', input_cache_read: '0.00000002' })
-    expect(byId('google/gemini-3.1-pro-preview').pricing.long_context).toEqual({ above_prompt_tokens: 200_000, prompt: '0.000004', completion: '0.000018', input_cache_read: '0.0000004' })
-    expect(byId('google/gemini-2.5-pro').pricing.long_context).toEqual({ above_prompt_tokens: 200_000, prompt: '0.0000025', completion: '0.000015', input_cache_read: '0.00000025' })
+    expect(byId('openai/gpt-6.1-sol').pricing.long_context).toEqual({
+      above_prompt_tokens: 272_000,
+      prompt: '0.000004',
+      completion: '0.000015',
+      input_cache_read: '0.0000002',
+    })
+    expect(byId('openai/gpt-6.1-terra').pricing.long_context).toEqual({
+      above_prompt_tokens: 272_000,
+      prompt: '0.000002',
+      completion: '0.0000075',
+      input_cache_read: '0.0000001',
+    })
+    expect(byId('openai/gpt-6-luna').pricing.long_context).toEqual({
+      above_prompt_tokens: 272_000,
+      prompt: '0.0000002',
+      completion: '0.00000075',
+      input_cache_read: '0.00000002',
+    })
+    expect(byId('google/gemini-3.1-pro-preview').pricing.long_context).toEqual({
+      above_prompt_tokens: 200_000,
+      prompt: '0.000004',
+      completion: '0.000018',
+      input_cache_read: '0.0000004',
+    })
+    expect(byId('google/gemini-2.5-pro').pricing.long_context).toEqual({
+      above_prompt_tokens: 200_000,
+      prompt: '0.0000025',
+      completion: '0.000015',
+      input_cache_read: '0.00000025',
+    })
   })
 
   it('gives every entry a source with a page and the day it was checked', () => {
@@ -42,17 +67,36 @@ describe('the built-in catalogue data (checked 2026-11-26)', () => {
         expect(m.expirationDate, `${m.id} has a replacement but no expiration`).toBeDefined()
         const offers = all.filter((r) => r.id === m.replacement)
         expect(offers.length, `${m.id} → ${m.replacement}`).toBeGreaterThan(0)
-        expect(offers.every((r) => r.expirationDate === undefined), `${m.replacement} retires too`).toBe(true)
+        expect(
+          offers.every((r) => r.expirationDate === undefined),
+          `${m.replacement} retires too`,
+        ).toBe(true)
       }
     }
   })
 
   it('prices Mistral Large 3 and Small 4, and the -latest aliases at the same prices', () => {
     const mistral = (id: string) => byId(id, 'mistral')
-    expect(mistral('mistralai/mistral-large-2512')).toMatchObject({ upstreamId: 'mistral-large-2512', contextLength: 262_144, pricing: { prompt: '0.0000005', completion: '0.0000015', currency: 'USD' } })
-    expect(mistral('mistralai/mistral-large')).toMatchObject({ upstreamId: 'mistral-large-latest', contextLength: 262_144, pricing: { prompt: '0.0000005', completion: '0.0000015', currency: 'USD' } })
-    expect(mistral('mistralai/mistral-small-2603')).toMatchObject({ upstreamId: 'mistral-small-2603', contextLength: 262_144, pricing: { prompt: '0.00000015', completion: '0.0000006', currency: 'USD' } })
-    expect(mistral('mistralai/mistral-small')).toMatchObject({ upstreamId: 'mistral-small-latest', contextLength: 262_144, pricing: { prompt: '0.00000015', completion: '0.0000006', currency: 'USD' } })
+    expect(mistral('mistralai/mistral-large-2512')).toMatchObject({
+      upstreamId: 'mistral-large-2512',
+      contextLength: 262_144,
+      pricing: { prompt: '0.0000005', completion: '0.0000015', currency: 'USD' },
+    })
+    expect(mistral('mistralai/mistral-large')).toMatchObject({
+      upstreamId: 'mistral-large-latest',
+      contextLength: 262_144,
+      pricing: { prompt: '0.0000005', completion: '0.0000015', currency: 'USD' },
+    })
+    expect(mistral('mistralai/mistral-small-2603')).toMatchObject({
+      upstreamId: 'mistral-small-2603',
+      contextLength: 262_144,
+      pricing: { prompt: '0.00000015', completion: '0.0000006', currency: 'USD' },
+    })
+    expect(mistral('mistralai/mistral-small')).toMatchObject({
+      upstreamId: 'mistral-small-latest',
+      contextLength: 262_144,
+      pricing: { prompt: '0.00000015', completion: '0.0000006', currency: 'USD' },
+    })
     for (const m of knownModels.mistral) expect(m.expirationDate, m.id).toBeUndefined()
   })
 
@@ -100,20 +144,29 @@ describe('the built-in catalogue data (checked 2026-11-26)', () => {
 
   it('prices the GPT-6 substitutes at OpenAI’s list prices, with their limits and efforts', () => {
     expect(byId('openai/gpt-6.1-sol')).toMatchObject({
-      upstreamId: 'gpt-6.1-sol', contextLength: 1_050_000, maxCompletionTokens: 128_000,
+      upstreamId: 'gpt-6.1-sol',
+      contextLength: 1_050_000,
+      maxCompletionTokens: 128_000,
       pricing: { prompt: '0.000002', completion: '0.00001', input_cache_read: '0.0000001', currency: 'USD' },
-      reasoning: { efforts: ['low', 'medium', 'high', 'xhigh', 'max'] }, releaseDate: '2026-09-29',
+      reasoning: { efforts: ['low', 'medium', 'high', 'xhigh', 'max'] },
+      releaseDate: '2026-09-29',
     })
     expect(byId('openai/gpt-6.1-sol').supportedParameters).not.toContain('tools')
     expect(byId('openai/gpt-6.1-terra')).toMatchObject({
-      upstreamId: 'gpt-6.1-terra', contextLength: 1_050_000, maxCompletionTokens: 128_000,
+      upstreamId: 'gpt-6.1-terra',
+      contextLength: 1_050_000,
+      maxCompletionTokens: 128_000,
       pricing: { prompt: '0.000001', completion: '0.000005', input_cache_read: '0.00000005', currency: 'USD' },
-      reasoning: { efforts: ['none', 'low', 'medium', 'high', 'xhigh', 'max'] }, releaseDate: '2026-10-26',
+      reasoning: { efforts: ['none', 'low', 'medium', 'high', 'xhigh', 'max'] },
+      releaseDate: '2026-10-26',
     })
     expect(byId('openai/gpt-6-luna')).toMatchObject({
-      upstreamId: 'gpt-6-luna', contextLength: 1_050_000, maxCompletionTokens: 128_000,
+      upstreamId: 'gpt-6-luna',
+      contextLength: 1_050_000,
+      maxCompletionTokens: 128_000,
       pricing: { prompt: '0.0000001', completion: '0.0000005', input_cache_read: '0.00000001', currency: 'USD' },
-      reasoning: { efforts: ['none', 'low', 'medium', 'high', 'xhigh', 'max'] }, releaseDate: '2026-09-22',
+      reasoning: { efforts: ['none', 'low', 'medium', 'high', 'xhigh', 'max'] },
+      releaseDate: '2026-09-22',
     })
     // Their long-context surcharge cannot be billed by a flat price: each says so.
     for (const id of ['openai/gpt-6.1-sol', 'openai/gpt-6.1-terra', 'openai/gpt-6-luna']) {
@@ -152,17 +205,22 @@ describe('the built-in catalogue data (checked 2026-11-26)', () => {
       priceChanges: [{ from: '2026-12-01', pricing: { prompt: '0.0000003', completion: '0.0000025', input_cache_read: '0.00000003', currency: 'USD' } }],
     })
     expect(google('google/gemini-3.8-flash')).toMatchObject({
-      upstreamId: 'gemini-3.8-flash', contextLength: 1_048_576, maxCompletionTokens: 65_536,
+      upstreamId: 'gemini-3.8-flash',
+      contextLength: 1_048_576,
+      maxCompletionTokens: 65_536,
       pricing: { prompt: '0.00000075', completion: '0.00000375', input_cache_read: '0.000000075' },
       priceChanges: [{ from: '2027-01-01', pricing: { prompt: '0.0000015', completion: '0.0000075', input_cache_read: '0.00000015' } }],
       reasoning: { efforts: ['low', 'medium', 'high'] },
     })
     expect(google('google/gemini-3.5-flash-lite')).toMatchObject({
-      upstreamId: 'gemini-3.5-flash-lite', contextLength: 1_048_576, maxCompletionTokens: 65_536,
+      upstreamId: 'gemini-3.5-flash-lite',
+      contextLength: 1_048_576,
+      maxCompletionTokens: 65_536,
       pricing: { prompt: '0.0000003', completion: '0.0000025', input_cache_read: '0.00000003' },
     })
     expect(google('google/gemini-3.5-flash')).toMatchObject({
-      maxCompletionTokens: 65_536, pricing: { prompt: '0.0000015', completion: '0.000009' },
+      maxCompletionTokens: 65_536,
+      pricing: { prompt: '0.0000015', completion: '0.000009' },
       reasoning: { efforts: ['minimal', 'low', 'medium', 'high'] },
     })
   })
@@ -214,7 +272,14 @@ describe('GET /api/v1/models with the presets, on 2026-11-26', () => {
     shows('mistralai/mistral-small-2603', '0.00000015', '0.0000006', 262_144)
     shows('mistralai/mistral-small', '0.00000015', '0.0000006', 262_144)
     expect(shows('openai/gpt-6.1-sol', '0.000002', '0.00001', 1_050_000).top_provider.max_completion_tokens).toBe(128_000)
-    expect(shows('openai/gpt-6.1-terra', '0.000001', '0.000005', 1_050_000).reasoning.supported_efforts).toEqual(['none', 'low', 'medium', 'high', 'xhigh', 'max'])
+    expect(shows('openai/gpt-6.1-terra', '0.000001', '0.000005', 1_050_000).reasoning.supported_efforts).toEqual([
+      'none',
+      'low',
+      'medium',
+      'high',
+      'xhigh',
+      'max',
+    ])
     expect(shows('openai/gpt-6-luna', '0.0000001', '0.0000005', 1_050_000).pricing.input_cache_read).toBe('0.00000001')
     // Before 2026-12-01 Gemini 2.5 Pro keeps its own price.
     shows('google/gemini-2.5-pro', '0.00000125', '0.00001', 1_048_576)

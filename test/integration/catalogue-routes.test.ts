@@ -12,8 +12,16 @@ const json = { 'content-type': 'application/json' }
 const CREATED = 1767225600 // 2026-01-01T00:00:00Z
 
 const chatModel = (pricing: ProviderModel['pricing'], extra: Partial<ProviderModel> = {}): ProviderModel => ({
-  id: 'acme/chat', upstreamId: 'gpt-test', name: 'Acme Chat', description: 'A chat model.', created: CREATED,
-  contextLength: 8000, maxCompletionTokens: 1000, inputModalities: ['text', 'image'], pricing, ...extra,
+  id: 'acme/chat',
+  upstreamId: 'gpt-test',
+  name: 'Acme Chat',
+  description: 'A chat model.',
+  created: CREATED,
+  contextLength: 8000,
+  maxCompletionTokens: 1000,
+  inputModalities: ['text', 'image'],
+  pricing,
+  ...extra,
 })
 
 describe('catalogue routes in OpenRouter’s and OpenAI’s shapes', () => {
@@ -28,19 +36,50 @@ describe('catalogue routes in OpenRouter’s and OpenAI’s shapes', () => {
     t = await startGateway({
       providers: [
         openaiCompatible({
-          slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha',
+          slug: 'alpha',
+          name: 'Alpha',
+          baseURL: alpha.url,
+          apiKey: 'sk-alpha',
           models: [
-            chatModel({ prompt: '0.000001', completion: '0.000002', input_cache_read: '0.0000005', currency: 'USD' }, { quantization: 'fp8', supportedParameters: ['tools', 'tool_choice', 'temperature'] }),
-            { id: 'acme/painter', upstreamId: 'gpt-test', name: 'Acme Painter', created: CREATED - 100, outputModalities: ['image'], pricing: { prompt: '0.000003', completion: '0.00004', currency: 'USD' } },
-            { id: 'acme/old', upstreamId: 'gpt-test', created: CREATED - 200, expirationDate: '2020-01-01', replacement: 'acme/chat', pricing: { prompt: '0.000001', completion: '0.000001', currency: 'USD' } },
+            chatModel(
+              { prompt: '0.000001', completion: '0.000002', input_cache_read: '0.0000005', currency: 'USD' },
+              { quantization: 'fp8', supportedParameters: ['tools', 'tool_choice', 'temperature'] },
+            ),
+            {
+              id: 'acme/painter',
+              upstreamId: 'gpt-test',
+              name: 'Acme Painter',
+              created: CREATED - 100,
+              outputModalities: ['image'],
+              pricing: { prompt: '0.000003', completion: '0.00004', currency: 'USD' },
+            },
+            {
+              id: 'acme/old',
+              upstreamId: 'gpt-test',
+              created: CREATED - 200,
+              expirationDate: '2020-01-01',
+              replacement: 'acme/chat',
+              pricing: { prompt: '0.000001', completion: '0.000001', currency: 'USD' },
+            },
           ],
         }),
         openaiCompatible({
-          slug: 'beta', name: 'Beta', baseURL: beta.url, apiKey: 'sk-beta',
+          slug: 'beta',
+          name: 'Beta',
+          baseURL: beta.url,
+          apiKey: 'sk-beta',
           models: [chatModel({ prompt: '0.000002', completion: '0.000003', currency: 'USD' }, { contextLength: 4000, supportedParameters: ['temperature'] })],
         }),
         // Customers' keys only: no service key.
-        openaiCompatible({ slug: 'gamma', name: 'Gamma', baseURL: beta.url, byokSupported: true, models: [{ id: 'gamma/only', upstreamId: 'gpt-test', created: CREATED - 300, pricing: { prompt: '0.000001', completion: '0.000001', currency: 'USD' } }] }),
+        openaiCompatible({
+          slug: 'gamma',
+          name: 'Gamma',
+          baseURL: beta.url,
+          byokSupported: true,
+          models: [
+            { id: 'gamma/only', upstreamId: 'gpt-test', created: CREATED - 300, pricing: { prompt: '0.000001', completion: '0.000001', currency: 'USD' } },
+          ],
+        }),
       ],
     })
     customer = await createCustomer(t.gateway, { credits: '5' })
@@ -97,34 +136,66 @@ describe('catalogue routes in OpenRouter’s and OpenAI’s shapes', () => {
     expect(status).toBe(200)
     expect(Object.keys(body.data).sort()).toEqual(['architecture', 'created', 'description', 'endpoints', 'id', 'name'])
     expect(body.data).toMatchObject({
-      id: 'acme/chat', name: 'Acme Chat', created: CREATED, description: 'A chat model.',
+      id: 'acme/chat',
+      name: 'Acme Chat',
+      created: CREATED,
+      description: 'A chat model.',
       architecture: { modality: 'text+image->text', input_modalities: ['text', 'image'], output_modalities: ['text'], tokenizer: 'Other', instruct_type: null },
     })
     expect(body.data.endpoints).toEqual([
       {
-        name: 'Alpha | acme/chat', model_id: 'acme/chat', model_name: 'Acme Chat', context_length: 8000,
+        name: 'Alpha | acme/chat',
+        model_id: 'acme/chat',
+        model_name: 'Acme Chat',
+        context_length: 8000,
         pricing: { prompt: '0.000001', completion: '0.000002', input_cache_read: '0.0000005', currency: 'USD', discount: 0 },
-        provider_name: 'Alpha', tag: 'alpha', quantization: 'fp8', max_completion_tokens: 1000, max_prompt_tokens: null,
-        supported_parameters: ['tools', 'tool_choice', 'temperature'], status: 0,
-        uptime_last_30m: null, uptime_last_5m: null, uptime_last_1d: null,
-        supports_implicit_caching: true, supports_tool_choice: { auto: true, none: true, required: true, function: true },
-        latency_last_30m: null, throughput_last_30m: null,
+        provider_name: 'Alpha',
+        tag: 'alpha',
+        quantization: 'fp8',
+        max_completion_tokens: 1000,
+        max_prompt_tokens: null,
+        supported_parameters: ['tools', 'tool_choice', 'temperature'],
+        status: 0,
+        uptime_last_30m: null,
+        uptime_last_5m: null,
+        uptime_last_1d: null,
+        supports_implicit_caching: true,
+        supports_tool_choice: { auto: true, none: true, required: true, function: true },
+        latency_last_30m: null,
+        throughput_last_30m: null,
       },
       {
-        name: 'Beta | acme/chat', model_id: 'acme/chat', model_name: 'Acme Chat', context_length: 4000,
+        name: 'Beta | acme/chat',
+        model_id: 'acme/chat',
+        model_name: 'Acme Chat',
+        context_length: 4000,
         pricing: { prompt: '0.000002', completion: '0.000003', currency: 'USD', discount: 0 },
-        provider_name: 'Beta', tag: 'beta', quantization: null, max_completion_tokens: 1000, max_prompt_tokens: null,
-        supported_parameters: ['temperature'], status: 0,
-        uptime_last_30m: null, uptime_last_5m: null, uptime_last_1d: null,
-        supports_implicit_caching: false, supports_tool_choice: { auto: false, none: false, required: false, function: false },
-        latency_last_30m: null, throughput_last_30m: null,
+        provider_name: 'Beta',
+        tag: 'beta',
+        quantization: null,
+        max_completion_tokens: 1000,
+        max_prompt_tokens: null,
+        supported_parameters: ['temperature'],
+        status: 0,
+        uptime_last_30m: null,
+        uptime_last_5m: null,
+        uptime_last_1d: null,
+        supports_implicit_caching: false,
+        supports_tool_choice: { auto: false, none: false, required: false, function: false },
+        latency_last_30m: null,
+        throughput_last_30m: null,
       },
     ])
   })
 
   it('shows the router’s health in each endpoint: uptime, latency and throughput percentiles, and the breaker as status', async () => {
     const health = t.gateway.context.health
-    for (const [latencyMs, tokensPerSecond] of [[400, 50], [100, 80], [300, 60], [200, 70]]) {
+    for (const [latencyMs, tokensPerSecond] of [
+      [400, 50],
+      [100, 80],
+      [300, 60],
+      [200, 70],
+    ]) {
       health.record({ provider: 'alpha', model: 'acme/chat' }, 'org-1', { ok: true, latencyMs, tokensPerSecond })
     }
     health.record({ provider: 'alpha', model: 'acme/chat' }, 'org-1', { ok: false, latencyMs: 5 })
@@ -132,13 +203,18 @@ describe('catalogue routes in OpenRouter’s and OpenAI’s shapes', () => {
     for (const org of ['org-1', 'org-2', 'org-1']) health.record({ provider: 'beta', model: 'acme/chat' }, org, { ok: false, latencyMs: 10 })
     const [a, b] = (await get('/models/acme/chat/endpoints')).body.data.endpoints
     expect(a).toMatchObject({
-      status: -1, uptime_last_30m: 80,
+      status: -1,
+      uptime_last_30m: 80,
       latency_last_30m: { p50: 200, p75: 300, p90: 400, p99: 400 },
       throughput_last_30m: { p50: 60, p75: 70, p90: 80, p99: 80 },
     })
     expect(b).toMatchObject({ status: -3, uptime_last_30m: 0, latency_last_30m: null, throughput_last_30m: null })
     health.record({ provider: 'beta', model: 'acme/chat' }, 'org-3', { ok: true, latencyMs: 50 })
-    expect((await get('/models/acme/chat/endpoints')).body.data.endpoints[1]).toMatchObject({ status: 0, uptime_last_30m: 25, latency_last_30m: { p50: 50, p75: 50, p90: 50, p99: 50 } })
+    expect((await get('/models/acme/chat/endpoints')).body.data.endpoints[1]).toMatchObject({
+      status: 0,
+      uptime_last_30m: 25,
+      latency_last_30m: { p50: 50, p75: 50, p90: 50, p99: 50 },
+    })
   })
 
   it('answers 404 for an unknown or retired model on every model route', async () => {
@@ -150,7 +226,10 @@ describe('catalogue routes in OpenRouter’s and OpenAI’s shapes', () => {
     for (const path of ['/models/acme/old/endpoints', '/models/acme/old', '/models/acme%2Fold', '/model/acme/old']) {
       const { status, body } = await get(path)
       expect([path, status]).toEqual([path, 404])
-      expect(body.error).toMatchObject({ message: 'Model acme/old was retired by its provider on 2020-01-01; use acme/chat instead', metadata: { retired_on: '2020-01-01', replacement: 'acme/chat' } })
+      expect(body.error).toMatchObject({
+        message: 'Model acme/old was retired by its provider on 2020-01-01; use acme/chat instead',
+        metadata: { retired_on: '2020-01-01', replacement: 'acme/chat' },
+      })
     }
   })
 
@@ -187,7 +266,11 @@ describe('catalogue routes in OpenRouter’s and OpenAI’s shapes', () => {
     // gamma/only needs the customer's own key for Gamma.
     expect(ids(before.body)).toEqual(['acme/chat', 'acme/painter'])
     expect(ids((await get('/models/user?output_modalities=image', customer.auth)).body)).toEqual(['acme/painter'])
-    const created = await t.request('/api/v1/byok', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ key: 'sk-cust-gamma-1234', provider: 'gamma' }) })
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ key: 'sk-cust-gamma-1234', provider: 'gamma' }),
+    })
     expect(created.status).toBe(201)
     expect(ids((await get('/models/user', customer.auth)).body)).toEqual(['acme/chat', 'acme/painter', 'gamma/only'])
     // Another org's key is not helped by that credential.

@@ -26,16 +26,54 @@ const today = () => new Date().toISOString().slice(0, 10)
 const usd = (prompt: string, completion: string, more: Record<string, string> = {}) => ({ prompt, completion, ...more, currency: 'USD' })
 const MODELS: Record<string, ProviderModel[]> = {
   openai: [
-    { id: 'openai/gpt-4o-mini', name: 'OpenAI: GPT-4o mini', contextLength: 128_000, maxCompletionTokens: 16_384, pricing: usd('0.00000015', '0.0000006', { input_cache_read: '0.000000075' }) },
-    { id: 'openai/gpt-4.1', name: 'OpenAI: GPT-4.1', contextLength: 1_047_576, maxCompletionTokens: 32_768, pricing: usd('0.000002', '0.000008', { input_cache_read: '0.0000005' }) },
-    { id: 'openai/gpt-5', name: 'OpenAI: GPT-5', contextLength: 400_000, maxCompletionTokens: 128_000, pricing: usd('0.00000125', '0.00001', { input_cache_read: '0.000000125' }) },
-    { id: 'openai/gpt-4o', name: 'OpenAI: GPT-4o', contextLength: 128_000, maxCompletionTokens: 16_384, pricing: usd('0.0000025', '0.00001', { input_cache_read: '0.00000125' }) },
+    {
+      id: 'openai/gpt-4o-mini',
+      name: 'OpenAI: GPT-4o mini',
+      contextLength: 128_000,
+      maxCompletionTokens: 16_384,
+      pricing: usd('0.00000015', '0.0000006', { input_cache_read: '0.000000075' }),
+    },
+    {
+      id: 'openai/gpt-4.1',
+      name: 'OpenAI: GPT-4.1',
+      contextLength: 1_047_576,
+      maxCompletionTokens: 32_768,
+      pricing: usd('0.000002', '0.000008', { input_cache_read: '0.0000005' }),
+    },
+    {
+      id: 'openai/gpt-5',
+      name: 'OpenAI: GPT-5',
+      contextLength: 400_000,
+      maxCompletionTokens: 128_000,
+      pricing: usd('0.00000125', '0.00001', { input_cache_read: '0.000000125' }),
+    },
+    {
+      id: 'openai/gpt-4o',
+      name: 'OpenAI: GPT-4o',
+      contextLength: 128_000,
+      maxCompletionTokens: 16_384,
+      pricing: usd('0.0000025', '0.00001', { input_cache_read: '0.00000125' }),
+    },
   ],
   anthropic: [
-    { id: 'anthropic/claude-sonnet-5.5', upstreamId: 'claude-sonnet-5-5', name: 'Anthropic: Claude Sonnet 5.5', contextLength: 1_000_000, maxCompletionTokens: 64_000, pricing: usd('0.000002', '0.00001', { input_cache_read: '0.0000001', input_cache_write: '0.0000025' }) },
+    {
+      id: 'anthropic/claude-sonnet-5.5',
+      upstreamId: 'claude-sonnet-5-5',
+      name: 'Anthropic: Claude Sonnet 5.5',
+      contextLength: 1_000_000,
+      maxCompletionTokens: 64_000,
+      pricing: usd('0.000002', '0.00001', { input_cache_read: '0.0000001', input_cache_write: '0.0000025' }),
+    },
   ],
   groq: [
-    { id: 'meta-llama/llama-3.3-70b-instruct', upstreamId: 'llama-3.3-70b-versatile', name: 'Meta: Llama 3.3 70B Instruct', contextLength: 128_000, maxCompletionTokens: 32_768, pricing: usd('0.00000059', '0.00000079') },
+    {
+      id: 'meta-llama/llama-3.3-70b-instruct',
+      upstreamId: 'llama-3.3-70b-versatile',
+      name: 'Meta: Llama 3.3 70B Instruct',
+      contextLength: 128_000,
+      maxCompletionTokens: 32_768,
+      pricing: usd('0.00000059', '0.00000079'),
+    },
   ],
 }
 // A config over the CLI's default providers (turned on by the keys below), with the models above.
@@ -43,12 +81,38 @@ const CONFIG = `const models = ${JSON.stringify(MODELS)}
 export default ({ defaultProviders }) => ({ providers: defaultProviders.map((p) => (models[p.slug] ? { ...p, models: models[p.slug] } : p)) })
 `
 
-const baseEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'sk-never-called', ANTHROPIC_API_KEY: 'sk-never-called', GROQ_API_KEY: 'sk-never-called' }
+const baseEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  NO_COLOR: '1',
+  OPENAI_API_KEY: 'sk-never-called',
+  ANTHROPIC_API_KEY: 'sk-never-called',
+  GROQ_API_KEY: 'sk-never-called',
+}
 for (const name of Object.keys(baseEnv)) {
-  if (/_BASE_URL$/.test(name) || ['GATEWAY_SECRET', 'DATA_DIR', 'PORT', 'HOST', 'MODEL_GATEWAY_DEBUG', 'GEMINI_API_KEY', 'MISTRAL_API_KEY', 'TOGETHER_API_KEY', 'FIREWORKS_API_KEY', 'DEEPSEEK_API_KEY', 'XAI_API_KEY'].includes(name)) delete baseEnv[name]
+  if (
+    /_BASE_URL$/.test(name) ||
+    [
+      'GATEWAY_SECRET',
+      'DATA_DIR',
+      'PORT',
+      'HOST',
+      'MODEL_GATEWAY_DEBUG',
+      'GEMINI_API_KEY',
+      'MISTRAL_API_KEY',
+      'TOGETHER_API_KEY',
+      'FIREWORKS_API_KEY',
+      'DEEPSEEK_API_KEY',
+      'XAI_API_KEY',
+    ].includes(name)
+  )
+    delete baseEnv[name]
 }
 
-interface Result { code: number | null; stdout: string; stderr: string }
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 /** Runs `model-gateway <args>` to completion in `cwd` (stdin is not a terminal). */
 function cli(args: string[], cwd: string): Promise<Result> {
@@ -118,7 +182,16 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   mkdirSync(join(scratch, 'bundle'))
   symlinkSync(join(root, 'node_modules'), join(scratch, 'bundle', 'node_modules'), 'dir')
-  await build({ entryPoints: [join(root, 'src/cli/main.ts')], outfile: entry, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' })
+  await build({
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: entry,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  })
 }, 60_000)
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -148,8 +221,19 @@ describe('model-gateway catalogue update', () => {
       providers: {
         openai: [
           { id: 'openai/gpt-4o-mini', pricing: { prompt: '0.00000025', completion: '0.000001', input_cache_read: '0.000000125', currency: 'USD' }, source },
-          { id: 'openai/gpt-4o', pricing: { prompt: '0.0000025', completion: '0.00001', input_cache_read: '0.00000125', currency: 'USD' }, expirationDate: '2027-03-31', source },
-          { id: 'openai/gpt-5.5', contextLength: 272_000, maxCompletionTokens: 128_000, pricing: { prompt: '0.00000165', completion: '0.000013', input_cache_read: '0.000000165', currency: 'USD' }, source },
+          {
+            id: 'openai/gpt-4o',
+            pricing: { prompt: '0.0000025', completion: '0.00001', input_cache_read: '0.00000125', currency: 'USD' },
+            expirationDate: '2027-03-31',
+            source,
+          },
+          {
+            id: 'openai/gpt-5.5',
+            contextLength: 272_000,
+            maxCompletionTokens: 128_000,
+            pricing: { prompt: '0.00000165', completion: '0.000013', input_cache_read: '0.000000165', currency: 'USD' },
+            source,
+          },
         ],
       },
     })
@@ -160,7 +244,10 @@ describe('model-gateway catalogue update', () => {
     expect(again.stderr).toContain('Nothing to change: .data/catalogue.json stays as it is.')
 
     // `models` (like `serve`, through the same openGateway) loads the file.
-    const models = JSON.parse((await cli(['models', '--json', '--provider', 'openai'], cwd)).stdout) as { id: string; pricing_per_million: { prompt: string; completion: string } }[]
+    const models = JSON.parse((await cli(['models', '--json', '--provider', 'openai'], cwd)).stdout) as {
+      id: string
+      pricing_per_million: { prompt: string; completion: string }
+    }[]
     expect(models.find((m) => m.id === 'openai/gpt-4o-mini')!.pricing_per_million).toMatchObject({ prompt: '0.25', completion: '1' })
     expect(models.map((m) => m.id)).toContain('openai/gpt-5.5')
   }, 90_000)
@@ -178,16 +265,25 @@ describe('model-gateway catalogue update', () => {
       expect(tables.requests[0].headers.accept).toBe('application/json')
       const file = parseCatalogueFile(JSON.parse(readFileSync(join(cwd, '.data/catalogue.json'), 'utf8')), 'catalogue.json')
       expect(Object.keys(file.providers)).toEqual(['openai', 'anthropic'])
-      expect(file.providers.anthropic).toEqual([{
-        id: 'anthropic/claude-opus-5.6',
-        upstreamId: 'claude-opus-5-6',
-        name: 'Anthropic: Claude Opus 5.6',
-        contextLength: 1_000_000,
-        maxCompletionTokens: 128_000,
-        pricing: { prompt: '0.000004', completion: '0.00002', input_cache_read: '0.0000002', input_cache_write: '0.000005', web_search: '0.01', currency: 'USD' },
-        created: 1763424000,
-        source: { url: from, checked: today() },
-      }])
+      expect(file.providers.anthropic).toEqual([
+        {
+          id: 'anthropic/claude-opus-5.6',
+          upstreamId: 'claude-opus-5-6',
+          name: 'Anthropic: Claude Opus 5.6',
+          contextLength: 1_000_000,
+          maxCompletionTokens: 128_000,
+          pricing: {
+            prompt: '0.000004',
+            completion: '0.00002',
+            input_cache_read: '0.0000002',
+            input_cache_write: '0.000005',
+            web_search: '0.01',
+            currency: 'USD',
+          },
+          created: 1763424000,
+          source: { url: from, checked: today() },
+        },
+      ])
     } finally {
       await tables.close()
     }
@@ -202,11 +298,17 @@ describe('model-gateway catalogue update', () => {
     try {
       const cases: [string, RegExp][] = [
         ['broken.json', /^model-gateway: broken\.json: not JSON \(.+\)\n$/],
-        ['other.json', /^model-gateway: other\.json: not a price table this command knows: expected LiteLLM's model_prices_and_context_window\.json .+ or OpenRouter's GET \/api\/v1\/models .+\n$/],
+        [
+          'other.json',
+          /^model-gateway: other\.json: not a price table this command knows: expected LiteLLM's model_prices_and_context_window\.json .+ or OpenRouter's GET \/api\/v1\/models .+\n$/,
+        ],
         ['missing.json', /^model-gateway: cannot read missing\.json: no such file\n$/],
         [`${tables.url}/gone.json`, new RegExp(`^model-gateway: could not fetch ${tables.url}/gone\\.json: the server answered 410 Gone\\n$`)],
         [`${tables.url}/page`, new RegExp(`^model-gateway: ${tables.url}/page: not JSON \\(.+\\)\\n$`)],
-        [`http://127.0.0.1:${port}/prices.json`, new RegExp(`^model-gateway: could not fetch http://127\\.0\\.0\\.1:${port}/prices\\.json: ECONNREFUSED .+\\n$`)],
+        [
+          `http://127.0.0.1:${port}/prices.json`,
+          new RegExp(`^model-gateway: could not fetch http://127\\.0\\.0\\.1:${port}/prices\\.json: ECONNREFUSED .+\\n$`),
+        ],
       ]
       for (const [from, line] of cases) {
         const result = await cli(['catalogue', 'update', '--from', from, '--yes'], cwd)
@@ -246,7 +348,11 @@ describe('a gateway created with the written catalogue file', () => {
     const byId = new Map(data.map((m) => [m.id, m]))
     expect(byId.get('openai/gpt-4o-mini').pricing).toMatchObject({ prompt: '0.00000025', completion: '0.000001', input_cache_read: '0.000000125' })
     expect(byId.get('openai/gpt-4o-mini')).toMatchObject({ name: 'OpenAI: GPT-4o mini', context_length: 128_000 })
-    expect(byId.get('openai/gpt-5.5')).toMatchObject({ context_length: 272_000, pricing: { prompt: '0.00000165', completion: '0.000013' }, top_provider: { max_completion_tokens: 128_000 } })
+    expect(byId.get('openai/gpt-5.5')).toMatchObject({
+      context_length: 272_000,
+      pricing: { prompt: '0.00000165', completion: '0.000013' },
+      top_provider: { max_completion_tokens: 128_000 },
+    })
     expect(byId.get('openai/gpt-4o').expiration_date).toBe('2027-03-31')
     expect(byId.get('openai/gpt-4.1').pricing).toMatchObject({ prompt: '0.000002', completion: '0.000008' })
   })
@@ -256,7 +362,10 @@ describe('a gateway created with the written catalogue file', () => {
     const res = await t.request('/api/v1/chat/completions', {
       method: 'POST',
       headers: { ...customer.auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'What does a catalogue file change? Answer in a few words, please.' }] }),
+      body: JSON.stringify({
+        model: 'openai/gpt-4o-mini',
+        messages: [{ role: 'user', content: 'What does a catalogue file change? Answer in a few words, please.' }],
+      }),
     })
     expect(res.status).toBe(200)
     const body = await res.json()
@@ -276,35 +385,55 @@ describe('a gateway created with the written catalogue file', () => {
     const file = JSON.parse(readFileSync(path, 'utf8'))
     file.providers.openai[0].pricing.prompt = '2.5e-7'
     writeFileSync(bad, JSON.stringify(file))
-    const create = () => createGateway({ secret: TEST_SECRET, logger: false, providers: [openaiCompatible({ slug: 'openai', name: 'OpenAI', baseURL: upstream.url, models: MODELS.openai })], catalogue: bad })
+    const create = () =>
+      createGateway({
+        secret: TEST_SECRET,
+        logger: false,
+        providers: [openaiCompatible({ slug: 'openai', name: 'OpenAI', baseURL: upstream.url, models: MODELS.openai })],
+        catalogue: bad,
+      })
     expect(create).toThrow(TypeError)
     expect(create).toThrow(`catalogue file ${bad}: providers.openai[0].pricing.prompt must be a plain decimal string`)
     copyFileSync(path, bad)
-    expect(() => createGateway({ secret: TEST_SECRET, logger: false, catalogue: { ...JSON.parse(readFileSync(bad, 'utf8')), updated: '26.11.2026' } })).toThrow(/catalogue file \(the catalogue option\): updated must be a day written YYYY-MM-DD/)
+    expect(() => createGateway({ secret: TEST_SECRET, logger: false, catalogue: { ...JSON.parse(readFileSync(bad, 'utf8')), updated: '26.11.2026' } })).toThrow(
+      /catalogue file \(the catalogue option\): updated must be a day written YYYY-MM-DD/,
+    )
   })
 })
 
 describe('applyCatalogueFile', () => {
-  const file = parseCatalogueFile({
-    format: 'model-gateway-catalogue',
-    version: 1,
-    updated: '2026-11-26',
-    providers: {
-      openai: [
-        { id: 'openai/gpt-4o-mini', pricing: { prompt: '0.00000025', completion: '0.000001' }, expirationDate: '2027-03-31' },
-        { id: 'openai/gpt-9', upstreamId: 'gpt-9-preview', pricing: { prompt: '0.00001', completion: '0.00003' } },
-      ],
-      nobody: [{ id: 'x/y', pricing: { prompt: '1', completion: '1' } }],
+  const file = parseCatalogueFile(
+    {
+      format: 'model-gateway-catalogue',
+      version: 1,
+      updated: '2026-11-26',
+      providers: {
+        openai: [
+          { id: 'openai/gpt-4o-mini', pricing: { prompt: '0.00000025', completion: '0.000001' }, expirationDate: '2027-03-31' },
+          { id: 'openai/gpt-9', upstreamId: 'gpt-9-preview', pricing: { prompt: '0.00001', completion: '0.00003' } },
+        ],
+        nobody: [{ id: 'x/y', pricing: { prompt: '1', completion: '1' } }],
+      },
     },
-  }, 'test')
+    'test',
+  )
   const infos: string[] = []
   const logger = { debug() {}, info: (message: string) => void infos.push(message), warn() {}, error() {} }
 
   it('overrides the fields a file model gives (prices one by one), adds new ids, and logs the slugs it ignores once', () => {
     infos.length = 0
-    const [provider] = applyCatalogueFile([openaiCompatible({ slug: 'openai', name: 'OpenAI', baseURL: 'http://127.0.0.1:9/v1', models: MODELS.openai })], file, logger)
+    const [provider] = applyCatalogueFile(
+      [openaiCompatible({ slug: 'openai', name: 'OpenAI', baseURL: 'http://127.0.0.1:9/v1', models: MODELS.openai })],
+      file,
+      logger,
+    )
     const mini = provider.models.find((m) => m.id === 'openai/gpt-4o-mini')!
-    expect(mini).toMatchObject({ name: 'OpenAI: GPT-4o mini', contextLength: 128_000, expirationDate: '2027-03-31', pricing: { prompt: '0.00000025', completion: '0.000001', input_cache_read: '0.000000075', currency: 'USD' } })
+    expect(mini).toMatchObject({
+      name: 'OpenAI: GPT-4o mini',
+      contextLength: 128_000,
+      expirationDate: '2027-03-31',
+      pricing: { prompt: '0.00000025', completion: '0.000001', input_cache_read: '0.000000075', currency: 'USD' },
+    })
     expect(provider.models.map((m) => m.id)).toEqual([...MODELS.openai.map((m) => m.id), 'openai/gpt-9'])
     expect(MODELS.openai[0].pricing.prompt).toBe('0.00000015') // the provider given is not changed
     expect(infos.filter((line) => line.includes('nobody'))).toHaveLength(1)
@@ -324,7 +453,10 @@ describe('applyCatalogueFile', () => {
       }
     }
     const [wrapped] = applyCatalogueFile([new Own()], file, logger)
-    expect(wrapped.models.map((m) => [m.id, m.pricing.prompt])).toEqual([['openai/gpt-4o-mini', '0.00000025'], ['openai/gpt-9', '0.00001']])
+    expect(wrapped.models.map((m) => [m.id, m.pricing.prompt])).toEqual([
+      ['openai/gpt-4o-mini', '0.00000025'],
+      ['openai/gpt-9', '0.00001'],
+    ])
     expect(wrapped.slug).toBe('openai')
     expect((await wrapped.chat({ model: 'x', messages: [] }, { signal: new AbortController().signal, timeoutMs: 1000 })).model).toBe('kept')
   })

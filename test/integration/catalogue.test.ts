@@ -41,7 +41,7 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     expect(new Set(all.map((m) => m.id))).toEqual(expected)
     const created = all.map((m) => m.created)
     expect(created).toEqual([...created].sort((a, b) => b - a))
-    expect((await (await get('/api/v1/models/count')).json())).toEqual({ data: { count: expected.size } })
+    expect(await (await get('/api/v1/models/count')).json()).toEqual({ data: { count: expected.size } })
     expect(local.requests.filter((r) => r.path === '/v1/models')).toHaveLength(1)
   })
 
@@ -49,10 +49,39 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     const all = await models()
     const mini = all.find((m) => m.id === 'openai/gpt-6-luna')
     expect(Object.keys(mini).sort()).toEqual([
-      'architecture', 'author', 'author_info', 'canonical_slug', 'context_length', 'created', 'default_parameters', 'description', 'expiration_date', 'hugging_face_id', 'id', 'knowledge_cutoff', 'last_updated', 'links', 'name', 'object', 'per_request_limits', 'pricing', 'providers', 'reasoning', 'release_date', 'slug', 'supported_api_endpoints', 'supported_parameters', 'supported_voices', 'tags', 'top_provider',
+      'architecture',
+      'author',
+      'author_info',
+      'canonical_slug',
+      'context_length',
+      'created',
+      'default_parameters',
+      'description',
+      'expiration_date',
+      'hugging_face_id',
+      'id',
+      'knowledge_cutoff',
+      'last_updated',
+      'links',
+      'name',
+      'object',
+      'per_request_limits',
+      'pricing',
+      'providers',
+      'reasoning',
+      'release_date',
+      'slug',
+      'supported_api_endpoints',
+      'supported_parameters',
+      'supported_voices',
+      'tags',
+      'top_provider',
     ])
     expect(mini).toMatchObject({
-      object: 'model', author: 'openai', slug: 'gpt-6-luna', context_length: 1050000,
+      object: 'model',
+      author: 'openai',
+      slug: 'gpt-6-luna',
+      context_length: 1050000,
       pricing: { prompt: '0.0000002', completion: '0.0000008', input_cache_read: '0.0000002', request: '0', currency: 'USD', discount: 0 },
       architecture: { modality: 'text+image->text', input_modalities: ['text', 'image'], output_modalities: ['text'] },
       top_provider: { context_length: 1050000, max_completion_tokens: 128000, is_moderated: false },
@@ -61,7 +90,10 @@ describe('the catalogue: /models, /models/count, /providers', () => {
       author_info: { slug: 'openai', name: 'OpenAI', website_url: 'https://openai.com' },
     })
     const llama = all.find((m) => m.id === 'meta-llama/llama-3.3-70b-instruct')
-    expect(llama.providers).toEqual([{ name: 'Fireworks', slug: 'fireworks' }, { name: 'Together', slug: 'together' }])
+    expect(llama.providers).toEqual([
+      { name: 'Fireworks', slug: 'fireworks' },
+      { name: 'Together', slug: 'together' },
+    ])
     expect(llama.pricing.prompt).toBe('0.00000088')
     expect(llama.supported_parameters).toEqual(expect.arrayContaining(['tools', 'top_k', 'repetition_penalty']))
   })
@@ -100,11 +132,27 @@ describe('the catalogue: /models, /models/count, /providers', () => {
     const { data } = await (await get('/api/v1/providers')).json()
     expect(data.map((p: any) => p.slug)).toEqual(['openai', 'fireworks', 'together', 'ollama', 'demo'])
     expect(data[0]).toEqual({
-      id: 'openai', name: 'OpenAI', slug: 'openai', description: 'OpenAI’s GPT and o-series models.', model_count: knownModels.openai.length,
-      privacy_policy_url: 'https://openai.com/policies/privacy-policy/', terms_of_service_url: 'https://openai.com/policies/row-terms-of-use/',
-      status_page_url: 'https://status.openai.com/', region: null, enabled: true, headquarters: 'US', icon_url: null, byok: { supported: true },
+      id: 'openai',
+      name: 'OpenAI',
+      slug: 'openai',
+      description: 'OpenAI’s GPT and o-series models.',
+      model_count: knownModels.openai.length,
+      privacy_policy_url: 'https://openai.com/policies/privacy-policy/',
+      terms_of_service_url: 'https://openai.com/policies/row-terms-of-use/',
+      status_page_url: 'https://status.openai.com/',
+      region: null,
+      enabled: true,
+      headquarters: 'US',
+      icon_url: null,
+      byok: { supported: true },
       // The preset's documented default (src/catalogue/data-policies.ts, docs/routing.md "Provider preferences").
-      data_policy: expect.objectContaining({ training: false, retains_prompts: true, retention_days: 30, source: 'https://platform.openai.com/docs/guides/your-data', checked: '2026-11-26' }),
+      data_policy: expect.objectContaining({
+        training: false,
+        retains_prompts: true,
+        retention_days: 30,
+        source: 'https://platform.openai.com/docs/guides/your-data',
+        checked: '2026-11-26',
+      }),
     })
     expect(data.find((p: any) => p.slug === 'fireworks').data_policy).toMatchObject({ training: false, retains_prompts: false })
     expect(data.find((p: any) => p.slug === 'together').data_policy).toEqual({})
@@ -113,6 +161,8 @@ describe('the catalogue: /models, /models/count, /providers', () => {
 
   it('refuses a configuration whose prices cannot be converted to EUR', async () => {
     const { createGateway } = await import('../../src/index')
-    expect(() => createGateway({ logger: false, providers: [openai({ models: [{ id: 'x/y', pricing: { prompt: '1', completion: '1', currency: 'JPY' } }] })] })).toThrow(/no exchange rate to EUR for JPY/)
+    expect(() =>
+      createGateway({ logger: false, providers: [openai({ models: [{ id: 'x/y', pricing: { prompt: '1', completion: '1', currency: 'JPY' } }] })] }),
+    ).toThrow(/no exchange rate to EUR for JPY/)
   })
 })

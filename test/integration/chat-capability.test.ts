@@ -14,18 +14,33 @@ describe('chat with a model that does not chat', () => {
   afterAll(() => t.close())
 
   const chat = async (body: Record<string, unknown>) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], ...body }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }], ...body }),
+    })
     return { status: res.status, body: await res.json() }
   }
 
   it('answers 400 naming what a speech or transcription model serves, charging nothing', async () => {
     expect(await chat({ model: 'demo/speech' })).toEqual({
       status: 400,
-      body: { error: { code: 400, type: 'invalid_request', param: 'model', message: expect.stringMatching(/^model: demo\/speech does not serve \/chat\/completions \(it serves \/audio\/speech\)\. Models that do: demo\/echo\.$/) } },
+      body: {
+        error: {
+          code: 400,
+          type: 'invalid_request',
+          param: 'model',
+          message: expect.stringMatching(
+            /^model: demo\/speech does not serve \/chat\/completions \(it serves \/audio\/speech\)\. Models that do: demo\/echo\.$/,
+          ),
+        },
+      },
     })
     const streamed = await chat({ model: 'demo/transcribe', stream: true })
     expect(streamed.status).toBe(400)
-    expect(streamed.body.error.message).toMatch(/^model: demo\/transcribe does not serve \/chat\/completions \(it serves \/audio\/transcriptions\)\. Models that do: /)
+    expect(streamed.body.error.message).toMatch(
+      /^model: demo\/transcribe does not serve \/chat\/completions \(it serves \/audio\/transcriptions\)\. Models that do: /,
+    )
     expect(await t.gateway.admin.getCredits(customer.user.org_id)).toMatchObject({ total_usage: '0' })
     expect(await t.gateway.context.usage.list(customer.user.org_id)).toHaveLength(0)
   })

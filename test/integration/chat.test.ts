@@ -32,17 +32,25 @@ describe('POST /api/v1/chat/completions', () => {
       keepAliveMs: 40,
       providers: [
         openaiCompatible({
-          slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha',
+          slug: 'alpha',
+          name: 'Alpha',
+          baseURL: alpha.url,
+          apiKey: 'sk-alpha',
           models: [
             model('fake/gpt-test', 'gpt-test'),
             model('fake/cached', 'gpt-cached', { pricing: { ...pricing, input_cache_read: '0.0000005' } }),
-            ...['fail-400', 'fail-401', 'fail-429', 'fail-500', 'fail-503', 'fail-malformed', 'fail-reset', 'fail-midstream', 'slow'].map((id) => model(`fake/${id}`, id)),
+            ...['fail-400', 'fail-401', 'fail-429', 'fail-500', 'fail-503', 'fail-malformed', 'fail-reset', 'fail-midstream', 'slow'].map((id) =>
+              model(`fake/${id}`, id),
+            ),
             model('shared/model', 'fail-500'),
             model('shared/limited', 'fail-429'),
           ],
         }),
         openaiCompatible({
-          slug: 'beta', name: 'Beta', baseURL: beta.url, apiKey: 'sk-beta',
+          slug: 'beta',
+          name: 'Beta',
+          baseURL: beta.url,
+          apiKey: 'sk-beta',
           models: [model('shared/model', 'gpt-test'), model('shared/limited', 'gpt-test'), model('beta/only', 'gpt-test')],
         }),
       ],
@@ -73,16 +81,34 @@ describe('POST /api/v1/chat/completions', () => {
       model: 'fake/gpt-test',
       service_tier: 'default',
       system_fingerprint: 'fp_fake123',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from gpt-test: what is up', refusal: null, reasoning: null, annotations: [] }, finish_reason: 'stop', native_finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hello from gpt-test: what is up', refusal: null, reasoning: null, annotations: [] },
+          finish_reason: 'stop',
+          native_finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
     })
     expect(typeof body.created).toBe('number')
     const { prompt_tokens: p, completion_tokens: c } = body.usage
     expect(c).toBe(6)
     const [usd, eur] = expectedCost(p, c)
-    expect(body.usage).toMatchObject({ total_tokens: p + c, cost_currency: 'USD', is_byok: false, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } })
+    expect(body.usage).toMatchObject({
+      total_tokens: p + c,
+      cost_currency: 'USD',
+      is_byok: false,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    })
     expect(String(body.usage.cost)).toBe(usd)
     expect(String(body.usage.cost_eur)).toBe(eur)
-    expect(body.usage.cost_details).toEqual({ upstream_inference_cost: Number(usd), upstream_inference_prompt_cost: p / 1e6, upstream_inference_completions_cost: (c * 2) / 1e6 })
+    expect(body.usage.cost_details).toEqual({
+      upstream_inference_cost: Number(usd),
+      upstream_inference_prompt_cost: p / 1e6,
+      upstream_inference_completions_cost: (c * 2) / 1e6,
+    })
 
     // What went upstream: the provider's model id, the service key, no gateway-only fields.
     expect(alpha.requests.length).toBe(sent + 1)
@@ -94,7 +120,19 @@ describe('POST /api/v1/chat/completions', () => {
     const after = await credits()
     expect(decimalText(BigInt(Math.round(0)) + (toUnits(before.balance) - toUnits(after.balance)))).toBe(eur)
     const records = await t.gateway.context.usage.list(customer.user.org_id)
-    expect(records.find((r) => r.id === generationId)).toMatchObject({ model: 'fake/gpt-test', provider: 'alpha', status: 'success', stream: false, cost: usd, cost_eur: eur, prompt_tokens: p, completion_tokens: c, key_hash: customer.record.hash, usage_estimated: false, is_byok: false })
+    expect(records.find((r) => r.id === generationId)).toMatchObject({
+      model: 'fake/gpt-test',
+      provider: 'alpha',
+      status: 'success',
+      stream: false,
+      cost: usd,
+      cost_eur: eur,
+      prompt_tokens: p,
+      completion_tokens: c,
+      key_hash: customer.record.hash,
+      usage_estimated: false,
+      is_byok: false,
+    })
   })
 
   it('streams OpenAI chunks, then usage with cost once in a last chunk with no choices, then [DONE]', async () => {
@@ -125,9 +163,14 @@ describe('POST /api/v1/chat/completions', () => {
   })
 
   it('passes tool calls through, whole and streamed with argument deltas', async () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }]
+    const tools = [
+      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+    ]
     const whole = await (await ask('fake/gpt-test', 'Paris', { tools })).json()
-    expect(whole.choices[0]).toMatchObject({ finish_reason: 'tool_calls', message: { content: null, tool_calls: [{ index: 0, type: 'function', function: { name: 'get_weather' } }] } })
+    expect(whole.choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      message: { content: null, tool_calls: [{ index: 0, type: 'function', function: { name: 'get_weather' } }] },
+    })
     expect(JSON.parse(whole.choices[0].message.tool_calls[0].function.arguments)).toEqual({ city: 'Paris' })
 
     const { events } = await readSse(await ask('fake/gpt-test', 'Lyon', { tools, stream: true }))
@@ -143,18 +186,30 @@ describe('POST /api/v1/chat/completions', () => {
     expect(alpha.requests.at(-1)!.body.messages[0].content).toEqual([{ type: 'text', text: 'what is this' }, image])
     const tool = (name: string) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { city: { type: 'string' } } } } })
     const body = await (await ask('fake/gpt-test', 'Oslo', { tools: [tool('weather'), tool('time')] })).json()
-    expect(body.choices[0].message.tool_calls.map((c: any) => [c.index, c.function.name, JSON.parse(c.function.arguments)])).toEqual([[0, 'weather', { city: 'Oslo' }], [1, 'time', { city: 'Oslo' }]])
+    expect(body.choices[0].message.tool_calls.map((c: any) => [c.index, c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      [0, 'weather', { city: 'Oslo' }],
+      [1, 'time', { city: 'Oslo' }],
+    ])
   })
 
   it('passes logprobs through', async () => {
     const body = await (await ask('fake/gpt-test', 'two words', { logprobs: true, top_logprobs: 1 })).json()
     expect(body.choices[0].logprobs.content.map((e: any) => e.token)).toEqual(['Hello', 'from', 'gpt-test:', 'two', 'words'])
-    expect(body.choices[0].logprobs.content[0]).toEqual({ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111], top_logprobs: [{ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111] }] })
+    expect(body.choices[0].logprobs.content[0]).toEqual({
+      token: 'Hello',
+      logprob: -0.25,
+      bytes: [72, 101, 108, 108, 111],
+      top_logprobs: [{ token: 'Hello', logprob: -0.25, bytes: [72, 101, 108, 108, 111] }],
+    })
   })
 
   it('bills cached prompt tokens at the cache price', async () => {
     const body = await (await ask('fake/cached', 'cache me')).json()
-    const { prompt_tokens: p, completion_tokens: c, prompt_tokens_details: { cached_tokens: cached } } = body.usage
+    const {
+      prompt_tokens: p,
+      completion_tokens: c,
+      prompt_tokens_details: { cached_tokens: cached },
+    } = body.usage
     expect(cached).toBe(Math.floor(p / 2))
     const usd = BigInt(p - cached) * 1_000_000n + BigInt(cached) * 500_000n + BigInt(c) * 2_000_000n
     expect(String(body.usage.cost)).toBe(decimalText(usd))
@@ -238,20 +293,30 @@ describe('POST /api/v1/chat/completions', () => {
     const late = await startFakeOpenAI({ apiKey: 'sk-late' })
     late.latencyMs = 3000 // the first byte would come long after the deadline
     const g = await startGateway({
-      keepAliveMs: 40, requestTimeoutMs: 300, upstreamTimeoutMs: 10_000,
+      keepAliveMs: 40,
+      requestTimeoutMs: 300,
+      upstreamTimeoutMs: 10_000,
       providers: [openaiCompatible({ slug: 'late', name: 'Late', baseURL: late.url, apiKey: 'sk-late', models: [model('late/model', 'gpt-test')] })],
     })
     try {
       const c = await createCustomer(g.gateway, { credits: '1' })
       const wholeStarted = performance.now()
-      const whole = await g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'late/model', messages: [{ role: 'user', content: 'hi' }] }) })
+      const whole = await g.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...c.auth, ...json },
+        body: JSON.stringify({ model: 'late/model', messages: [{ role: 'user', content: 'hi' }] }),
+      })
       expect(whole.status).toBe(408)
       expect((await whole.json()).error).toMatchObject({ code: 408, type: 'timeout', metadata: { provider_name: 'Late', error_type: 'timeout' } })
       expect(performance.now() - wholeStarted).toBeLessThan(2000)
       await expect.poll(() => late.aborted, { timeout: 2000 }).toBe(1)
 
       const started = performance.now()
-      const res = await g.request('/api/v1/chat/completions', { method: 'POST', headers: { ...c.auth, ...json }, body: JSON.stringify({ model: 'late/model', stream: true, messages: [{ role: 'user', content: 'hi' }] }) })
+      const res = await g.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...c.auth, ...json },
+        body: JSON.stringify({ model: 'late/model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      })
       expect(res.status).toBe(200)
       const { comments, events } = await readSse(res)
       const elapsed = performance.now() - started
@@ -272,7 +337,9 @@ describe('POST /api/v1/chat/completions', () => {
     const abortedBefore = alpha.aborted
     const controller = new AbortController()
     const res = await t.request('/api/v1/chat/completions', {
-      method: 'POST', headers: { ...customer.auth, ...json }, signal: controller.signal,
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      signal: controller.signal,
       body: JSON.stringify({ model: 'fake/slow', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven' }] }),
     })
     const generationId = res.headers.get('x-generation-id')
@@ -285,7 +352,9 @@ describe('POST /api/v1/chat/completions', () => {
     }
     controller.abort()
     await expect.poll(() => alpha.aborted, { timeout: 3000 }).toBe(abortedBefore + 1)
-    await expect.poll(async () => (await t.gateway.context.usage.list(customer.user.org_id)).find((r) => r.id === generationId)?.status, { timeout: 3000 }).toBe('cancelled')
+    await expect
+      .poll(async () => (await t.gateway.context.usage.list(customer.user.org_id)).find((r) => r.id === generationId)?.status, { timeout: 3000 })
+      .toBe('cancelled')
   })
 
   it('refuses with 402 before any upstream call when the balance is not positive', async () => {
@@ -326,7 +395,10 @@ describe('POST /api/v1/chat/completions', () => {
     const busy = await createCustomer(t.gateway, { credits: '1' })
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        post({ model: i % 2 ? 'fake/gpt-test' : 'fake/cached', stream: i % 3 === 0, messages: [{ role: 'user', content: `request number ${'x'.repeat(i)}` }] }, busy.auth),
+        post(
+          { model: i % 2 ? 'fake/gpt-test' : 'fake/cached', stream: i % 3 === 0, messages: [{ role: 'user', content: `request number ${'x'.repeat(i)}` }] },
+          busy.auth,
+        ),
       ),
     )
     let total = 0n

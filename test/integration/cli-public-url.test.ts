@@ -24,7 +24,11 @@ describe('the CLI and PUBLIC_URL', () => {
   })
 
   it('without PUBLIC_URL, or for another command, nothing is pinned; a malformed PUBLIC_URL stops serve', async () => {
-    for (const [command, env] of [['serve', {}], ['serve', { PUBLIC_URL: '' }], ['models', { PUBLIC_URL: 'https://gateway.example' }]] as const) {
+    for (const [command, env] of [
+      ['serve', {}],
+      ['serve', { PUBLIC_URL: '' }],
+      ['models', { PUBLIC_URL: 'https://gateway.example' }],
+    ] as const) {
       const cli = await open(command, env)
       expect(cli.gateway.context.options.publicUrl).toBeUndefined()
       await cli.close()

@@ -18,7 +18,16 @@ const tsxEntry = [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/c
 beforeAll(async () => {
   mkdirSync(bundle)
   symlinkSync(join(root, 'node_modules'), join(bundle, 'node_modules'), 'dir')
-  await build({ entryPoints: [join(root, 'src/cli/main.ts')], outfile: entry[0], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' })
+  await build({
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: entry[0],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  })
 }, 60_000)
 
 // Nothing from the developer's environment may leak in: no provider keys, secret, data folder, port or colours.
@@ -27,7 +36,11 @@ for (const name of Object.keys(baseEnv)) {
   if (/_(API_KEY|BASE_URL)$/.test(name) || ['GATEWAY_SECRET', 'DATA_DIR', 'PORT', 'HOST', 'MODEL_GATEWAY_DEBUG'].includes(name)) delete baseEnv[name]
 }
 
-interface Result { code: number | null; stdout: string; stderr: string }
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 
 /** Runs `model-gateway <args>` to completion (45 s at most) in `cwd`. */
 function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, program = entry): Promise<Result> {
@@ -59,7 +72,11 @@ const KEY = /^sk-service-v1-[0-9a-f]{64}$/
 
 /** Starts `model-gateway serve --port 0 …` and waits (30 s at most) for the line with its URL. */
 async function startServe(cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  const child: ChildProcess = spawn(process.execPath, [...entry, 'serve', '--port', '0', ...args], { cwd, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, [...entry, 'serve', '--port', '0', ...args], {
+    cwd,
+    env: { ...baseEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -102,15 +119,33 @@ describe('the model-gateway CLI', () => {
       [[], ['serve', 'keys', 'credits', 'models']],
       [['serve'], ['--config', '--port', '--host', '--data', 'GATEWAY_SECRET', 'OPENAI_API_KEY']],
       [['keys'], ['create', 'list', 'revoke']],
-      [['keys', 'create'], ['--email', '--label', '--credit-limit', '--org', '--json', '--config', '--data']],
-      [['keys', 'list'], ['--email', '--json', '--config', '--data']],
-      [['keys', 'revoke'], ['KEY', '--config', '--data']],
+      [
+        ['keys', 'create'],
+        ['--email', '--label', '--credit-limit', '--org', '--json', '--config', '--data'],
+      ],
+      [
+        ['keys', 'list'],
+        ['--email', '--json', '--config', '--data'],
+      ],
+      [
+        ['keys', 'revoke'],
+        ['KEY', '--config', '--data'],
+      ],
       [['credits'], ['add', 'show']],
-      [['credits', 'add'], ['--email', '--amount', '--note', '--json', '--config', '--data']],
-      [['credits', 'show'], ['--email', '--ledger', '--json', '--config', '--data']],
+      [
+        ['credits', 'add'],
+        ['--email', '--amount', '--note', '--json', '--config', '--data'],
+      ],
+      [
+        ['credits', 'show'],
+        ['--email', '--ledger', '--json', '--config', '--data'],
+      ],
       [['models'], ['--config', '--json', '--provider']],
       [['catalogue'], ['update']],
-      [['catalogue', 'update'], ['--from', '--yes', '--config', '--data']],
+      [
+        ['catalogue', 'update'],
+        ['--from', '--yes', '--config', '--data'],
+      ],
     ]
     const results = await cliAll(expected.map(([command]) => [[...command, '--help'], cwd]))
     expected.forEach(([command, words], i) => {
@@ -231,10 +266,20 @@ describe('the model-gateway CLI', () => {
       name: 'Demo: Echo (offline)',
       context_length: 32768,
       pricing_per_million: { prompt: '0.1', completion: '0.2', currency: 'USD' },
-      providers: [{ slug: 'demo', name: 'Demo (offline)', upstream_id: 'echo', context_length: 32768, pricing_per_million: { prompt: '0.1', completion: '0.2', currency: 'USD' } }],
+      providers: [
+        {
+          slug: 'demo',
+          name: 'Demo (offline)',
+          upstream_id: 'echo',
+          context_length: 32768,
+          pricing_per_million: { prompt: '0.1', completion: '0.2', currency: 'USD' },
+        },
+      ],
     })
     const table = await cli(['models'], cwd)
-    expect(table.stdout).toMatch(/^MODEL\s+PROVIDERS\s+INPUT \/1M\s+OUTPUT \/1M\s+CONTEXT\ndemo\/echo\s+demo\s+\$0\.1\s+\$0\.2\s+32,768\ndemo\/embed\s+demo\s+\$0\.02\s+\$0\s+8,192\ndemo\/speech\s+demo\s+\$0\s+\$0\s+-\ndemo\/transcribe\s+demo\s+\$0\s+\$0\s+-\n$/)
+    expect(table.stdout).toMatch(
+      /^MODEL\s+PROVIDERS\s+INPUT \/1M\s+OUTPUT \/1M\s+CONTEXT\ndemo\/echo\s+demo\s+\$0\.1\s+\$0\.2\s+32,768\ndemo\/embed\s+demo\s+\$0\.02\s+\$0\s+8,192\ndemo\/speech\s+demo\s+\$0\s+\$0\s+-\ndemo\/transcribe\s+demo\s+\$0\s+\$0\s+-\n$/,
+    )
     // Env-configured providers join the catalogue; `models` writes nothing to the data folder.
     const withOpenAI = JSON.parse((await cli(['models', '--json', '--provider', 'openai'], cwd, { OPENAI_API_KEY: 'sk-test' })).stdout)
     expect(withOpenAI.map((m: { id: string }) => m.id)).toContain('openai/gpt-6-luna')
@@ -249,11 +294,23 @@ describe('the model-gateway CLI', () => {
       [['credits', 'add', '--email', 'lin@example.com', '--amount', 'ten'], 1, 'model-gateway: amount: must be a decimal number such as "10" or "0.25"'],
       [['credits', 'add', '--email', 'lin@example.com', '--amount', '1e3'], 1, 'model-gateway: amount: must be a decimal number such as "10" or "0.25"'],
       [['credits', 'add', '--email', 'lin@example.com', '--amount', '-5'], 1, 'model-gateway: amount: must be greater than 0'],
-      [['credits', 'add', '--email', 'nobody@example.com', '--amount', '5'], 1, 'model-gateway: no user with email nobody@example.com (storage: files in .data/storage); create one with: model-gateway keys create --email nobody@example.com'],
+      [
+        ['credits', 'add', '--email', 'nobody@example.com', '--amount', '5'],
+        1,
+        'model-gateway: no user with email nobody@example.com (storage: files in .data/storage); create one with: model-gateway keys create --email nobody@example.com',
+      ],
       [['credits', 'add', '--email', 'lin@example.com'], 2, 'model-gateway: missing required argument: --amount (see: model-gateway credits add --help)'],
-      [['keys', 'create', '--email', 'lin@example.com', '--credit-limit', 'lots'], 1, 'model-gateway: credit-limit: must be a decimal number such as "10" or "0.25"'],
+      [
+        ['keys', 'create', '--email', 'lin@example.com', '--credit-limit', 'lots'],
+        1,
+        'model-gateway: credit-limit: must be a decimal number such as "10" or "0.25"',
+      ],
       [['keys', 'create', '--email', 'not-an-email'], 1, 'model-gateway: email: must be an email address'],
-      [['keys', 'revoke', 'sk-service-v1-nope'], 1, 'model-gateway: no such key (storage: files in .data/storage); give the key itself or its full hash from: model-gateway keys list --email …'],
+      [
+        ['keys', 'revoke', 'sk-service-v1-nope'],
+        1,
+        'model-gateway: no such key (storage: files in .data/storage); give the key itself or its full hash from: model-gateway keys list --email …',
+      ],
       [['serve', '--prot', '3000'], 2, 'model-gateway: unknown option --prot (see: model-gateway serve --help)'],
       [['serve', '--port', 'http'], 2, 'model-gateway: --port: must be a whole number from 0 to 65535, got "http" (see: model-gateway serve --help)'],
       [['kyes', 'create'], 2, 'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, models, catalogue) (see: model-gateway --help)'],
@@ -266,18 +323,23 @@ describe('the model-gateway CLI', () => {
     // The org still has nothing: no failed command changed anything.
     expect(JSON.parse((await cli(['credits', 'show', '--email', 'lin@example.com', '--json'], cwd)).stdout).credits.total_credits).toBe('0')
     // A short GATEWAY_SECRET is named as the culprit.
-    expect((await cli(['keys', 'list', '--email', 'lin@example.com'], cwd, { GATEWAY_SECRET: 'short' })).stderr).toBe('model-gateway: GATEWAY_SECRET must be at least 32 characters\n')
+    expect((await cli(['keys', 'list', '--email', 'lin@example.com'], cwd, { GATEWAY_SECRET: 'short' })).stderr).toBe(
+      'model-gateway: GATEWAY_SECRET must be at least 32 characters\n',
+    )
   }, 180_000)
 
   it('honours a config file: an .mjs module with a custom basePath, found by --config or by its default name', async () => {
     const cwd = folder('config')
-    writeFileSync(join(cwd, 'gateway.config.mjs'), `// A function config: it receives the data folder and the default providers.
+    writeFileSync(
+      join(cwd, 'gateway.config.mjs'),
+      `// A function config: it receives the data folder and the default providers.
 export default ({ command, dataDir, defaultProviders }) => ({
   basePath: '/gw/v1',
   providers: defaultProviders,
   modelOverrides: { 'demo/echo': { contextLength: 1000 } },
 })
-`)
+`,
+    )
     const key = (await cli(['keys', 'create', '--email', 'kay@example.com', '--config', 'gateway.config.mjs'], cwd)).stdout.trim()
     expect(key).toMatch(KEY)
     await cli(['credits', 'add', '--email', 'kay@example.com', '--amount', '3', '--config', 'gateway.config.mjs'], cwd)
@@ -310,15 +372,22 @@ export default ({ command, dataDir, defaultProviders }) => ({
     expect(JSON.parse((await cli(['models', '--json', '--config', 'gateway.json'], cwd)).stdout)[0].context_length).toBe(2048)
 
     // A TypeScript config is loaded too (through jiti).
-    writeFileSync(join(cwd, 'gateway.config.ts'), `interface Overrides { [id: string]: { contextLength: number } }
+    writeFileSync(
+      join(cwd, 'gateway.config.ts'),
+      `interface Overrides { [id: string]: { contextLength: number } }
 const modelOverrides: Overrides = { 'demo/echo': { contextLength: 4096 } }
 export default { modelOverrides }
-`)
+`,
+    )
     expect(JSON.parse((await cli(['models', '--json', '--config', 'gateway.config.ts'], cwd)).stdout)[0].context_length).toBe(4096)
 
     // A broken config is one line too.
     writeFileSync(join(cwd, 'broken.mjs'), `export default 42\n`)
-    expect(await cli(['models', '--config', 'broken.mjs'], cwd)).toEqual({ code: 1, stdout: '', stderr: 'model-gateway: broken.mjs: the default export must be the gateway options (an object) or a function returning them\n' })
+    expect(await cli(['models', '--config', 'broken.mjs'], cwd)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'model-gateway: broken.mjs: the default export must be the gateway options (an object) or a function returning them\n',
+    })
     writeFileSync(join(cwd, 'throws.mjs'), `throw new Error('no config for you')\n`)
     expect((await cli(['models', '--config', 'throws.mjs'], cwd)).stderr).toBe('model-gateway: could not load throws.mjs: no config for you\n')
   }, 180_000)

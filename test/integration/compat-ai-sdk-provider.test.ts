@@ -42,8 +42,18 @@ beforeAll(async () => {
     exchangeRates: { EUR: '1', USD: '0.86' },
     providers: [
       openaiCompatible({
-        slug: 'fake', name: 'Fake', baseURL: openai.url, apiKey: 'sk-upstream',
-        models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing: PRICING, supportedParameters: ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'structured_outputs'] }],
+        slug: 'fake',
+        name: 'Fake',
+        baseURL: openai.url,
+        apiKey: 'sk-upstream',
+        models: [
+          {
+            id: 'fake/gpt-test',
+            upstreamId: 'gpt-test',
+            pricing: PRICING,
+            supportedParameters: ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'structured_outputs'],
+          },
+        ],
       }),
       anthropic({ apiKey: ANTHROPIC_KEY, baseURL: claude.url, models: [SONNET] }),
     ],
@@ -81,7 +91,9 @@ describe('@openrouter/ai-sdk-provider', () => {
     const promptTokens = fakePromptTokens(upstream.body)
     expect(result.usage).toMatchObject({ inputTokens: promptTokens, outputTokens: words(answer), totalTokens: promptTokens + words(answer) })
     const cost = costAt(PRICING, promptTokens, words(answer))
-    expect(result.providerMetadata?.openrouter).toMatchObject({ usage: { promptTokens, completionTokens: words(answer), totalTokens: promptTokens + words(answer), cost: Number(cost.usd) } })
+    expect(result.providerMetadata?.openrouter).toMatchObject({
+      usage: { promptTokens, completionTokens: words(answer), totalTokens: promptTokens + words(answer), cost: Number(cost.usd) },
+    })
     expect(result.response.id).toMatch(/^gen-\d+-[A-Za-z0-9]{20}$/)
     expect(await spent()).toBe(cost.eur)
   })
@@ -117,20 +129,39 @@ describe('@openrouter/ai-sdk-provider', () => {
       tools: {
         get_weather: tool({
           description: 'The current weather in a city',
-          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
+          inputSchema: jsonSchema<{ city: string }>({
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+            additionalProperties: false,
+          }),
           execute: async ({ city }) => `Sunny in ${city}`,
         }),
       },
     })
 
     expect(result.steps).toHaveLength(2)
-    expect(result.steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Lisbon' }, toolCallId: expect.stringMatching(/^call_fake0/) })])
+    expect(result.steps[0].toolCalls).toEqual([
+      expect.objectContaining({ toolName: 'get_weather', input: { city: 'Lisbon' }, toolCallId: expect.stringMatching(/^call_fake0/) }),
+    ])
     expect(result.text).toBe('The tool said: Sunny in Lisbon')
     const [first, second] = chatsSince(sent)
-    expect(first.body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'The current weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } }])
+    expect(first.body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'The current weather in a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+        },
+      },
+    ])
     const callId = result.steps[0].toolCalls[0].toolCallId
     expect(second.body.messages.slice(1)).toEqual([
-      expect.objectContaining({ role: 'assistant', tool_calls: [{ id: callId, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } }] }),
+      expect.objectContaining({
+        role: 'assistant',
+        tool_calls: [{ id: callId, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Lisbon"}' } }],
+      }),
       { role: 'tool', tool_call_id: callId, name: 'get_weather', content: 'Sunny in Lisbon' },
     ])
   })
@@ -138,8 +169,18 @@ describe('@openrouter/ai-sdk-provider', () => {
   it('structured output: Output.object sends a json_schema response format and parses the answer', async () => {
     const { openrouter } = await customerWithProvider()
     const sent = openai.requests.length
-    const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false } as const
-    const result = await generateText({ model: openrouter('fake/gpt-test'), prompt: 'Ada', maxRetries: 0, output: Output.object({ schema: jsonSchema<{ name: string; age: number }>(schema) }) })
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name', 'age'],
+      additionalProperties: false,
+    } as const
+    const result = await generateText({
+      model: openrouter('fake/gpt-test'),
+      prompt: 'Ada',
+      maxRetries: 0,
+      output: Output.object({ schema: jsonSchema<{ name: string; age: number }>(schema) }),
+    })
 
     expect(result.output).toEqual({ name: 'Ada', age: 42 })
     const [upstream] = chatsSince(sent)
@@ -160,7 +201,9 @@ describe('@openrouter/ai-sdk-provider', () => {
     const completionTokens = words(thinking) + words(result.text)
     expect(result.usage.outputTokens).toBe(completionTokens)
     const cost = costAt(SONNET.pricing, anthropicPromptTokens(upstream.body), completionTokens)
-    expect(result.providerMetadata?.openrouter).toMatchObject({ usage: { completionTokens, completionTokensDetails: { reasoningTokens: words(thinking) }, cost: Number(cost.usd) } })
+    expect(result.providerMetadata?.openrouter).toMatchObject({
+      usage: { completionTokens, completionTokensDetails: { reasoningTokens: words(thinking) }, cost: Number(cost.usd) },
+    })
     expect(await spent()).toBe(cost.eur)
   })
 

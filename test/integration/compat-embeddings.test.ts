@@ -18,7 +18,11 @@ import { decimalText, roundUnits, units } from '../helpers/sse'
 
 const GEMINI_KEY = 'AIzaSy-compat-embeddings-key'
 // Prices per input token (the catalogue's): text-embedding-3-small $0.02 per M, gemini-embedding-001 $0.15, demo/embed $0.02.
-const PRICES: Record<string, string> = { 'openai/text-embedding-3-small': '0.00000002', 'google/gemini-embedding-001': '0.00000015', 'demo/embed': '0.00000002' }
+const PRICES: Record<string, string> = {
+  'openai/text-embedding-3-small': '0.00000002',
+  'google/gemini-embedding-001': '0.00000015',
+  'demo/embed': '0.00000002',
+}
 /** The exact cost of `tokens` input tokens of a model: USD, and EUR at 0.86 rounded once to 12 digits. */
 const costOf = (model: string, tokens: number) => {
   const usd = BigInt(tokens) * units(PRICES[model])
@@ -83,7 +87,9 @@ describe('the openai SDK: client.embeddings.create', () => {
 
     it(`${target.model}: encoding_format float and dimensions give the upstream's shortened vectors as they are`, async () => {
       const client = openaiClient(t.url, customer.key)
-      const { data: answer, response } = await client.embeddings.create({ model: target.model, input: 'shorten me', encoding_format: 'float', dimensions: 128 }).withResponse()
+      const { data: answer, response } = await client.embeddings
+        .create({ model: target.model, input: 'shorten me', encoding_format: 'float', dimensions: 128 })
+        .withResponse()
       expect(answer.data).toEqual([{ object: 'embedding', index: 0, embedding: target.vector('shorten me', 128) }])
       await expectCost(response.headers.get('x-generation-id') ?? undefined, target.model, tokensOf(['shorten me']))
     })
@@ -101,7 +107,9 @@ describe('the Vercel AI SDK: embed and embedMany through @ai-sdk/openai-compatib
   const provider = () => {
     const ids: string[] = []
     const gateway = createOpenAICompatible({
-      name: 'model-gateway', baseURL: `${t.url}/api/v1`, apiKey: customer.key,
+      name: 'model-gateway',
+      baseURL: `${t.url}/api/v1`,
+      apiKey: customer.key,
       fetch: async (input, init) => {
         const res = await fetch(input, init)
         ids.push(res.headers.get('x-generation-id') ?? '')
@@ -124,7 +132,12 @@ describe('the Vercel AI SDK: embed and embedMany through @ai-sdk/openai-compatib
 
     it(`${target.model}: embed returns one vector, with its dimensions from providerOptions`, async () => {
       const { gateway, ids } = provider()
-      const result = await embed({ model: gateway.embeddingModel(target.model), value: 'one value', maxRetries: 0, providerOptions: { 'model-gateway': { dimensions: 64 } } })
+      const result = await embed({
+        model: gateway.embeddingModel(target.model),
+        value: 'one value',
+        maxRetries: 0,
+        providerOptions: { 'model-gateway': { dimensions: 64 } },
+      })
       expect(result.embedding).toEqual(target.vector('one value', 64))
       expect(result.usage.tokens).toBe(tokensOf(['one value']))
       await expectCost(ids[0], target.model, tokensOf(['one value']))

@@ -26,7 +26,11 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'The current weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'The current weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 }
 
 let fake: FakeOpenAI
@@ -38,8 +42,18 @@ beforeAll(async () => {
     exchangeRates: { EUR: '1', USD: '0.86' },
     providers: [
       openaiCompatible({
-        slug: 'fake', name: 'Fake', baseURL: fake.url, apiKey: 'sk-upstream',
-        models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing: PRICING, supportedParameters: ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'structured_outputs'] }],
+        slug: 'fake',
+        name: 'Fake',
+        baseURL: fake.url,
+        apiKey: 'sk-upstream',
+        models: [
+          {
+            id: 'fake/gpt-test',
+            upstreamId: 'gpt-test',
+            pricing: PRICING,
+            supportedParameters: ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'structured_outputs'],
+          },
+        ],
       }),
     ],
   })
@@ -72,11 +86,22 @@ describe('@langchain/openai ChatOpenAI', () => {
     expect(message.content).toBe(answer)
     const promptTokens = fakePromptTokens(upstream.body)
     expect(message.usage_metadata).toMatchObject({ input_tokens: promptTokens, output_tokens: words(answer), total_tokens: promptTokens + words(answer) })
-    expect(message.response_metadata).toMatchObject({ finish_reason: 'stop', model_name: 'fake/gpt-test', tokenUsage: { promptTokens, completionTokens: words(answer), totalTokens: promptTokens + words(answer) } })
+    expect(message.response_metadata).toMatchObject({
+      finish_reason: 'stop',
+      model_name: 'fake/gpt-test',
+      tokenUsage: { promptTokens, completionTokens: words(answer), totalTokens: promptTokens + words(answer) },
+    })
     expect(message.id).toMatch(/^gen-\d+-[A-Za-z0-9]{20}$/)
     // LangChain keeps the gateway's usage object, cost included, in response_metadata.usage.
     const cost = chatCost(promptTokens, words(answer))
-    expect(message.response_metadata.usage).toMatchObject({ prompt_tokens: promptTokens, completion_tokens: words(answer), cost: Number(cost.usd), cost_eur: Number(cost.eur), cost_currency: 'USD', is_byok: false })
+    expect(message.response_metadata.usage).toMatchObject({
+      prompt_tokens: promptTokens,
+      completion_tokens: words(answer),
+      cost: Number(cost.usd),
+      cost_eur: Number(cost.eur),
+      cost_currency: 'USD',
+      is_byok: false,
+    })
     expect(await spent()).toBe(cost.eur)
   })
 
@@ -102,16 +127,25 @@ describe('@langchain/openai ChatOpenAI', () => {
     const { model } = await customerWithModel()
     const withTools = model.bindTools([weatherTool])
     const first = (await withTools.invoke([new HumanMessage('Berlin')])) as AIMessage
-    expect(first.tool_calls).toEqual([expect.objectContaining({ name: 'get_weather', args: { city: 'Berlin' }, id: expect.stringMatching(/^call_fake0/), type: 'tool_call' })])
+    expect(first.tool_calls).toEqual([
+      expect.objectContaining({ name: 'get_weather', args: { city: 'Berlin' }, id: expect.stringMatching(/^call_fake0/), type: 'tool_call' }),
+    ])
     expect(first.response_metadata.finish_reason).toBe('tool_calls')
 
     const sent = fake.requests.length
-    const second = (await withTools.invoke([new HumanMessage('Berlin'), first, new ToolMessage({ tool_call_id: first.tool_calls![0].id!, content: 'Cloudy, 12 °C' })])) as AIMessage
+    const second = (await withTools.invoke([
+      new HumanMessage('Berlin'),
+      first,
+      new ToolMessage({ tool_call_id: first.tool_calls![0].id!, content: 'Cloudy, 12 °C' }),
+    ])) as AIMessage
     expect(second.content).toBe('The tool said: Cloudy, 12 °C')
     const [upstream] = chatsSince(sent)
     expect(upstream.body.tools).toEqual([weatherTool])
     expect(upstream.body.messages.slice(1)).toEqual([
-      expect.objectContaining({ role: 'assistant', tool_calls: [{ id: first.tool_calls![0].id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Berlin"}' } }] }),
+      expect.objectContaining({
+        role: 'assistant',
+        tool_calls: [{ id: first.tool_calls![0].id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Berlin"}' } }],
+      }),
       { role: 'tool', tool_call_id: first.tool_calls![0].id, content: 'Cloudy, 12 °C' },
     ])
   })
@@ -119,11 +153,20 @@ describe('@langchain/openai ChatOpenAI', () => {
   it('withStructuredOutput sends a json_schema response format and parses the answer', async () => {
     const { model } = await customerWithModel()
     const sent = fake.requests.length
-    const schema = { title: 'person', type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false }
+    const schema = {
+      title: 'person',
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name', 'age'],
+      additionalProperties: false,
+    }
     const person = await model.withStructuredOutput<{ name: string; age: number }>(schema, { name: 'person' }).invoke('Ada')
     expect(person).toEqual({ name: 'Ada', age: 42 })
     const [upstream] = chatsSince(sent)
-    expect(upstream.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'person', schema: { type: 'object', properties: schema.properties, required: ['name', 'age'] } } })
+    expect(upstream.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'person', schema: { type: 'object', properties: schema.properties, required: ['name', 'age'] } },
+    })
   })
 
   it('batch answers each input in its own request, each billed', async () => {
@@ -134,7 +177,10 @@ describe('@langchain/openai ChatOpenAI', () => {
     const upstream = chatsSince(sent)
     expect(upstream.map((r) => r.body.messages[0].content).sort()).toEqual(['First question', 'Second question'])
     // Each request is charged on its own, rounded once: the org pays the sum of the two.
-    const eur = upstream.reduce((sum, r) => sum + units(chatCost(fakePromptTokens(r.body), words(`Hello from gpt-test: ${r.body.messages[0].content}`)).eur), 0n)
+    const eur = upstream.reduce(
+      (sum, r) => sum + units(chatCost(fakePromptTokens(r.body), words(`Hello from gpt-test: ${r.body.messages[0].content}`)).eur),
+      0n,
+    )
     expect(await spent()).toBe(decimalText(eur))
   })
 })

@@ -22,7 +22,9 @@ import { decimalText, roundUnits, units } from '../helpers/sse'
 const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const SUPPORTED = ['max_tokens', 'temperature', 'tools', 'tool_choice', 'response_format', 'structured_outputs', 'reasoning']
 // OpenAI's audio models without their retirement dates, so the tests do not depend on the day they run.
-const audioModels: ProviderModel[] = openaiAudioModels.filter((m) => m.id === 'openai/tts-1' || m.id === 'openai/whisper-1').map((m) => ({ ...m, expirationDate: undefined }))
+const audioModels: ProviderModel[] = openaiAudioModels
+  .filter((m) => m.id === 'openai/tts-1' || m.id === 'openai/whisper-1')
+  .map((m) => ({ ...m, expirationDate: undefined }))
 
 /** The exact cost of a request: USD at the model's prices, EUR at 0.86 (rounded half-up once, to 12 digits). */
 const usdToEur = (usd: bigint) => ({ usd: decimalText(usd), eur: decimalText(roundUnits(usd * 86n, 2)) })
@@ -35,7 +37,11 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length
 
 const weatherTool = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'The current weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'The current weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 }
 
 let fake: FakeOpenAI
@@ -49,11 +55,24 @@ beforeAll(async () => {
     auth: { resolveUser: (event) => event.req.headers.get('x-test-user'), signInUrl: '/sign-in' },
     providers: [
       openaiCompatible({
-        slug: 'fake', name: 'Fake', baseURL: fake.url, apiKey: 'sk-upstream', byokSupported: true,
+        slug: 'fake',
+        name: 'Fake',
+        baseURL: fake.url,
+        apiKey: 'sk-upstream',
+        byokSupported: true,
         // A zero-retention provider, so that provider.zdr and data_collection "deny" keep it.
         dataPolicy: { training: false, retains_prompts: false, source: 'test', checked: '2026-11-26' },
         models: [
-          { id: 'fake/gpt-test', upstreamId: 'gpt-test', name: 'Fake GPT', pricing: PRICING, contextLength: 32_000, maxCompletionTokens: 4_096, quantization: 'fp8', supportedParameters: SUPPORTED },
+          {
+            id: 'fake/gpt-test',
+            upstreamId: 'gpt-test',
+            name: 'Fake GPT',
+            pricing: PRICING,
+            contextLength: 32_000,
+            maxCompletionTokens: 4_096,
+            quantization: 'fp8',
+            supportedParameters: SUPPORTED,
+          },
         ],
       }),
     ],
@@ -79,7 +98,9 @@ describe('@openrouter/sdk: chat', () => {
     const { sdk, user } = await customerWithSdk()
     const sent = fake.requests.length
     const text = 'What is the capital of France?'
-    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: text }], maxTokens: 100, temperature: 0.5 } })
+    const result = await sdk.chat.send({
+      chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: text }], maxTokens: 100, temperature: 0.5 },
+    })
 
     const [upstream] = chatsSince(sent)
     expect(upstream.headers.authorization).toBe('Bearer sk-upstream')
@@ -96,7 +117,13 @@ describe('@openrouter/sdk: chat', () => {
 
     const promptTokens = fakePromptTokens(upstream.body)
     const cost = chatCost(promptTokens, words(answer))
-    expect(result.usage).toMatchObject({ promptTokens, completionTokens: words(answer), totalTokens: promptTokens + words(answer), cost: Number(cost.usd), isByok: false })
+    expect(result.usage).toMatchObject({
+      promptTokens,
+      completionTokens: words(answer),
+      totalTokens: promptTokens + words(answer),
+      cost: Number(cost.usd),
+      isByok: false,
+    })
     expect(await spent(user.org_id)).toBe(cost.eur)
   })
 
@@ -125,7 +152,9 @@ describe('@openrouter/sdk: chat', () => {
 
   it('chat.send with tools returns the tool call, and answers the tool result', async () => {
     const { sdk } = await customerWithSdk()
-    const first = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Paris' }], tools: [weatherTool], toolChoice: 'auto' } })
+    const first = await sdk.chat.send({
+      chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Paris' }], tools: [weatherTool], toolChoice: 'auto' },
+    })
     if (!('choices' in first)) throw new Error('expected a whole completion')
     expect(first.choices[0].finishReason).toBe('tool_calls')
     const call = first.choices[0].message.toolCalls![0]
@@ -139,7 +168,11 @@ describe('@openrouter/sdk: chat', () => {
         tools: [weatherTool],
         messages: [
           { role: 'user', content: 'Paris' },
-          { role: 'assistant', content: null, toolCalls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }] },
+          {
+            role: 'assistant',
+            content: null,
+            toolCalls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }],
+          },
           { role: 'tool', toolCallId: call.id, content: 'Sunny, 24 °C' },
         ],
       },
@@ -157,8 +190,19 @@ describe('@openrouter/sdk: chat', () => {
   it('chat.send with a json_schema response format answers matching JSON, the format passed upstream unchanged', async () => {
     const { sdk } = await customerWithSdk()
     const sent = fake.requests.length
-    const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false }
-    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Ada' }], responseFormat: { type: 'json_schema', jsonSchema: { name: 'person', schema, strict: true } } } })
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name', 'age'],
+      additionalProperties: false,
+    }
+    const result = await sdk.chat.send({
+      chatRequest: {
+        model: 'fake/gpt-test',
+        messages: [{ role: 'user', content: 'Ada' }],
+        responseFormat: { type: 'json_schema', jsonSchema: { name: 'person', schema, strict: true } },
+      },
+    })
     if (!('choices' in result)) throw new Error('expected a whole completion')
     expect(JSON.parse(result.choices[0].message.content as string)).toEqual({ name: 'Ada', age: 42 })
     expect(chatsSince(sent)[0].body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'person', schema, strict: true } })
@@ -171,7 +215,14 @@ describe('@openrouter/sdk: chat', () => {
       chatRequest: {
         model: 'fake/gpt-test',
         messages: [{ role: 'user', content: 'Private please' }],
-        provider: { zdr: true, dataCollection: 'deny', quantizations: ['fp8'], sort: { by: 'price', partition: 'none' }, allowFallbacks: false, order: ['fake'] },
+        provider: {
+          zdr: true,
+          dataCollection: 'deny',
+          quantizations: ['fp8'],
+          sort: { by: 'price', partition: 'none' },
+          allowFallbacks: false,
+          order: ['fake'],
+        },
         reasoning: { effort: 'low' },
         sessionId: 'session-42',
         metadata: { team: 'compat' },
@@ -182,12 +233,13 @@ describe('@openrouter/sdk: chat', () => {
     if (!('choices' in result)) throw new Error('expected a whole completion')
     expect(result.choices[0].message.content).toBe('Hello from gpt-test: Private please')
     const [upstream] = chatsSince(sent)
-    for (const field of ['provider', 'reasoning', 'session_id', 'metadata', 'trace', 'plugins', 'usage', 'transforms']) expect(upstream.body, field).not.toHaveProperty(field)
+    for (const field of ['provider', 'reasoning', 'session_id', 'metadata', 'trace', 'plugins', 'usage', 'transforms'])
+      expect(upstream.body, field).not.toHaveProperty(field)
     expect(upstream.body.messages).toEqual([{ role: 'user', content: 'Private please' }])
   })
 
   it('errors are the SDK’s typed errors: a bad key → UnauthorizedResponseError, an unknown model → NotFoundResponseError', async () => {
-    const bad = new OpenRouter({ apiKey: 'sk-service-v1-' + '0'.repeat(64), serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
+    const bad = new OpenRouter({ apiKey: `sk-service-v1-${'0'.repeat(64)}`, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
     const unauthorized = await bad.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }] } }).catch((e: unknown) => e)
     expect(unauthorized).toBeInstanceOf(sdkErrors.UnauthorizedResponseError)
     expect(unauthorized).toMatchObject({ statusCode: 401, error: { code: 401 } })
@@ -243,8 +295,13 @@ describe('@openrouter/sdk: catalogue', () => {
     expect(listed.data).toMatchObject({ id: 'fake/gpt-test', name: 'Fake GPT' })
     expect(listed.data.endpoints).toHaveLength(1)
     expect(listed.data.endpoints[0]).toMatchObject({
-      providerName: 'Fake', tag: 'fake', quantization: 'fp8', contextLength: 32_000, maxCompletionTokens: 4_096,
-      pricing: expect.objectContaining({ prompt: '0.000001', completion: '0.000002' }), supportedParameters: SUPPORTED,
+      providerName: 'Fake',
+      tag: 'fake',
+      quantization: 'fp8',
+      contextLength: 32_000,
+      maxCompletionTokens: 4_096,
+      pricing: expect.objectContaining({ prompt: '0.000001', completion: '0.000002' }),
+      supportedParameters: SUPPORTED,
     })
   })
 
@@ -270,7 +327,9 @@ describe('@openrouter/sdk: credits, generations, activity', () => {
   it('generations.getGeneration reads a generation’s stats: tokens, cost, provider, app attribution', async () => {
     const { sdk } = await customerWithSdk({ httpReferer: 'https://app.example/chat', appTitle: 'Compat App' })
     const sent = fake.requests.length
-    const result = await sdk.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Remember me' }], sessionId: 'session-7' } })
+    const result = await sdk.chat.send({
+      chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Remember me' }], sessionId: 'session-7' },
+    })
     if (!('choices' in result)) throw new Error('expected a whole completion')
     const [upstream] = chatsSince(sent)
     const promptTokens = fakePromptTokens(upstream.body)
@@ -279,10 +338,24 @@ describe('@openrouter/sdk: credits, generations, activity', () => {
 
     const generation = await sdk.generations.getGeneration({ id: result.id })
     expect(generation.data).toMatchObject({
-      id: result.id, model: 'fake/gpt-test', providerName: 'Fake', upstreamId: `chatcmpl-fake${fake.requests.length}`,
-      streamed: false, cancelled: false, isByok: false, finishReason: 'stop', nativeFinishReason: 'stop',
-      tokensPrompt: promptTokens, tokensCompletion: completionTokens, nativeTokensPrompt: promptTokens, nativeTokensCompletion: completionTokens,
-      totalCost: Number(cost.usd), usage: Number(cost.eur), httpReferer: 'https://app.example/chat', sessionId: 'session-7', apiType: 'completions',
+      id: result.id,
+      model: 'fake/gpt-test',
+      providerName: 'Fake',
+      upstreamId: `chatcmpl-fake${fake.requests.length}`,
+      streamed: false,
+      cancelled: false,
+      isByok: false,
+      finishReason: 'stop',
+      nativeFinishReason: 'stop',
+      tokensPrompt: promptTokens,
+      tokensCompletion: completionTokens,
+      nativeTokensPrompt: promptTokens,
+      nativeTokensCompletion: completionTokens,
+      totalCost: Number(cost.usd),
+      usage: Number(cost.eur),
+      httpReferer: 'https://app.example/chat',
+      sessionId: 'session-7',
+      apiType: 'completions',
     })
     expect(generation.data.appId).toEqual(expect.any(Number))
   })
@@ -300,8 +373,16 @@ describe('@openrouter/sdk: credits, generations, activity', () => {
     const activity = await sdk.analytics.getUserActivity()
     expect(activity.data).toEqual([
       expect.objectContaining({
-        date: new Date().toISOString().slice(0, 10), model: 'fake/gpt-test', modelPermaslug: 'fake/gpt-test', providerName: 'Fake',
-        requests: 2, promptTokens: prompt, completionTokens: completion, reasoningTokens: 0, usage: Number(cost.eur), byokUsageInference: 0,
+        date: new Date().toISOString().slice(0, 10),
+        model: 'fake/gpt-test',
+        modelPermaslug: 'fake/gpt-test',
+        providerName: 'Fake',
+        requests: 2,
+        promptTokens: prompt,
+        completionTokens: completion,
+        reasoningTokens: 0,
+        usage: Number(cost.eur),
+        byokUsageInference: 0,
       }),
     ])
   })
@@ -315,9 +396,19 @@ describe('@openrouter/sdk: API keys', () => {
     const cost = chatCost(fakePromptTokens(chatsSince(sent)[0].body), words('Hello from gpt-test: Spend'))
     const current = await sdk.apiKeys.getCurrentKeyMetadata()
     expect(current.data).toMatchObject({
-      label: record.label, limit: null, limitRemaining: null, limitReset: null, includeByokInLimit: false,
-      isManagementKey: false, isProvisioningKey: false, isFreeTier: false,
-      usage: Number(cost.eur), usageDaily: Number(cost.eur), usageWeekly: Number(cost.eur), usageMonthly: Number(cost.eur), byokUsage: 0,
+      label: record.label,
+      limit: null,
+      limitRemaining: null,
+      limitReset: null,
+      includeByokInLimit: false,
+      isManagementKey: false,
+      isProvisioningKey: false,
+      isFreeTier: false,
+      usage: Number(cost.eur),
+      usageDaily: Number(cost.eur),
+      usageWeekly: Number(cost.eur),
+      usageMonthly: Number(cost.eur),
+      byokUsage: 0,
     })
     expect(current.data.organizationId ?? user.org_id).toBe(user.org_id)
   })
@@ -335,7 +426,15 @@ describe('@openrouter/sdk: API keys', () => {
     it('apiKeys.create creates a key, shown once, that works for chat', async () => {
       const created = await manager.apiKeys.create({ requestBody: { name: 'ci key', limit: 2, limitReset: 'monthly' } })
       expect(created.key).toMatch(/^sk-service-v1-[0-9a-f]{64}$/)
-      expect(created.data).toMatchObject({ name: 'ci key', limit: 2, limitRemaining: 2, limitReset: 'monthly', disabled: false, usage: 0, includeByokInLimit: false })
+      expect(created.data).toMatchObject({
+        name: 'ci key',
+        limit: 2,
+        limitRemaining: 2,
+        limitReset: 'monthly',
+        disabled: false,
+        usage: 0,
+        includeByokInLimit: false,
+      })
       expect(created.data.hash).toBe(createHash('sha256').update(created.key).digest('hex'))
       const client = new OpenRouter({ apiKey: created.key, serverURL: `${t.url}/api/v1`, retryConfig: { strategy: 'none' } })
       const answer = await client.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'new key' }] } })
@@ -379,7 +478,9 @@ describe('@openrouter/sdk: OAuth (PKCE)', () => {
     const { codeChallenge, codeVerifier } = await sdk.oAuth.createSHA256CodeChallenge()
     expect(codeChallenge).toBe(createHash('sha256').update(codeVerifier).digest('base64url'))
 
-    const created = await sdk.oAuth.createAuthCode({ requestBody: { callbackUrl: 'https://app.example/callback', codeChallenge, codeChallengeMethod: 'S256', keyLabel: 'from the SDK', limit: 1 } })
+    const created = await sdk.oAuth.createAuthCode({
+      requestBody: { callbackUrl: 'https://app.example/callback', codeChallenge, codeChallengeMethod: 'S256', keyLabel: 'from the SDK', limit: 1 },
+    })
     expect(created.data.id).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(created.data.appId).toEqual(expect.any(Number))
     expect(new Date(created.data.createdAt).toString()).not.toBe('Invalid Date')
@@ -400,7 +501,11 @@ describe('@openrouter/sdk: OAuth (PKCE)', () => {
     const { codeChallenge, codeVerifier } = await sdk.oAuth.createSHA256CodeChallenge()
     expect(codeChallenge).toBe(createHash('sha256').update(codeVerifier).digest('base64url'))
     // The code is made over plain HTTP here (oAuth.createAuthCode has its own test); the answer's shape is that test's business.
-    const made = await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ callback_url: 'https://app.example/callback', code_challenge: codeChallenge, code_challenge_method: 'S256' }) })
+    const made = await t.request('/api/v1/auth/keys/code', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ callback_url: 'https://app.example/callback', code_challenge: codeChallenge, code_challenge_method: 'S256' }),
+    })
     const madeBody = await made.json()
     const code: string = madeBody.data?.id ?? madeBody.code
 
@@ -417,10 +522,17 @@ describe('@openrouter/sdk: OAuth (PKCE)', () => {
   it('oAuth.createAuthorizationUrl builds <origin>/auth with the PKCE query; the same query begins the flow at …/api/v1/auth', async () => {
     const { sdk, user } = await customerWithSdk()
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url')
-    const url = new URL(await sdk.oAuth.createAuthorizationUrl({ callbackUrl: 'https://app.example/cb', codeChallenge: challenge, codeChallengeMethod: 'S256', limit: 3 }))
+    const url = new URL(
+      await sdk.oAuth.createAuthorizationUrl({ callbackUrl: 'https://app.example/cb', codeChallenge: challenge, codeChallengeMethod: 'S256', limit: 3 }),
+    )
     // The SDK drops the server URL's path: OpenRouter's page is on its site, not under /api/v1 (README, Compatibility).
     expect(url.origin + url.pathname).toBe(`${t.url}/auth`)
-    expect(Object.fromEntries(url.searchParams)).toEqual({ callback_url: 'https://app.example/cb', code_challenge: challenge, code_challenge_method: 'S256', limit: '3' })
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      callback_url: 'https://app.example/cb',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      limit: '3',
+    })
     const path = `/api/v1/auth${url.search}`
     const signIn = await t.request(path, { redirect: 'manual' })
     expect(signIn.status).toBe(302)
@@ -438,11 +550,22 @@ describe('@openrouter/sdk: BYOK', () => {
   it('byok.create, list, get, update and delete manage a provider key, never returning it', async () => {
     const { sdk, user } = await customerWithSdk()
     const secret = 'sk-customer-own-0123456789'
-    const created = await sdk.byok.create({ createBYOKKeyRequest: { key: secret, provider: FAKE, name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false } })
+    const created = await sdk.byok.create({
+      createBYOKKeyRequest: { key: secret, provider: FAKE, name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false },
+    })
     expect(JSON.stringify(created)).not.toContain(secret)
     expect(created.data).toMatchObject({
-      provider: 'fake', name: 'my key', allowedModels: ['fake/gpt-test'], isFallback: false, disabled: false, label: 'sk-…6789',
-      allowedUserIds: [], isRequired: false, isByokOnly: false, declaredZdr: null, workspaceId: user.org_id,
+      provider: 'fake',
+      name: 'my key',
+      allowedModels: ['fake/gpt-test'],
+      isFallback: false,
+      disabled: false,
+      label: 'sk-…6789',
+      allowedUserIds: [],
+      isRequired: false,
+      isByokOnly: false,
+      declaredZdr: null,
+      workspaceId: user.org_id,
     })
     const id = created.data.id
 
@@ -499,7 +622,9 @@ describe('@openrouter/sdk: audio', () => {
   it('stt.createTranscription sends base64 audio and answers the text with usage and cost', async () => {
     const { sdk, user } = await customerWithSdk({}, audio)
     const wav = makeWav(0.25)
-    const result = await sdk.stt.createTranscription({ sttRequest: { model: 'openai/whisper-1', inputAudio: { data: wav.toString('base64'), format: 'wav' }, language: 'en' } })
+    const result = await sdk.stt.createTranscription({
+      sttRequest: { model: 'openai/whisper-1', inputAudio: { data: wav.toString('base64'), format: 'wav' }, language: 'en' },
+    })
     const upstream = fake.requests.at(-1)!
     expect(upstream.path).toBe('/v1/audio/transcriptions')
     expect(upstream.body.file.bytes.equals(wav)).toBe(true)
@@ -514,7 +639,9 @@ describe('@openrouter/sdk: audio', () => {
   it('stt.createTranscriptionMultipart uploads a file and answers the text, billed per second', async () => {
     const { sdk, user } = await customerWithSdk({}, audio)
     const wav = makeWav(0.25)
-    const result = await sdk.stt.createTranscriptionMultipart({ requestBody: { model: 'openai/whisper-1', file: { fileName: 'clip.wav', content: new Uint8Array(wav) }, language: 'en' } })
+    const result = await sdk.stt.createTranscriptionMultipart({
+      requestBody: { model: 'openai/whisper-1', file: { fileName: 'clip.wav', content: new Uint8Array(wav) }, language: 'en' },
+    })
     const upstream = fake.requests.at(-1)!
     expect(upstream.body.file.bytes.equals(wav)).toBe(true)
     expect(upstream.body.fields).toEqual({ model: 'whisper-1', response_format: 'json', language: 'en' })

@@ -11,9 +11,16 @@ import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../
 
 const APP = 'https://app.example'
 const json = { 'content-type': 'application/json' }
-const preflightHeaders = (origin = APP, method = 'POST', headers = 'authorization, content-type') =>
-  ({ origin, 'access-control-request-method': method, 'access-control-request-headers': headers })
-const list = (value: string | null) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)
+const preflightHeaders = (origin = APP, method = 'POST', headers = 'authorization, content-type') => ({
+  origin,
+  'access-control-request-method': method,
+  'access-control-request-headers': headers,
+})
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
 
 describe('CORS, by default: any origin, without credentials', () => {
   let t: TestGateway
@@ -51,7 +58,11 @@ describe('CORS, by default: any origin, without credentials', () => {
     check(me)
     expect(me.headers.get('x-ratelimit-limit')).toBe('1000')
     for (const stream of [false, true]) {
-      const chat = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { origin: APP, ...customer.auth, ...json }, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'hi' }], stream }) })
+      const chat = await t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { origin: APP, ...customer.auth, ...json },
+        body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'hi' }], stream }),
+      })
       expect(chat.status).toBe(200)
       check(chat)
       expect(chat.headers.get('x-generation-id')).toMatch(/^gen-/)
@@ -59,13 +70,13 @@ describe('CORS, by default: any origin, without credentials', () => {
     }
   })
 
-  it('adds them to errors too: 401, 400, 404, 405, and the browser flow\'s answers', async () => {
+  it("adds them to errors too: 401, 400, 404, 405, and the browser flow's answers", async () => {
     const cases: [string, RequestInit, number][] = [
       ['/api/v1/me', {}, 401],
       ['/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: '{"model":"demo/echo","messages":[]}' }, 400],
       ['/api/v1/no-such-route', {}, 404],
       ['/api/v1/models', { method: 'DELETE' }, 405],
-      ['/api/v1/auth?callback_url=https%3A%2F%2Fapp.example%2Fcb&code_challenge=' + 'c'.repeat(43), { redirect: 'manual' }, 403],
+      [`/api/v1/auth?callback_url=https%3A%2F%2Fapp.example%2Fcb&code_challenge=${'c'.repeat(43)}`, { redirect: 'manual' }, 403],
     ]
     for (const [path, init, status] of cases) {
       const res = await t.request(path, { ...init, headers: { origin: APP, ...(init.headers as Record<string, string>) } })

@@ -88,9 +88,15 @@ describe('gateway.close() drains the requests in flight', () => {
     const closing = g.close().then(() => records(g, customer))
     // Refused while it drains (the server no longer accepts connections: asked through the gateway's fetch).
     await expect.poll(() => g.gateway.context.inFlight.closing).toBe(true)
-    await expectShutdown(await g.gateway.fetch(new Request(`${g.url}/api/v1/chat/completions`, {
-      method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'late' }] }),
-    })))
+    await expectShutdown(
+      await g.gateway.fetch(
+        new Request(`${g.url}/api/v1/chat/completions`, {
+          method: 'POST',
+          headers: { ...customer.auth, ...json },
+          body: JSON.stringify({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'late' }] }),
+        }),
+      ),
+    )
     await expectShutdown(await g.gateway.fetch(new Request(`${g.url}/api/v1/models`)))
 
     const { events } = await readRest(reader, seen)
@@ -112,11 +118,13 @@ describe('gateway.close() drains the requests in flight', () => {
     const abortedBefore = upstream.aborted
     const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ') // 30 × 150 ms: far past the deadline
     // More streams than an AbortSignal's default listener limit (10), all listening for the deadline.
-    const opened = await Promise.all(Array.from({ length: 12 }, async () => {
-      const res = await chat(g, customer, { model: 'fake/slow', stream: true, max_tokens: 200, messages: [{ role: 'user', content: words }] })
-      expect(res.status).toBe(200)
-      return readUntil(res, '"content":"Hello"')
-    }))
+    const opened = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const res = await chat(g, customer, { model: 'fake/slow', stream: true, max_tokens: 200, messages: [{ role: 'user', content: words }] })
+        expect(res.status).toBe(200)
+        return readUntil(res, '"content":"Hello"')
+      }),
+    )
     const closedAt = Date.now()
     const closing = g.close()
     const streams = await Promise.all(opened.map(({ reader, seen }) => readRest(reader, seen)))
@@ -185,7 +193,11 @@ describe('gateway.close() drains the requests in flight', () => {
   it('cuts speech still playing at the deadline and bills it as cancelled, as on a client abort', async () => {
     const { g, customer } = await start({ drainTimeoutMs: 300 })
     const input = 'Hold this line'
-    const res = await g.request('/api/v1/audio/speech', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'test/held-speech', input }) })
+    const res = await g.request('/api/v1/audio/speech', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'test/held-speech', input }),
+    })
     expect(res.status).toBe(200)
     const reader = res.body!.getReader()
     await reader.read() // the first chunk; the fake holds the rest

@@ -10,8 +10,7 @@ import { createCustomer, TEST_SECRET } from '../helpers/server'
 let server: Server | undefined
 afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())))
 
-const listen = (s: Server) =>
-  new Promise<string>((done) => s.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(s.address() as AddressInfo).port}`)))
+const listen = (s: Server) => new Promise<string>((done) => s.listen(0, '127.0.0.1', () => done(`http://127.0.0.1:${(s.address() as AddressInfo).port}`)))
 
 describe('embedding in a host server', () => {
   it('runs inside an existing node:http server next to the host’s own routes (the README example)', async () => {

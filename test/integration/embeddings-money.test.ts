@@ -29,7 +29,15 @@ function describeMoney(name: string, makeKind: () => StorageKind) {
     upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 500 })
     const options = () => ({
       storage: kind.open(),
-      providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models: [model('money/slow', 'slow'), model('money/fast', 'emb-fast'), model('money/broken', 'fail-500')] })],
+      providers: [
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up',
+          baseURL: upstream.url,
+          apiKey: 'sk-up',
+          models: [model('money/slow', 'slow'), model('money/fast', 'emb-fast'), model('money/broken', 'fail-500')],
+        }),
+      ],
     })
     a = await startGateway(options())
     b = await startGateway(options())
@@ -65,10 +73,20 @@ function describeMoney(name: string, makeKind: () => StorageKind) {
   it(`${name}: mixed concurrent requests (strings, token arrays, failures) spend exactly what their usage records say`, async () => {
     const customer = await createCustomer(a.gateway, { credits: '0.0005' })
     const bodies = Array.from({ length: 30 }, (_, i) =>
-      i % 5 === 0 ? { model: 'money/fast', input: [[1, 2, 3], [4, 5]] }
-        : i % 7 === 0 ? { model: 'money/fast', input: 'bad', dimensions: 0 }
-          : i % 11 === 0 ? { model: 'money/broken', input: INPUT }
-          : { model: i % 3 ? 'money/slow' : 'money/fast', input: [INPUT, `${INPUT.slice(0, 40)}${i}`] })
+      i % 5 === 0
+        ? {
+            model: 'money/fast',
+            input: [
+              [1, 2, 3],
+              [4, 5],
+            ],
+          }
+        : i % 7 === 0
+          ? { model: 'money/fast', input: 'bad', dimensions: 0 }
+          : i % 11 === 0
+            ? { model: 'money/broken', input: INPUT }
+            : { model: i % 3 ? 'money/slow' : 'money/fast', input: [INPUT, `${INPUT.slice(0, 40)}${i}`] },
+    )
     const answers = await Promise.all(bodies.map((body, i) => embed(i % 2 ? a : b, customer.auth, body)))
     const statuses = answers.map((res) => res.status)
     expect(statuses.every((s) => [200, 400, 402, 502].includes(s))).toBe(true)
@@ -85,4 +103,6 @@ function describeMoney(name: string, makeKind: () => StorageKind) {
 }
 
 describe('embeddings money: memory (two instances on one storage)', () => describeMoney('memory', memoryKind))
-describe.skipIf(!process.env.REDIS_URL)('embeddings money: redis (REDIS_URL; two instances)', () => describeMoney('redis', () => redisKind(process.env.REDIS_URL!)))
+describe.skipIf(!process.env.REDIS_URL)('embeddings money: redis (REDIS_URL; two instances)', () =>
+  describeMoney('redis', () => redisKind(process.env.REDIS_URL!)),
+)

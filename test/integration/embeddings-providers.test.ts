@@ -14,7 +14,12 @@ type Customer = Awaited<ReturnType<typeof createCustomer>>
 
 // $0.10 per M input tokens at alpha, $0.20 at beta; 8 dimensions (the fake's length for unknown models), shortenable.
 const testModel = (upstreamId: string, prompt: string): ProviderModel => ({
-  id: 'test/embed', upstreamId, pricing: { prompt, completion: '0', currency: 'USD' }, endpoints: ['/embeddings'], outputModalities: ['embeddings'], embedding: { dimensions: 8, shortenable: true },
+  id: 'test/embed',
+  upstreamId,
+  pricing: { prompt, completion: '0', currency: 'USD' },
+  endpoints: ['/embeddings'],
+  outputModalities: ['embeddings'],
+  embedding: { dimensions: 8, shortenable: true },
 })
 const decodeBase64 = (text: string): number[] => {
   const bytes = Buffer.from(text, 'base64')
@@ -37,11 +42,19 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
     google = await startFakeGemini({ apiKey: GEMINI_KEY })
     t = await startGateway({
       // Every failure below is a provider's: the breaker would otherwise skip alpha after three of them.
-      retry: { baseDelayMs: 1, maxRetries: 0 }, health: { failureThreshold: 1000 },
+      retry: { baseDelayMs: 1, maxRetries: 0 },
+      health: { failureThreshold: 1000 },
       byok: { freeRequestAllowance: 0, platformFeeRate: '0.05', settlementIntervalSeconds: 0 },
       providers: [
         openai({ apiKey: 'sk-openai', baseURL: openaiUp.url }),
-        openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha', byokSupported: true, models: [testModel('emb-alpha', '0.0000001')] }),
+        openaiCompatible({
+          slug: 'alpha',
+          name: 'Alpha',
+          baseURL: alpha.url,
+          apiKey: 'sk-alpha',
+          byokSupported: true,
+          models: [testModel('emb-alpha', '0.0000001')],
+        }),
         openaiCompatible({ slug: 'beta', name: 'Beta', baseURL: beta.url, apiKey: 'sk-beta', models: [testModel('emb-beta', '0.0000002')] }),
         gemini({ apiKey: GEMINI_KEY, baseURL: google.url, models: geminiModels }),
       ],
@@ -67,16 +80,32 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
     const input = ['hello world', 'a second, longer text']
     const { res, status, body } = await embed({ model: 'openai/text-embedding-3-small', input }, who)
     expect(status).toBe(200)
-    expect(calls(openaiUp).at(-1)).toMatchObject({ headers: { authorization: 'Bearer sk-openai' }, body: { model: 'text-embedding-3-small', input, encoding_format: 'float' } })
+    expect(calls(openaiUp).at(-1)).toMatchObject({
+      headers: { authorization: 'Bearer sk-openai' },
+      body: { model: 'text-embedding-3-small', input, encoding_format: 'float' },
+    })
     expect(calls(openaiUp).at(-1)!.body).not.toHaveProperty('dimensions')
     expect(embeddingsOf(body)).toEqual(input.map((text) => fakeEmbedding(text, 1536)))
     // 3 + 6 tokens at $0.02 per M: $0.00000018, 0.0000001548 EUR.
     expect(body).toMatchObject({
-      id: res.headers.get('x-generation-id'), object: 'list', model: 'openai/text-embedding-3-small', provider: 'OpenAI',
-      usage: { prompt_tokens: 9, total_tokens: 9, cost: 0.00000018, cost_currency: 'USD', cost_eur: 0.0000001548, is_byok: false, cost_details: { upstream_inference_cost: 0.00000018 } },
+      id: res.headers.get('x-generation-id'),
+      object: 'list',
+      model: 'openai/text-embedding-3-small',
+      provider: 'OpenAI',
+      usage: {
+        prompt_tokens: 9,
+        total_tokens: 9,
+        cost: 0.00000018,
+        cost_currency: 'USD',
+        cost_eur: 0.0000001548,
+        is_byok: false,
+        cost_details: { upstream_inference_cost: 0.00000018 },
+      },
     })
     expect(body.usage).not.toHaveProperty('estimated')
-    expect(await records(who)).toEqual([expect.objectContaining({ id: body.id, endpoint: 'embeddings', provider: 'openai', prompt_tokens: 9, cost_eur: '0.0000001548', usage_estimated: false })])
+    expect(await records(who)).toEqual([
+      expect.objectContaining({ id: body.id, endpoint: 'embeddings', provider: 'openai', prompt_tokens: 9, cost_eur: '0.0000001548', usage_estimated: false }),
+    ])
     expect((await credits(who)).total_usage).toBe('0.0000001548')
   })
 
@@ -88,9 +117,17 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
     const sent = calls(openaiUp).length
     const who = await createCustomer(t.gateway, { credits: '1' })
     const ada = await embed({ model: 'openai/text-embedding-ada-002', input: 'x', dimensions: 256 }, who)
-    expect(ada).toMatchObject({ status: 400, body: { error: { param: 'dimensions', message: 'dimensions: 256 cannot be served: openai/text-embedding-ada-002 cannot shorten its 1536-dimension vectors' } } })
+    expect(ada).toMatchObject({
+      status: 400,
+      body: {
+        error: { param: 'dimensions', message: 'dimensions: 256 cannot be served: openai/text-embedding-ada-002 cannot shorten its 1536-dimension vectors' },
+      },
+    })
     const long = await embed({ model: 'openai/text-embedding-3-small', input: 'x', dimensions: 2000 }, who)
-    expect(long).toMatchObject({ status: 400, body: { error: { param: 'dimensions', message: 'dimensions: 2000 cannot be served: openai/text-embedding-3-small returns 1536 dimensions at most' } } })
+    expect(long).toMatchObject({
+      status: 400,
+      body: { error: { param: 'dimensions', message: 'dimensions: 2000 cannot be served: openai/text-embedding-3-small returns 1536 dimensions at most' } },
+    })
     expect(calls(openaiUp).length).toBe(sent)
     expect(await records(who)).toEqual([])
   })
@@ -181,12 +218,21 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
   it('answers 408 when no provider answers within the deadline, charging nothing and leaving no hold', async () => {
     const late = await startGateway({
       requestTimeoutMs: 300,
-      providers: [openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: alpha.url, apiKey: 'sk-alpha', models: [testModel('hang', '0.0000001'), { ...testModel('emb-alpha', '0.0000001'), id: 'test/ok' }] })],
+      providers: [
+        openaiCompatible({
+          slug: 'alpha',
+          name: 'Alpha',
+          baseURL: alpha.url,
+          apiKey: 'sk-alpha',
+          models: [testModel('hang', '0.0000001'), { ...testModel('emb-alpha', '0.0000001'), id: 'test/ok' }],
+        }),
+      ],
     })
     try {
       // 0.0000005 EUR: one hold of 5 bytes × $0.10 per M × 0.86 = 0.00000043 EUR at a time.
       const who = await createCustomer(late.gateway, { credits: '0.0000005' })
-      const post = (model: string) => late.request('/api/v1/embeddings', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ model, input: 'wait!' }) })
+      const post = (model: string) =>
+        late.request('/api/v1/embeddings', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ model, input: 'wait!' }) })
       const res = await post('test/embed')
       expect(res.status).toBe(408)
       expect((await res.json()).error).toMatchObject({ code: 408, type: 'timeout' })
@@ -200,13 +246,23 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
 
   it('BYOK: the customer’s key serves, only the platform fee is owed, settled later', async () => {
     const who = await createCustomer(t.gateway, { credits: '1' })
-    const created = await t.request('/api/v1/byok', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ key: CUSTOMER_KEY, provider: 'alpha' }) })
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...who.auth, ...json },
+      body: JSON.stringify({ key: CUSTOMER_KEY, provider: 'alpha' }),
+    })
     expect(created.status).toBe(201)
     const { status, body } = await embed({ model: 'test/embed', input: ['my own key'] }, who)
     expect(status).toBe(200)
     expect(calls(alpha).at(-1)!.headers.authorization).toBe(`Bearer ${CUSTOMER_KEY}`)
     // 3 tokens at $0.10 per M: $0.0000003 upstream, a 5% fee of $0.000000015 (0.0000000129 EUR).
-    expect(body.usage).toMatchObject({ is_byok: true, prompt_tokens: 3, cost: 0.000000015, cost_eur: 0.0000000129, cost_details: { upstream_inference_cost: 0.0000003 } })
+    expect(body.usage).toMatchObject({
+      is_byok: true,
+      prompt_tokens: 3,
+      cost: 0.000000015,
+      cost_eur: 0.0000000129,
+      cost_details: { upstream_inference_cost: 0.0000003 },
+    })
     expect((await credits(who)).total_usage).toBe('0')
     expect(await records(who)).toEqual([expect.objectContaining({ is_byok: true, cost_eur: '0.0000000129', upstream_cost_eur: '0.000000258' })])
     expect(await t.gateway.admin.settleByokFees(who.user.org_id)).toEqual({ settled_requests: 1, charged_eur: '0.0000000129' })
@@ -220,7 +276,11 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
     expect(google.requests.at(-1)).toMatchObject({ path: '/v1beta/models/gemini-embedding-001:embedContent' })
     expect(embeddingsOf(one.body)).toEqual([fakeEmbedding('one text for gemini', 3072)])
     // gemini-embedding-001 reports no usage: 19 characters, 5 tokens estimated at $0.15 per M.
-    expect(one.body).toMatchObject({ model: 'google/gemini-embedding-001', provider: 'Google AI Studio', usage: { prompt_tokens: 5, cost: 0.00000075, cost_eur: 0.000000645, estimated: true } })
+    expect(one.body).toMatchObject({
+      model: 'google/gemini-embedding-001',
+      provider: 'Google AI Studio',
+      usage: { prompt_tokens: 5, cost: 0.00000075, cost_eur: 0.000000645, estimated: true },
+    })
 
     const texts = ['first of three', 'second', 'third and last']
     const several = await embed({ model: 'google/gemini-embedding-001', input: texts, dimensions: 768, encoding_format: 'base64' }, who)
@@ -228,10 +288,19 @@ describe('POST /api/v1/embeddings: OpenAI, OpenAI-compatible hosts and Gemini', 
     const batch = google.requests.at(-1)!
     expect(batch.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents')
     expect(batch.body.requests).toHaveLength(3)
-    expect(batch.body.requests[0]).toMatchObject({ model: 'models/gemini-embedding-001', content: { parts: [{ text: 'first of three' }] }, outputDimensionality: 768 })
-    expect(several.body.data.map((item: { embedding: string }) => decodeBase64(item.embedding))).toEqual(texts.map((text) => fakeEmbedding(text, 768).map(Math.fround)))
+    expect(batch.body.requests[0]).toMatchObject({
+      model: 'models/gemini-embedding-001',
+      content: { parts: [{ text: 'first of three' }] },
+      outputDimensionality: 768,
+    })
+    expect(several.body.data.map((item: { embedding: string }) => decodeBase64(item.embedding))).toEqual(
+      texts.map((text) => fakeEmbedding(text, 768).map(Math.fround)),
+    )
     expect(several.body.usage.prompt_tokens).toBe(texts.reduce((n, text) => n + tokens(text), 0))
-    expect((await records(who)).map((r) => [r.endpoint, r.model, r.usage_estimated])).toEqual([['embeddings', 'google/gemini-embedding-001', true], ['embeddings', 'google/gemini-embedding-001', true]])
+    expect((await records(who)).map((r) => [r.endpoint, r.model, r.usage_estimated])).toEqual([
+      ['embeddings', 'google/gemini-embedding-001', true],
+      ['embeddings', 'google/gemini-embedding-001', true],
+    ])
   })
 
   it('Gemini: token arrays are a 400 naming input, and nothing is charged', async () => {

@@ -48,7 +48,12 @@ describe('POST /api/v1/embeddings: the demo model', () => {
       model: 'demo/embed',
       provider: 'Demo (offline)',
       usage: {
-        prompt_tokens: 4, total_tokens: 4, cost: 0.00000008, cost_currency: 'USD', cost_eur: 0.0000000688, is_byok: false,
+        prompt_tokens: 4,
+        total_tokens: 4,
+        cost: 0.00000008,
+        cost_currency: 'USD',
+        cost_eur: 0.0000000688,
+        is_byok: false,
         cost_details: { upstream_inference_cost: 0.00000008, upstream_inference_prompt_cost: 0.00000008 },
       },
     })
@@ -58,8 +63,18 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     expect(await credits(who)).toMatchObject({ total_usage: '0.0000000688', balance: '0.9999999312' })
     const [record] = await records(who)
     expect(record).toMatchObject({
-      id: body.id, endpoint: 'embeddings', model: 'demo/embed', provider: 'demo', prompt_tokens: 4, completion_tokens: 0,
-      usage_estimated: false, cost: '0.00000008', cost_eur: '0.0000000688', is_byok: false, status: 'success', stream: false,
+      id: body.id,
+      endpoint: 'embeddings',
+      model: 'demo/embed',
+      provider: 'demo',
+      prompt_tokens: 4,
+      completion_tokens: 0,
+      usage_estimated: false,
+      cost: '0.00000008',
+      cost_eur: '0.0000000688',
+      is_byok: false,
+      status: 'success',
+      stream: false,
     })
   })
 
@@ -98,7 +113,17 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     expect(norm(short.body.data[0].embedding)).toBeCloseTo(1, 6)
     const who = await createCustomer(t.gateway, { credits: '1' })
     const tooMany = await embed({ model: 'demo/embed', input: 'longer', dimensions: 257 }, who)
-    expect(tooMany).toMatchObject({ status: 400, body: { error: { code: 400, type: 'invalid_request', param: 'dimensions', message: 'dimensions: 257 cannot be served: demo/embed returns 256 dimensions at most' } } })
+    expect(tooMany).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          type: 'invalid_request',
+          param: 'dimensions',
+          message: 'dimensions: 257 cannot be served: demo/embed returns 256 dimensions at most',
+        },
+      },
+    })
     expect(await records(who)).toEqual([])
     expect((await credits(who)).total_usage).toBe('0')
   })
@@ -108,7 +133,14 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     expect(one.status).toBe(200)
     expect(one.body.data).toEqual([{ object: 'embedding', index: 0, embedding: demoVector([15339, 1917, 0]) }])
     expect(one.body.usage.prompt_tokens).toBe(3)
-    const several = await embed({ model: 'demo/embed', input: [[1, 2], [3, 4, 5], [1, 2]] })
+    const several = await embed({
+      model: 'demo/embed',
+      input: [
+        [1, 2],
+        [3, 4, 5],
+        [1, 2],
+      ],
+    })
     expect(several.status).toBe(200)
     expect(several.body.data.map((item: { embedding: number[] }) => item.embedding)).toEqual([demoVector([1, 2]), demoVector([3, 4, 5]), demoVector([1, 2])])
     expect(several.body.usage).toMatchObject({ prompt_tokens: 7, cost: 0.00000014 })
@@ -119,11 +151,20 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     const { body } = await embed({ model: 'demo/embed', input: ['one two three four', 'five'] }, who)
     const generation = await (await t.request(`/api/v1/generation?id=${body.id}`, { headers: who.auth })).json()
     expect(generation.data).toMatchObject({
-      id: body.id, model: 'demo/embed', api_type: 'embeddings', streamed: false, tokens_prompt: 6, tokens_completion: 0, native_tokens_prompt: 6,
-      total_cost: 0.00000012, provider_name: 'Demo (offline)',
+      id: body.id,
+      model: 'demo/embed',
+      api_type: 'embeddings',
+      streamed: false,
+      tokens_prompt: 6,
+      tokens_completion: 0,
+      native_tokens_prompt: 6,
+      total_cost: 0.00000012,
+      provider_name: 'Demo (offline)',
     })
     const activity = await (await t.request('/api/v1/activity', { headers: who.auth })).json()
-    expect(activity.data).toEqual([expect.objectContaining({ model: 'demo/embed', provider: 'demo', requests: 1, prompt_tokens: 6, completion_tokens: 0, usage: 0.0000001032 })])
+    expect(activity.data).toEqual([
+      expect.objectContaining({ model: 'demo/embed', provider: 'demo', requests: 1, prompt_tokens: 6, completion_tokens: 0, usage: 0.0000001032 }),
+    ])
   })
 
   it('holds the input’s bytes at the prompt price: 402 when the credits cannot cover them, without calling the model', async () => {
@@ -152,11 +193,36 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     ['an empty token array', { model: 'demo/embed', input: [[1], []] }, 'input.1', 'input.1: must not be empty'],
     ['a negative token', { model: 'demo/embed', input: [1, -1] }, 'input.1', 'input.1: a token id must be an integer ≥ 0'],
     ['a fractional token', { model: 'demo/embed', input: [[1], [2, 2.5]] }, 'input.1.1', 'input.1.1: a token id must be an integer ≥ 0'],
-    ['a mixed list', { model: 'demo/embed', input: ['a', 1] }, 'input', 'input: must be a string, an array of strings, an array of token ids, or an array of token id arrays'],
-    ['a number', { model: 'demo/embed', input: 42 }, 'input', 'input: must be a string, an array of strings, an array of token ids, or an array of token id arrays'],
-    ['too many inputs', { model: 'demo/embed', input: Array.from({ length: EMBEDDING_LIMITS.inputs + 1 }, () => 'a') }, 'input', 'input: must have at most 2048 items (one request embeds at most 2048 inputs)'],
-    ['too long an input', { model: 'demo/embed', input: ['ok', 'a'.repeat(EMBEDDING_LIMITS.inputCharacters + 1)] }, 'input.1', 'input.1: must have at most 262144 characters'],
-    ['too long a token array', { model: 'demo/embed', input: new Array(EMBEDDING_LIMITS.inputTokens + 1).fill(7) }, 'input', 'input: must have at most 65536 tokens'],
+    [
+      'a mixed list',
+      { model: 'demo/embed', input: ['a', 1] },
+      'input',
+      'input: must be a string, an array of strings, an array of token ids, or an array of token id arrays',
+    ],
+    [
+      'a number',
+      { model: 'demo/embed', input: 42 },
+      'input',
+      'input: must be a string, an array of strings, an array of token ids, or an array of token id arrays',
+    ],
+    [
+      'too many inputs',
+      { model: 'demo/embed', input: Array.from({ length: EMBEDDING_LIMITS.inputs + 1 }, () => 'a') },
+      'input',
+      'input: must have at most 2048 items (one request embeds at most 2048 inputs)',
+    ],
+    [
+      'too long an input',
+      { model: 'demo/embed', input: ['ok', 'a'.repeat(EMBEDDING_LIMITS.inputCharacters + 1)] },
+      'input.1',
+      'input.1: must have at most 262144 characters',
+    ],
+    [
+      'too long a token array',
+      { model: 'demo/embed', input: new Array(EMBEDDING_LIMITS.inputTokens + 1).fill(7) },
+      'input',
+      'input: must have at most 65536 tokens',
+    ],
     ['another encoding', { model: 'demo/embed', input: 'hi', encoding_format: 'hex' }, 'encoding_format', 'encoding_format: must be "float" or "base64"'],
     ['zero dimensions', { model: 'demo/embed', input: 'hi', dimensions: 0 }, 'dimensions', 'dimensions: must be >=1'],
     ['fractional dimensions', { model: 'demo/embed', input: 'hi', dimensions: 1.5 }, 'dimensions', 'dimensions: must be an integer'],
@@ -179,10 +245,17 @@ describe('POST /api/v1/embeddings: the demo model', () => {
 
   it('answers 400 naming what a model serves when it does not embed, and falls back to a models entry that does', async () => {
     const chatModel = await embed({ model: 'demo/echo', input: 'hi' })
-    expect(chatModel).toMatchObject({ status: 400, body: { error: { param: 'model', message: 'model: demo/echo does not serve /embeddings (it serves /chat/completions). Models that do: demo/embed.' } } })
+    expect(chatModel).toMatchObject({
+      status: 400,
+      body: { error: { param: 'model', message: 'model: demo/echo does not serve /embeddings (it serves /chat/completions). Models that do: demo/embed.' } },
+    })
     const fallback = await embed({ model: 'demo/echo', models: ['demo/embed'], input: 'hi' })
     expect([fallback.status, fallback.body.model]).toEqual([200, 'demo/embed'])
-    const chat = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'demo/embed', messages: [{ role: 'user', content: 'hi' }] }) })
+    const chat = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'demo/embed', messages: [{ role: 'user', content: 'hi' }] }),
+    })
     expect(chat.status).toBe(400)
     expect((await chat.json()).error.message).toMatch(/^model: demo\/embed does not serve \/chat\/completions \(it serves \/embeddings\)\./)
     expect((await embed({ model: 'demo/nothing', input: 'hi' })).status).toBe(404)
@@ -192,11 +265,12 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     const small = await startGateway({ providers: [demo({ embeddings: true })], bodyLimits: { default: 1024, chat: 4096 } })
     try {
       const who = await createCustomer(small.gateway, { credits: '1' })
-      const post = (input: string) => small.request('/api/v1/embeddings', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ model: 'demo/embed', input }) })
+      const post = (input: string) =>
+        small.request('/api/v1/embeddings', { method: 'POST', headers: { ...who.auth, ...json }, body: JSON.stringify({ model: 'demo/embed', input }) })
       expect((await post('a'.repeat(3000))).status).toBe(200)
       const tooLarge = await post('a'.repeat(5000))
       expect(tooLarge.status).toBe(413)
-      expect((await small.gateway.admin.usage(who.user.org_id))).toHaveLength(1)
+      expect(await small.gateway.admin.usage(who.user.org_id)).toHaveLength(1)
     } finally {
       await small.close()
     }
@@ -213,12 +287,15 @@ describe('POST /api/v1/embeddings: the demo model', () => {
     expect(data.map((m: { id: string }) => m.id)).toEqual(['demo/embed'])
     expect(data[0]).toMatchObject({
       architecture: { modality: 'text->embeddings', input_modalities: ['text'], output_modalities: ['embeddings'] },
-      supported_api_endpoints: ['/api/v1/embeddings'], pricing: { prompt: '0.00000002', completion: '0' },
+      supported_api_endpoints: ['/api/v1/embeddings'],
+      pricing: { prompt: '0.00000002', completion: '0' },
     })
   })
 
   it('needs an API key, and is in the OpenAPI document with the pipeline’s errors', async () => {
-    expect((await t.request('/api/v1/embeddings', { method: 'POST', headers: json, body: JSON.stringify({ model: 'demo/embed', input: 'hi' }) })).status).toBe(401)
+    expect((await t.request('/api/v1/embeddings', { method: 'POST', headers: json, body: JSON.stringify({ model: 'demo/embed', input: 'hi' }) })).status).toBe(
+      401,
+    )
     const doc = await (await t.request('/api/v1/openapi.json')).json()
     const operation = doc.paths['/api/v1/embeddings'].post
     expect(operation.operationId).toBe('createEmbeddings')

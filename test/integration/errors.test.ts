@@ -43,20 +43,46 @@ describe('errors', () => {
   })
 
   it('answers 400 for invalid JSON, naming no field', async () => {
-    await expectEnvelope(await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: '{"model": "x",' }), 400, 'invalid_request', /not valid JSON/)
+    await expectEnvelope(
+      await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: '{"model": "x",' }),
+      400,
+      'invalid_request',
+      /not valid JSON/,
+    )
   })
 
   it('answers 400 for failed validation, naming the field and never echoing the value', async () => {
     const post = (body: unknown) => t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify(body) })
     await expectEnvelope(await post({ model: 'a/b', messages: [] }), 400, 'invalid_request', /^messages: must not be empty$/, 'messages')
     await expectEnvelope(await post({ model: 'a/b' }), 400, 'invalid_request', /^messages: is required$/, 'messages')
-    await expectEnvelope(await post({ model: 'a/b', messages: [{ role: 'wizard', content: 'hi' }] }), 400, 'invalid_request', /^messages\.0\.role: expected/, 'messages.0.role')
+    await expectEnvelope(
+      await post({ model: 'a/b', messages: [{ role: 'wizard', content: 'hi' }] }),
+      400,
+      'invalid_request',
+      /^messages\.0\.role: expected/,
+      'messages.0.role',
+    )
     await expectEnvelope(await post({ model: 42, messages: [{ role: 'user', content: 'hi' }] }), 400, 'invalid_request', /^model: expected string$/, 'model')
-    await expectEnvelope(await post({ model: 'a/b', messages: [{ role: 'user', content: 'hi' }], temperature: 7 }), 400, 'invalid_request', /^temperature: must be <=2$/, 'temperature')
+    await expectEnvelope(
+      await post({ model: 'a/b', messages: [{ role: 'user', content: 'hi' }], temperature: 7 }),
+      400,
+      'invalid_request',
+      /^temperature: must be <=2$/,
+      'temperature',
+    )
     await expectEnvelope(await post(['not', 'an', 'object']), 400, 'invalid_request', /^body: expected a JSON object$/)
-    await expectEnvelope(await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json } }), 400, 'invalid_request', /^body: a JSON object is required$/)
+    await expectEnvelope(
+      await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json } }),
+      400,
+      'invalid_request',
+      /^body: a JSON object is required$/,
+    )
     const secret = 'sk-live-SECRET-VALUE-123456'
-    const res = await t.request('/api/v1/byok', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ key: secret, provider: 'openai', colour: secret }) })
+    const res = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ key: secret, provider: 'openai', colour: secret }),
+    })
     const body = await expectEnvelope(res, 400, 'invalid_request', /^colour: is not a known field$/, 'colour')
     expect(JSON.stringify(body)).not.toContain(secret)
   })
@@ -66,16 +92,33 @@ describe('errors', () => {
     await expectEnvelope(await t.request('/api/v1/byok?limit=0', { headers: auth }), 400, 'invalid_request', /^limit: must be at least 1$/, 'limit')
     await expectEnvelope(await t.request('/api/v1/byok?offset=-1', { headers: auth }), 400, 'invalid_request', /^offset: must be at least 0$/, 'offset')
     await expectEnvelope(await t.request('/api/v1/byok?offset=1.5', { headers: auth }), 400, 'invalid_request', /^offset: must be an integer$/, 'offset')
-    await expectEnvelope(await t.request('/api/v1/byok?offset=9007199254740992', { headers: auth }), 400, 'invalid_request', /^offset: must be at most 9007199254740991$/, 'offset')
+    await expectEnvelope(
+      await t.request('/api/v1/byok?offset=9007199254740992', { headers: auth }),
+      400,
+      'invalid_request',
+      /^offset: must be at most 9007199254740991$/,
+      'offset',
+    )
     await expectEnvelope(await t.request('/api/v1/byok/not-a-uuid', { headers: auth }), 400, 'invalid_request', /^id: must be a UUID$/, 'id')
     await expectEnvelope(await t.request('/api/v1/byok/123e4567-e89b-02d3-a456-426614174000', { headers: auth }), 400, 'invalid_request', /UUID/, 'id')
-    await expectEnvelope(await t.request('/api/v1/auth?callback_url=https://app.example&code_challenge=short'), 400, 'invalid_request', /^code_challenge: must have at least 43 characters$/, 'code_challenge')
+    await expectEnvelope(
+      await t.request('/api/v1/auth?callback_url=https://app.example&code_challenge=short'),
+      400,
+      'invalid_request',
+      /^code_challenge: must have at least 43 characters$/,
+      'code_challenge',
+    )
     await expectEnvelope(await t.request('/api/v1/models?use_rss=maybe'), 400, 'invalid_request', /^use_rss: expected/, 'use_rss')
   })
 
   it('answers 413 beyond the body limit, by Content-Length or by streamed size', async () => {
     const big = JSON.stringify({ model: 'a/b', messages: [{ role: 'user', content: 'x'.repeat(70 * 1024) }] })
-    await expectEnvelope(await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: big }), 413, 'payload_too_large', /larger than 65536 bytes/)
+    await expectEnvelope(
+      await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: big }),
+      413,
+      'payload_too_large',
+      /larger than 65536 bytes/,
+    )
     const stream = new ReadableStream({
       start(controller) {
         controller.enqueue(new TextEncoder().encode(big))
@@ -85,18 +128,43 @@ describe('errors', () => {
     const chunked = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: stream, duplex: 'half' } as RequestInit)
     await expectEnvelope(chunked, 413, 'payload_too_large')
     const other = JSON.stringify({ callback_url: 'https://a.example', code_challenge: 'x'.repeat(1024 * 1024) })
-    await expectEnvelope(await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...auth, ...json }, body: other }), 413, 'payload_too_large', /1048576/)
+    await expectEnvelope(
+      await t.request('/api/v1/auth/keys/code', { method: 'POST', headers: { ...auth, ...json }, body: other }),
+      413,
+      'payload_too_large',
+      /1048576/,
+    )
   })
 
   it('answers 415 for a body that is not JSON', async () => {
-    await expectEnvelope(await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'model=x' }), 415, 'unsupported_media_type')
+    await expectEnvelope(
+      await t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'model=x',
+      }),
+      415,
+      'unsupported_media_type',
+    )
   })
 
   it('answers the audio routes after auth and validation: 401 without a key, 400 naming the field, 404 for a model it lacks', async () => {
     const valid = JSON.stringify({ model: 'openai/tts-1', input: 'Hello' })
-    await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: valid }), 404, 'not_found', /Model openai\/tts-1 is not available/, 'model')
+    await expectEnvelope(
+      await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: valid }),
+      404,
+      'not_found',
+      /Model openai\/tts-1 is not available/,
+      'model',
+    )
     expect((await t.request('/api/v1/audio/speech', { method: 'POST', headers: json, body: valid })).status).toBe(401)
-    await expectEnvelope(await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model: 'x' }) }), 400, 'invalid_request', /^input: is required$/, 'input')
+    await expectEnvelope(
+      await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model: 'x' }) }),
+      400,
+      'invalid_request',
+      /^input: is required$/,
+      'input',
+    )
   })
 
   it('echoes a valid X-Request-Id and replaces an invalid one', async () => {

@@ -45,7 +45,16 @@ const NUXT_SECRET = 'nuxt-secret-nuxt-secret-nuxt-secret-0123'
 beforeAll(async () => {
   mkdirSync(join(scratch, 'bundle'))
   symlinkSync(join(root, 'node_modules'), join(scratch, 'bundle', 'node_modules'), 'dir')
-  await build({ entryPoints: [join(root, 'src/cli/main.ts')], outfile: entry, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' })
+  await build({
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: entry,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  })
 }, 60_000)
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -55,7 +64,11 @@ for (const name of Object.keys(baseEnv)) {
   if (/_(API_KEY|BASE_URL)$/.test(name) || /^(GATEWAY_SECRET|NUXT_.*|DATA_DIR|NODE_ENV|VITEST.*|MODEL_GATEWAY_DEBUG)$/.test(name)) delete baseEnv[name]
 }
 
-interface Result { code: number | null; stdout: string; stderr: string }
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
 const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Result> =>
   new Promise((done) => {
     execFile(process.execPath, [entry, ...args], { cwd, env: { ...baseEnv, ...env }, timeout: 45_000 }, (error, stdout, stderr) => {
@@ -92,7 +105,11 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
       const me = await fetch(`${url}/me`, { headers: bearer(key) })
       expect(me.status).toBe(200)
       expect(await me.json()).toMatchObject({ email: 'you@example.com', credits: { balance: '10', total_credits: '10', total_usage: '0' } })
-      const chat = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello' }] }) })
+      const chat = await fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello' }] }),
+      })
       expect(chat.status).toBe(200)
       expect((await chat.json()).choices[0].message.content).toBe('Echo: Hello')
 
@@ -101,7 +118,10 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
 
       // The CLI reads what the app wrote: the charge of that chat is in the ledger it shows.
       const shown = JSON.parse((await cli(['credits', 'show', '--email', 'you@example.com', '--ledger', '--json', '--storage', './.data/gateway'], app)).stdout)
-      expect(shown.ledger.map((e: { kind: string; note: string }) => [e.kind, e.note])).toEqual([['grant', 'model-gateway credits add'], ['charge', 'chat demo/echo']])
+      expect(shown.ledger.map((e: { kind: string; note: string }) => [e.kind, e.note])).toEqual([
+        ['grant', 'model-gateway credits add'],
+        ['charge', 'chat demo/echo'],
+      ])
       expect(shown.credits.total_usage).toBe(shown.ledger[1].amount)
 
       expect((await cli(['keys', 'revoke', key, '--storage', './.data/gateway'], app)).code).toBe(0)
@@ -113,40 +133,49 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
     }
   }, 120_000)
 
-  it.skipIf(!process.env.REDIS_URL)('--storage with a Redis URL or a JSON mount: the app’s gateway over that Redis accepts the key', async () => {
-    const app = folder('redis')
-    const base = `mg-first-key-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-    const mount = JSON.stringify({ driver: 'redis', url: process.env.REDIS_URL, base })
-    const storage = createStorage({ driver: redisDriver({ url: process.env.REDIS_URL!, base }) })
-    try {
-      const key = (await cli(['keys', 'create', '--email', 'redis@example.com', '--storage', mount], app)).stdout.trim()
-      expect(key).toMatch(KEY)
-      const gateway = createGateway({ storage, secret: TEST_SECRET, logger: false })
+  it.skipIf(!process.env.REDIS_URL)(
+    '--storage with a Redis URL or a JSON mount: the app’s gateway over that Redis accepts the key',
+    async () => {
+      const app = folder('redis')
+      const base = `mg-first-key-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+      const mount = JSON.stringify({ driver: 'redis', url: process.env.REDIS_URL, base })
+      const storage = createStorage({ driver: redisDriver({ url: process.env.REDIS_URL!, base }) })
       try {
-        const me = await gateway.fetch(new Request('http://app.test/api/v1/me', { headers: bearer(key) }))
-        expect(me.status).toBe(200)
-        expect((await me.json()).email).toBe('redis@example.com')
+        const key = (await cli(['keys', 'create', '--email', 'redis@example.com', '--storage', mount], app)).stdout.trim()
+        expect(key).toMatch(KEY)
+        const gateway = createGateway({ storage, secret: TEST_SECRET, logger: false })
+        try {
+          const me = await gateway.fetch(new Request('http://app.test/api/v1/me', { headers: bearer(key) }))
+          expect(me.status).toBe(200)
+          expect((await me.json()).email).toBe('redis@example.com')
+        } finally {
+          await gateway.close()
+        }
+        // A bare redis:// URL is the Redis driver without a base: the records of an app that gives none.
+        const bare = await cli(['keys', 'list', '--email', 'nobody@example.com', '--storage', process.env.REDIS_URL!], app)
+        expect(bare.stderr).toContain(
+          `no user with email nobody@example.com (storage: Redis at ${process.env.REDIS_URL!.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')})`,
+        )
       } finally {
-        await gateway.close()
+        await storage.clear()
+        await storage.dispose()
       }
-      // A bare redis:// URL is the Redis driver without a base: the records of an app that gives none.
-      const bare = await cli(['keys', 'list', '--email', 'nobody@example.com', '--storage', process.env.REDIS_URL!], app)
-      expect(bare.stderr).toContain(`no user with email nobody@example.com (storage: Redis at ${process.env.REDIS_URL!.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')})`)
-    } finally {
-      await storage.clear()
-      await storage.dispose()
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 
   it('refuses what it cannot reach, in one line', async () => {
     const app = folder('refusals')
     const cases: [string[], string][] = [
-      [['--storage', '{"driver":"memory"}'], "model-gateway: --storage: a memory storage lives inside the app's own process; no command can reach it. Use files or Redis, or create the first key in the app with gateway.admin.ensureDevKey (docs/first-key.md)"],
+      [
+        ['--storage', '{"driver":"memory"}'],
+        "model-gateway: --storage: a memory storage lives inside the app's own process; no command can reach it. Use files or Redis, or create the first key in the app with gateway.admin.ensureDevKey (docs/first-key.md)",
+      ],
       [['--storage', '{"driver":'], 'model-gateway: --storage: not valid JSON'],
       [['--storage', 'mongodb://db/x'], 'model-gateway: --storage: mongodb:// is not a storage the CLI knows'],
       [['--storage', './a', '--nuxt', '.'], 'model-gateway: --storage and --nuxt each name the storage to use: give one of them'],
       [['--nuxt', 'missing'], 'model-gateway: --nuxt: no such folder: missing'],
-      [['--nuxt', '.'], "model-gateway: --nuxt: no nuxt.config in"],
+      [['--nuxt', '.'], 'model-gateway: --nuxt: no nuxt.config in'],
     ]
     for (const [flags, line] of cases) {
       const result = await cli(['keys', 'create', '--email', 'x@example.com', ...flags], app)
@@ -187,7 +216,10 @@ async function nuxtModuleGateway(appDir: string): Promise<{ useModelGateway: () 
   kit.templates.length = 0
   const { nitro: nitroConfig, modelGateway } = config as unknown as { nitro?: { storage?: Record<string, Record<string, unknown>> }; modelGateway?: object }
   const nitro = { storage: { ...nitroConfig?.storage } }
-  const nuxt = { options: { dev: false, rootDir: appDir, buildDir: join(appDir, '.nuxt'), serverDir: join(appDir, 'server'), nitro, runtimeConfig: {} }, hook: () => {} }
+  const nuxt = {
+    options: { dev: false, rootDir: appDir, buildDir: join(appDir, '.nuxt'), serverDir: join(appDir, 'server'), nitro, runtimeConfig: {} },
+    hook: () => {},
+  }
   await module.setup({ ...module.defaults, ...modelGateway }, nuxt)
   const template = kit.templates.find((t) => t.filename === '#model-gateway')!
   const storage = createStorage({})
@@ -200,10 +232,19 @@ async function nuxtModuleGateway(appDir: string): Promise<{ useModelGateway: () 
   const generated = mkdtempSync(join(root, 'test-results', 'first-key-'))
   generatedDirs.push(generated)
   const runtime = join(generated, 'nitro-runtime.mjs')
-  writeFileSync(runtime, 'export const useStorage = () => globalThis.__nitroTest.storage\nexport const useRuntimeConfig = () => globalThis.__nitroTest.runtimeConfig\n')
+  writeFileSync(
+    runtime,
+    'export const useStorage = () => globalThis.__nitroTest.storage\nexport const useRuntimeConfig = () => globalThis.__nitroTest.runtimeConfig\n',
+  )
   ;(globalThis as Record<string, unknown>).__nitroTest = { storage, runtimeConfig: { modelGateway: { secret: NUXT_SECRET, previousSecrets: [] } } }
   const server = join(generated, 'model-gateway-server.mjs')
-  writeFileSync(server, template.getContents().replace(`from 'model-gateway'`, `from ${JSON.stringify(join(root, 'src/index.ts'))}`).replace(`from 'nitropack/runtime'`, `from ${JSON.stringify(runtime)}`))
+  writeFileSync(
+    server,
+    template
+      .getContents()
+      .replace(`from 'model-gateway'`, `from ${JSON.stringify(join(root, 'src/index.ts'))}`)
+      .replace(`from 'nitropack/runtime'`, `from ${JSON.stringify(runtime)}`),
+  )
   const { useModelGateway } = (await import(pathToFileURL(server).href)) as { useModelGateway: () => Promise<Gateway> }
   return { useModelGateway, storage }
 }
@@ -254,8 +295,13 @@ describe('First key: the CLI given a Nuxt app (--nuxt)', () => {
     writeFileSync(join(app, 'nuxt.config.ts'), `export default defineNuxtConfig({ modules: ['model-gateway/nuxt'] })\n`)
     const none = await cli(['keys', 'create', '--email', 'you@example.com', '--nuxt', '.'], app)
     expect(none.code).toBe(1)
-    expect(none.stderr).toMatch(/sets no modelGateway\.nitroStorage, so the module keeps its records in memory, inside the server, where no command can reach them\. Set nitroStorage and its nitro\.storage mount \(README "Nuxt"\), or create the first key in a server plugin with ensureDevKey \(docs\/first-key\.md\)\n$/)
-    writeFileSync(join(app, 'nuxt.config.ts'), `export default defineNuxtConfig({ modules: ['model-gateway/nuxt'], modelGateway: { nitroStorage: 'records' } })\n`)
+    expect(none.stderr).toMatch(
+      /sets no modelGateway\.nitroStorage, so the module keeps its records in memory, inside the server, where no command can reach them\. Set nitroStorage and its nitro\.storage mount \(README "Nuxt"\), or create the first key in a server plugin with ensureDevKey \(docs\/first-key\.md\)\n$/,
+    )
+    writeFileSync(
+      join(app, 'nuxt.config.ts'),
+      `export default defineNuxtConfig({ modules: ['model-gateway/nuxt'], modelGateway: { nitroStorage: 'records' } })\n`,
+    )
     const unmounted = await cli(['keys', 'create', '--email', 'you@example.com', '--nuxt', '.'], app)
     expect(unmounted.stderr).toMatch(/nitroStorage is "records" but nitro\.storage\.records is not set .*Nitro's in-memory default/)
     expect(existsSync(join(app, '.data'))).toBe(false)
@@ -270,9 +316,17 @@ describe('First key in code: admin.ensureDevKey', () => {
     try {
       const printed: string[] = []
       const first = await gateway.admin.ensureDevKey({ email: 'You@Example.com', print: (text) => printed.push(text) })
-      expect(first).toMatchObject({ created: true, user: { email: 'you@example.com' }, org: { name: 'you@example.com' }, credits: { balance: '10', total_credits: '10', total_usage: '0' }, record: { label: 'dev key', credit_limit: null } })
+      expect(first).toMatchObject({
+        created: true,
+        user: { email: 'you@example.com' },
+        org: { name: 'you@example.com' },
+        credits: { balance: '10', total_credits: '10', total_usage: '0' },
+        record: { label: 'dev key', credit_limit: null },
+      })
       expect(first.key).toMatch(KEY)
-      expect(printed).toEqual([`[model-gateway] Dev key for you@example.com (org "you@example.com", balance 10 EUR), shown only now:\n\n  ${first.key}\n\nSend it as "Authorization: Bearer <key>" to /api/v1/… (GET /api/v1/me answers who it is).`])
+      expect(printed).toEqual([
+        `[model-gateway] Dev key for you@example.com (org "you@example.com", balance 10 EUR), shown only now:\n\n  ${first.key}\n\nSend it as "Authorization: Bearer <key>" to /api/v1/… (GET /api/v1/me answers who it is).`,
+      ])
       const answer = await me(first.key!)
       expect(answer.status).toBe(200)
       expect(await answer.json()).toMatchObject({ email: 'you@example.com', credits: { balance: '10' } })
@@ -297,7 +351,10 @@ describe('First key in code: admin.ensureDevKey', () => {
       const poor = await gateway.admin.ensureDevKey({ email: 'poor@example.com', credits: 0, orgName: 'Poor', print: false })
       expect(poor).toMatchObject({ org: { name: 'Poor' }, credits: { balance: '0' } })
       expect((await gateway.admin.ensureDevKey({ email: 'rich@example.com', credits: '2.5', print: false })).credits.balance).toBe('2.5')
-      await expect(gateway.admin.ensureDevKey({ email: 'neg@example.com', credits: '-1', print: false })).rejects.toMatchObject({ status: 400, param: 'credits' })
+      await expect(gateway.admin.ensureDevKey({ email: 'neg@example.com', credits: '-1', print: false })).rejects.toMatchObject({
+        status: 400,
+        param: 'credits',
+      })
       await expect(gateway.admin.ensureDevKey({ email: 'not-an-email', print: false })).rejects.toMatchObject({ status: 400, param: 'email' })
     } finally {
       await gateway.close()

@@ -15,7 +15,16 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeGemini, type FakeGemini } from '../fakes/gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import {
-  fieldNames, HOSTILE, HOSTILE_BODIES, HOSTILE_KEYS, HOSTILE_PATH_PARAMS, HOSTILE_QUERY_VALUES, pathsOf, prng, withExtraKey, withFragment,
+  fieldNames,
+  HOSTILE,
+  HOSTILE_BODIES,
+  HOSTILE_KEYS,
+  HOSTILE_PATH_PARAMS,
+  HOSTILE_QUERY_VALUES,
+  pathsOf,
+  prng,
+  withExtraKey,
+  withFragment,
 } from '../helpers/fuzz'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 
@@ -47,7 +56,13 @@ const chatSeed = (model: string, extra: Record<string, unknown> = {}) => ({
   model,
   messages: [
     { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'hi' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+      ],
+    },
     { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }] },
     { role: 'tool', tool_call_id: 'call_1', content: '{"ok":true}' },
     { role: 'user', content: 'hello', name: 'u1' },
@@ -78,14 +93,55 @@ const SEEDS: Record<string, unknown[]> = {
   ],
   'POST /embeddings': [
     { model: 'demo/embed', input: ['hello there', 'second input'], encoding_format: 'base64', dimensions: 64, provider: { max_price: { prompt: 1 } } },
-    { model: 'demo/embed', input: [[1, 2, 3], [4, 5]], user: 'u-1' },
+    {
+      model: 'demo/embed',
+      input: [
+        [1, 2, 3],
+        [4, 5],
+      ],
+      user: 'u-1',
+    },
   ],
-  'POST /audio/speech': [{ model: 'demo/speech', input: 'hello there', voice: 'alloy', response_format: 'wav', speed: 1, provider: { max_price: { prompt: 1 } } }],
-  'POST /audio/transcriptions': [{ model: 'demo/transcribe', input_audio: { data: wav, format: 'wav' }, language: 'en', prompt: 'p', temperature: 0, response_format: 'verbose_json', timestamp_granularities: ['segment'] }],
-  'POST /byok': [{ key: 'sk-fuzz-key', provider: 'fakebyok', name: 'n', label: 'l', allowed_api_key_hashes: ['a'.repeat(64)], allowed_models: ['fakebyok/model'], always_use: false, is_fallback: false, disabled: false, sort_order: 1 }],
+  'POST /audio/speech': [
+    { model: 'demo/speech', input: 'hello there', voice: 'alloy', response_format: 'wav', speed: 1, provider: { max_price: { prompt: 1 } } },
+  ],
+  'POST /audio/transcriptions': [
+    {
+      model: 'demo/transcribe',
+      input_audio: { data: wav, format: 'wav' },
+      language: 'en',
+      prompt: 'p',
+      temperature: 0,
+      response_format: 'verbose_json',
+      timestamp_granularities: ['segment'],
+    },
+  ],
+  'POST /byok': [
+    {
+      key: 'sk-fuzz-key',
+      provider: 'fakebyok',
+      name: 'n',
+      label: 'l',
+      allowed_api_key_hashes: ['a'.repeat(64)],
+      allowed_models: ['fakebyok/model'],
+      always_use: false,
+      is_fallback: false,
+      disabled: false,
+      sort_order: 1,
+    },
+  ],
   'PATCH /byok/:id': [{ name: 'n2', label: 'l2', allowed_models: ['fakebyok/model'], disabled: false, sort_order: 2, key: 'sk-fuzz-other' }],
   'POST /byok/test': [{ key: 'sk-fuzz-key', provider: 'fakebyok' }],
-  'POST /auth/keys/authorize': [{ callback_url: 'https://app.example/cb', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256', limit: '5', expires_at: '2099-01-01T00:00:00Z', key_label: 'minted' }],
+  'POST /auth/keys/authorize': [
+    {
+      callback_url: 'https://app.example/cb',
+      code_challenge: 'c'.repeat(43),
+      code_challenge_method: 'S256',
+      limit: '5',
+      expires_at: '2099-01-01T00:00:00Z',
+      key_label: 'minted',
+    },
+  ],
   'POST /auth/keys/code': [{ callback_url: 'https://app.example/cb', code_challenge: 'c'.repeat(43), code_challenge_method: 'plain' }],
   'POST /auth/keys': [{ code: 'some-code', code_verifier: 'v'.repeat(43) }],
 }
@@ -110,7 +166,10 @@ function casesFor(route: RouteDefinition, random: ReturnType<typeof prng>, crede
   }
   // Query parameters: each known one with each hostile value; unknown and repeated ones.
   const query = (field: string, value: string) =>
-    Object.entries(QUERY_SEEDS[name] ?? {}).filter(([key]) => key !== field).map(([key, v]) => `${key}=${encodeURIComponent(v)}&`).join('') + `${field}=${value}`
+    `${Object.entries(QUERY_SEEDS[name] ?? {})
+      .filter(([key]) => key !== field)
+      .map(([key, v]) => `${key}=${encodeURIComponent(v)}&`)
+      .join('')}${field}=${value}`
   for (const field of fieldNames(route.query)) {
     for (const value of HOSTILE_QUERY_VALUES) add({ label: `${name} ?${field}=${value.slice(0, 40)}`, path: `${validPath}?${query(field, value)}` })
     add({ label: `${name} ?${field} twice`, path: `${validPath}?${query(field, '1')}&${field}=2` })
@@ -125,7 +184,13 @@ function casesFor(route: RouteDefinition, random: ReturnType<typeof prng>, crede
   for (const [s, seed] of seeds.entries()) {
     const paths = pathsOf(seed)
     if (!paths.length) continue
-    const objects = [[], ...paths.filter((path) => { const v = path.reduce<any>((node, key) => node[key], seed); return v && typeof v === 'object' && !Array.isArray(v) })]
+    const objects = [
+      [],
+      ...paths.filter((path) => {
+        const v = path.reduce<any>((node, key) => node[key], seed)
+        return v && typeof v === 'object' && !Array.isArray(v)
+      }),
+    ]
     add({ label: `${name} seed ${s} as it is`, path: validPath, headers: json, body: JSON.stringify(seed) })
     const mutate = (path: (string | number)[], fragment: (typeof HOSTILE)[number]) =>
       add({ label: `${name} seed ${s} ${path.join('.')} = ${fragment.name}`, path: validPath, headers: json, body: withFragment(seed, path, fragment.json) })
@@ -134,7 +199,12 @@ function casesFor(route: RouteDefinition, random: ReturnType<typeof prng>, crede
     for (const key of HOSTILE_KEYS) {
       const at = random.pick(objects)
       const fragment = random.pick(HOSTILE)
-      add({ label: `${name} seed ${s} extra key ${key.slice(0, 12)} at ${at.join('.') || 'root'} = ${fragment.name}`, path: validPath, headers: json, body: withExtraKey(seed, at, key, fragment.json) })
+      add({
+        label: `${name} seed ${s} extra key ${key.slice(0, 12)} at ${at.join('.') || 'root'} = ${fragment.name}`,
+        path: validPath,
+        headers: json,
+        body: withExtraKey(seed, at, key, fragment.json),
+      })
     }
   }
   return cases
@@ -148,23 +218,59 @@ function multipartCases(): Case[] {
   const audio = Buffer.from(wav, 'base64').toString('latin1')
   const form = (fields: string) => Buffer.from(`${part('file', audio, 'a.wav')}${fields}--${boundary}--\r\n`, 'latin1')
   const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` }
-  const values = ['', '1e400', '9'.repeat(400), '-0', 'NaN', '\u0000', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]', 'x'.repeat(100_000)]
+  const values = [
+    '',
+    '1e400',
+    '9'.repeat(400),
+    '-0',
+    'NaN',
+    '\u0000',
+    '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]',
+    'x'.repeat(100_000),
+  ]
   const cases: Case[] = []
   for (const field of ['model', 'temperature', 'language', 'prompt', 'response_format', 'timestamp_granularities[]', '\u0000']) {
     for (const value of values) {
-      cases.push({ route: 'POST /audio/transcriptions', label: `multipart ${field} = ${value.slice(0, 20)}`, method: 'POST', path: '/audio/transcriptions', headers, body: form(`${part('model', 'demo/transcribe')}${part(field, value)}`) })
+      cases.push({
+        route: 'POST /audio/transcriptions',
+        label: `multipart ${field} = ${value.slice(0, 20)}`,
+        method: 'POST',
+        path: '/audio/transcriptions',
+        headers,
+        body: form(`${part('model', 'demo/transcribe')}${part(field, value)}`),
+      })
     }
   }
-  cases.push({ route: 'POST /audio/transcriptions', label: 'multipart without boundary', method: 'POST', path: '/audio/transcriptions', headers: { 'content-type': 'multipart/form-data' }, body: 'x' })
-  cases.push({ route: 'POST /audio/transcriptions', label: 'multipart unterminated', method: 'POST', path: '/audio/transcriptions', headers, body: `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nx` })
+  cases.push({
+    route: 'POST /audio/transcriptions',
+    label: 'multipart without boundary',
+    method: 'POST',
+    path: '/audio/transcriptions',
+    headers: { 'content-type': 'multipart/form-data' },
+    body: 'x',
+  })
+  cases.push({
+    route: 'POST /audio/transcriptions',
+    label: 'multipart unterminated',
+    method: 'POST',
+    path: '/audio/transcriptions',
+    headers,
+    body: `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nx`,
+  })
   return cases
 }
 
 /** Form posts of the consent page with hostile fields. */
 function consentCases(): Case[] {
   const headers = { 'content-type': 'application/x-www-form-urlencoded' }
-  return ['decision=approve&request=%00', 'decision=%ZZ&request=%', 'request=' + 'x'.repeat(50_000) + '&decision=deny', 'decision=approve&decision=deny', '%00=%00', '']
-    .map((body) => ({ route: 'POST /auth/consent', label: `consent form ${body.slice(0, 30)}`, method: 'POST', path: '/auth/consent', headers, body }))
+  return [
+    'decision=approve&request=%00',
+    'decision=%ZZ&request=%',
+    `request=${'x'.repeat(50_000)}&decision=deny`,
+    'decision=approve&decision=deny',
+    '%00=%00',
+    '',
+  ].map((body) => ({ route: 'POST /auth/consent', label: `consent form ${body.slice(0, 30)}`, method: 'POST', path: '/auth/consent', headers, body }))
 }
 
 describe('fuzz: every route, hostile input', () => {
@@ -196,7 +302,11 @@ describe('fuzz: every route, hostile input', () => {
       ],
     })
     auth = (await createCustomer(t.gateway, { credits: '1000' })).auth
-    const created = await t.request('/api/v1/byok', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(SEEDS['POST /byok'][0]) })
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(SEEDS['POST /byok'][0]),
+    })
     expect(created.status).toBe(201)
     credentialId = ((await created.json()) as { data: { id: string } }).data.id
   })
@@ -208,7 +318,12 @@ describe('fuzz: every route, hostile input', () => {
   /** Sends one case; returns a description of what is wrong with the answer, or null. */
   async function check(c: Case): Promise<string | null> {
     const logged = errors.length
-    const res = await t.request(`/api/v1${c.path}`, { method: c.method, headers: { ...auth, ...c.headers }, body: c.body as BodyInit | undefined, redirect: 'manual' })
+    const res = await t.request(`/api/v1${c.path}`, {
+      method: c.method,
+      headers: { ...auth, ...c.headers },
+      body: c.body as BodyInit | undefined,
+      redirect: 'manual',
+    })
     const text = await res.text()
     const problems: string[] = []
     let body: any
@@ -218,9 +333,11 @@ describe('fuzz: every route, hostile input', () => {
       } catch {
         problems.push('error body is not JSON')
       }
-      if (body && (body.error?.code !== res.status || typeof body.error?.type !== 'string' || typeof body.error?.message !== 'string')) problems.push(`not the error envelope: ${text.slice(0, 200)}`)
+      if (body && (body.error?.code !== res.status || typeof body.error?.type !== 'string' || typeof body.error?.message !== 'string'))
+        problems.push(`not the error envelope: ${text.slice(0, 200)}`)
     }
-    if (res.status >= 500 && !(res.status === 503 && body?.error?.type === 'no_provider_available' && /^No provider is available for/.test(body.error.message))) problems.push(`status ${res.status}`)
+    if (res.status >= 500 && !(res.status === 503 && body?.error?.type === 'no_provider_available' && /^No provider is available for/.test(body.error.message)))
+      problems.push(`status ${res.status}`)
     if (res.headers.get('content-type')?.startsWith('text/event-stream') && /internal_error/.test(text)) problems.push('internal_error inside the stream')
     if (errors.length > logged) problems.push(`logged: ${JSON.stringify(errors.slice(logged)).slice(0, 300)}`)
     return problems.length ? `${c.label} → ${res.status}: ${problems.join('; ')} ${text.slice(0, 200)}` : null
@@ -229,8 +346,9 @@ describe('fuzz: every route, hostile input', () => {
   it('never answers 5xx, always the error envelope, never logs an error', async () => {
     const random = prng(SEED)
     const routes = t.gateway.routes
-    const cases = [...routes.flatMap((route) => casesFor(route, random, credentialId)), ...multipartCases(), ...consentCases()]
-      .sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE')) // the credential is deleted last
+    const cases = [...routes.flatMap((route) => casesFor(route, random, credentialId)), ...multipartCases(), ...consentCases()].sort(
+      (a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'),
+    ) // the credential is deleted last
     // Every route is covered.
     for (const route of routes) expect(cases.filter((c) => c.route === `${route.method} ${route.path}`).length, route.path).toBeGreaterThan(0)
     const failures: string[] = []

@@ -34,7 +34,13 @@ describe('GET /api/v1/generation', () => {
     t = await startGateway({
       keepAliveMs: 50,
       providers: [
-        openaiCompatible({ slug: 'up', name: 'Up Provider', baseURL: upstream.url, apiKey: 'sk-up', models: [model('fake/gpt-test', 'gpt-test'), model('fake/slow', 'slow')] }),
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up Provider',
+          baseURL: upstream.url,
+          apiKey: 'sk-up',
+          models: [model('fake/gpt-test', 'gpt-test'), model('fake/slow', 'slow')],
+        }),
         demo({ audio: true }),
       ],
     })
@@ -52,10 +58,17 @@ describe('GET /api/v1/generation', () => {
   const recordOf = async (id: string) => (await t.gateway.context.usage.list(customer.user.org_id)).find((r) => r.id === id)!
 
   it('reports a whole completion: model, provider, tokens, exact cost, timing, app attribution and grouping fields', async () => {
-    const res = await chat({
-      model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hello there' }],
-      session_id: 'session-42', user: 'end-user-7', metadata: { feature: 'search', plan: 'pro' }, trace: { trace_id: 'trace-1', span_name: 'answer', custom: { n: 1 } },
-    }, attribution)
+    const res = await chat(
+      {
+        model: 'fake/gpt-test',
+        messages: [{ role: 'user', content: 'hello there' }],
+        session_id: 'session-42',
+        user: 'end-user-7',
+        metadata: { feature: 'search', plan: 'pro' },
+        trace: { trace_id: 'trace-1', span_name: 'answer', custom: { n: 1 } },
+      },
+      attribution,
+    )
     expect(res.status).toBe(200)
     const text = await res.text()
     const completion = JSON.parse(text)
@@ -113,22 +126,53 @@ describe('GET /api/v1/generation', () => {
     expect(data.latency).toBe(data.generation_time) // a whole answer: the first byte is the answer
     expect(data.generation_time).toBe(record.latency_ms)
     // Every field of OpenRouter's generation shape is there (null where the gateway has no value).
-    for (const field of ['num_media_prompt', 'num_media_completion', 'num_search_results', 'num_fetches', 'preset_id', 'provider_responses', 'router', 'service_tier', 'web_search_engine', 'workspace_id', 'native_tokens_completion_images', 'response_cache_source_id']) {
+    for (const field of [
+      'num_media_prompt',
+      'num_media_completion',
+      'num_search_results',
+      'num_fetches',
+      'preset_id',
+      'provider_responses',
+      'router',
+      'service_tier',
+      'web_search_engine',
+      'workspace_id',
+      'native_tokens_completion_images',
+      'response_cache_source_id',
+    ]) {
       expect(data).toHaveProperty(field, null)
     }
   })
 
   it('reports a stream: streamed, not cancelled, time to first chunk within the generation time', async () => {
-    const res = await chat({ model: 'fake/slow', stream: true, session_id: 'session-42', messages: [{ role: 'user', content: 'stream me please' }] }, { 'http-referer': 'not a url', 'x-title': 'Plain Title' })
+    const res = await chat(
+      { model: 'fake/slow', stream: true, session_id: 'session-42', messages: [{ role: 'user', content: 'stream me please' }] },
+      { 'http-referer': 'not a url', 'x-title': 'Plain Title' },
+    )
     expect(res.status).toBe(200)
     const { events } = await readSse(res)
     const usage = events[events.length - 2].usage
     const id = res.headers.get('x-generation-id')!
     const body = await (await generation(id)).json()
     expect(body.data).toMatchObject({
-      id, model: 'fake/slow', provider_name: 'Up Provider', streamed: true, cancelled: false, finish_reason: 'stop', native_finish_reason: 'stop',
-      tokens_prompt: usage.prompt_tokens, tokens_completion: usage.completion_tokens, total_cost: usage.cost, usage: usage.cost_eur,
-      http_referer: 'not a url', app_id: appIdOf('not a url'), app_title: 'Plain Title', app_categories: [], session_id: 'session-42', metadata: null, trace: null,
+      id,
+      model: 'fake/slow',
+      provider_name: 'Up Provider',
+      streamed: true,
+      cancelled: false,
+      finish_reason: 'stop',
+      native_finish_reason: 'stop',
+      tokens_prompt: usage.prompt_tokens,
+      tokens_completion: usage.completion_tokens,
+      total_cost: usage.cost,
+      usage: usage.cost_eur,
+      http_referer: 'not a url',
+      app_id: appIdOf('not a url'),
+      app_title: 'Plain Title',
+      app_categories: [],
+      session_id: 'session-42',
+      metadata: null,
+      trace: null,
     })
     // The slow model waits 100 ms before each chunk: the first came well before the end.
     expect(body.data.latency).toBeGreaterThanOrEqual(90)
@@ -155,36 +199,80 @@ describe('GET /api/v1/generation', () => {
 
   it('reports speech and transcription with their api_type and attribution', async () => {
     const speech = await t.request('/api/v1/audio/speech', {
-      method: 'POST', headers: { ...customer.auth, ...json, 'x-openrouter-title': 'Voice App' },
+      method: 'POST',
+      headers: { ...customer.auth, ...json, 'x-openrouter-title': 'Voice App' },
       body: JSON.stringify({ model: 'demo/speech', input: 'hello', response_format: 'wav', session_id: 'voice-1' }),
     })
     expect(speech.status).toBe(200)
     await speech.arrayBuffer()
     const spoken = await (await generation(speech.headers.get('x-generation-id')!)).json()
-    expect(spoken.data).toMatchObject({ model: 'demo/speech', api_type: 'tts', streamed: true, cancelled: false, app_title: 'Voice App', session_id: 'voice-1', provider_name: 'Demo (offline)' })
+    expect(spoken.data).toMatchObject({
+      model: 'demo/speech',
+      api_type: 'tts',
+      streamed: true,
+      cancelled: false,
+      app_title: 'Voice App',
+      session_id: 'voice-1',
+      provider_name: 'Demo (offline)',
+    })
 
-    const clip = await t.request('/api/v1/audio/speech', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'demo/speech', input: 'hi', response_format: 'wav' }) })
+    const clip = await t.request('/api/v1/audio/speech', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'demo/speech', input: 'hi', response_format: 'wav' }),
+    })
     const wav = Buffer.from(await clip.arrayBuffer()).toString('base64')
     const transcription = await t.request('/api/v1/audio/transcriptions', {
-      method: 'POST', headers: { ...customer.auth, ...json, 'http-referer': 'https://voice.example/' },
+      method: 'POST',
+      headers: { ...customer.auth, ...json, 'http-referer': 'https://voice.example/' },
       body: JSON.stringify({ model: 'demo/transcribe', input_audio: { data: wav, format: 'wav' }, metadata: { clip: '1' } }),
     })
     expect(transcription.status).toBe(200)
     const heard = await transcription.json()
     const stats = await (await generation(transcription.headers.get('x-generation-id')!)).json()
-    expect(stats.data).toMatchObject({ model: 'demo/transcribe', api_type: 'stt', streamed: false, usage: heard.usage.cost_eur, http_referer: 'https://voice.example/', app_id: appIdOf('https://voice.example'), metadata: { clip: '1' } })
+    expect(stats.data).toMatchObject({
+      model: 'demo/transcribe',
+      api_type: 'stt',
+      streamed: false,
+      usage: heard.usage.cost_eur,
+      http_referer: 'https://voice.example/',
+      app_id: appIdOf('https://voice.example'),
+      metadata: { clip: '1' },
+    })
   })
 
-  it('parses with OpenRouter\'s own client, whose app attribution and session are recorded', async () => {
-    const client = new OpenRouter({ apiKey: customer.key, serverURL: `${t.url}/api/v1`, httpReferer: 'https://sdk.example/app', appTitle: 'SDK App', appCategories: 'cli-agent,programming' })
-    const completion = (await client.chat.send({ chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'through the sdk' }], sessionId: 'sdk-session', stream: false } })) as ChatResult
+  it("parses with OpenRouter's own client, whose app attribution and session are recorded", async () => {
+    const client = new OpenRouter({
+      apiKey: customer.key,
+      serverURL: `${t.url}/api/v1`,
+      httpReferer: 'https://sdk.example/app',
+      appTitle: 'SDK App',
+      appCategories: 'cli-agent,programming',
+    })
+    const completion = (await client.chat.send({
+      chatRequest: { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'through the sdk' }], sessionId: 'sdk-session', stream: false },
+    })) as ChatResult
     const id = completion.id
     const record = (await recordOf(id))!
     const { data } = await client.generations.getGeneration({ id })
     expect(data).toMatchObject({
-      id, model: 'fake/gpt-test', providerName: 'Up Provider', streamed: false, cancelled: false, isByok: false, totalCost: Number(record.cost), usage: Number(record.cost_eur),
-      tokensPrompt: completion.usage!.promptTokens, tokensCompletion: completion.usage!.completionTokens, httpReferer: 'https://sdk.example/app', appId: appIdOf('https://sdk.example'),
-      apiType: 'completions', finishReason: 'stop', dataRegion: 'global', sessionId: 'sdk-session', requestId: record.request_id,
+      id,
+      model: 'fake/gpt-test',
+      providerName: 'Up Provider',
+      streamed: false,
+      cancelled: false,
+      isByok: false,
+      totalCost: Number(record.cost),
+      usage: Number(record.cost_eur),
+      tokensPrompt: completion.usage!.promptTokens,
+      tokensCompletion: completion.usage!.completionTokens,
+      httpReferer: 'https://sdk.example/app',
+      appId: appIdOf('https://sdk.example'),
+      apiType: 'completions',
+      finishReason: 'stop',
+      dataRegion: 'global',
+      sessionId: 'sdk-session',
+      requestId: record.request_id,
     })
     expect(data.userAgent).toContain('@openrouter/sdk')
     // The client sends its app title and categories with every call (the generation shape has no field for them).
@@ -217,12 +305,23 @@ describe('GET /api/v1/generation', () => {
   })
 
   it('leaves out request fields beyond their bounds (chat refuses them) and cuts header text to its bound', async () => {
-    const tooLong = { session_id: 'x'.repeat(129), metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])), trace: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i])) }
+    const tooLong = {
+      session_id: 'x'.repeat(129),
+      metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])),
+      trace: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i])),
+    }
     const refused = await chat({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'bounds' }], session_id: tooLong.session_id })
     expect(refused.status).toBe(400)
     await refused.json()
     const speech = await t.request('/api/v1/audio/speech', {
-      method: 'POST', headers: { ...customer.auth, ...json, 'x-title': 'T'.repeat(300), 'x-session-id': 'header-session', 'x-openrouter-categories': Array.from({ length: 12 }, (_, i) => `c${i}`).join(',') },
+      method: 'POST',
+      headers: {
+        ...customer.auth,
+        ...json,
+        'x-title': 'T'.repeat(300),
+        'x-session-id': 'header-session',
+        'x-openrouter-categories': Array.from({ length: 12 }, (_, i) => `c${i}`).join(','),
+      },
       body: JSON.stringify({ model: 'demo/speech', input: 'bounds', response_format: 'wav', ...tooLong }),
     })
     expect(speech.status).toBe(200)
@@ -245,7 +344,11 @@ describe('GET /api/v1/credits', () => {
 
   it('equals the admin credits exactly, in OpenRouter’s shape (numbers), with the balance beside', async () => {
     const customer = await createCustomer(t.gateway, { credits: '12.345678901234' })
-    const chat = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'spend a little' }] }) })
+    const chat = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'spend a little' }] }),
+    })
     expect(chat.status).toBe(200)
     await chat.json()
     const res = await t.request('/api/v1/credits', { headers: customer.auth })

@@ -26,7 +26,10 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
     upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 500 })
     const models: ProviderModel[] = MODELS.map((id) => ({ id: `fake/${id}`, upstreamId: id, pricing, maxCompletionTokens: 1000 }))
     const options = () => ({
-      storage: kind.open(), keepAliveMs: 100, requestTimeoutMs: 700, abortedStreamUsageWaitMs: 100,
+      storage: kind.open(),
+      keepAliveMs: 100,
+      requestTimeoutMs: 700,
+      abortedStreamUsageWaitMs: 100,
       // Retries stay well inside the keep-alive interval, so a failure before any content is still an HTTP error.
       retry: { baseDelayMs: 5 },
       providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models })],
@@ -49,8 +52,7 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
     return ctx.holds.held(budgetsOf(ctx, principal).budgets[0], Date.now())
   }
   const spent = async (customer: Customer) => toUnits((await a.gateway.admin.getCredits(customer.user.org_id)).total_usage)
-  const recorded = async (customer: Customer) =>
-    (await a.gateway.context.usage.list(customer.user.org_id)).reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)
+  const recorded = async (customer: Customer) => (await a.gateway.context.usage.list(customer.user.org_id)).reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)
   // Reads a whole answer or a stream to its end (a stream's usage is in its last chunk before [DONE]).
   const finish = async (res: Response) => (res.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(res)).events : await res.json())
 
@@ -58,8 +60,11 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
     expect(a.gateway.context.holds.kind).toBe(name === 'redis' ? 'redis' : 'local')
     const broke = await createCustomer(a.gateway, { credits: '0.000000000001' })
     const sent = upstream.requests.length
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) =>
-      post(i % 2 ? a : b, { model: 'fake/slow', stream: i % 3 === 0, messages: [{ role: 'user', content: `hi ${i}` }] }, broke)))
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(i % 2 ? a : b, { model: 'fake/slow', stream: i % 3 === 0, messages: [{ role: 'user', content: `hi ${i}` }] }, broke),
+      ),
+    )
     for (const res of answers) {
       expect(res.status).toBe(402)
       expect((await res.json()).error.type).toBe('insufficient_credits')

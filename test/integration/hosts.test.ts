@@ -26,7 +26,8 @@ import { createCustomer, startGateway } from '../helpers/server'
 
 const KEY = 'sk-hosts-test'
 const call = (timeoutMs = 5000): CallOptions => ({ signal: AbortSignal.timeout(10_000), timeoutMs })
-const chatRequest = (model: string, extra: Record<string, unknown> = {}): UpstreamChatRequest => ({ model, messages: [{ role: 'user', content: 'hello hosts' }], ...extra }) as UpstreamChatRequest
+const chatRequest = (model: string, extra: Record<string, unknown> = {}): UpstreamChatRequest =>
+  ({ model, messages: [{ role: 'user', content: 'hello hosts' }], ...extra }) as UpstreamChatRequest
 const failure = async (promise: Promise<unknown>): Promise<GatewayError> => {
   try {
     await promise
@@ -55,7 +56,13 @@ describe('hosts written once', () => {
     const dir = fileURLToPath(new URL('../../src/providers/hosts/', import.meta.url))
     const files = readdirSync(dir).filter((f) => !['index.ts', 'define.ts', 'first-party.ts'].includes(f))
     expect(files.sort()).toEqual(['deepseek.ts', 'fireworks.ts', 'groq.ts', 'mistral.ts', 'openai.ts', 'together.ts', 'xai.ts'])
-    for (const file of files) expect(readFileSync(dir + file, 'utf8').trimEnd().split('\n').length, file).toBeLessThanOrEqual(30)
+    for (const file of files)
+      expect(
+        readFileSync(dir + file, 'utf8')
+          .trimEnd()
+          .split('\n').length,
+        file,
+      ).toBeLessThanOrEqual(30)
   })
 
   it('derives the CLI’s environment providers, the catalogue’s host facts and the presets from the one list', () => {
@@ -65,7 +72,12 @@ describe('hosts written once', () => {
     expect(Object.keys(knownHosts).sort()).toEqual(['anthropic', 'deepseek', 'fireworks', 'google-ai-studio', 'groq', 'mistral', 'openai', 'together', 'xai'])
     for (const host of HOSTS) {
       const provider = hostedProvider(host.slug, { apiKey: 'k' })
-      expect([provider.slug, provider.name, provider.privacyPolicyUrl, provider.headquarters]).toEqual([host.slug, host.name, host.privacyPolicyUrl, host.headquarters])
+      expect([provider.slug, provider.name, provider.privacyPolicyUrl, provider.headquarters]).toEqual([
+        host.slug,
+        host.name,
+        host.privacyPolicyUrl,
+        host.headquarters,
+      ])
       expect(provider.byokSupported).toBe(true)
     }
     expect(knownHosts.mistral.baseURL).toBe('https://api.mistral.ai/v1')
@@ -79,15 +91,40 @@ describe('Mistral’s request hook', () => {
   const mistral = () => hostedProvider('mistral', { apiKey: KEY, baseURL: fake.url })
 
   it('sends seed as random_seed, passes safe_prompt, and drops the fields Mistral does not take', async () => {
-    await mistral().chat(chatRequest('mistral-small-2603', { seed: 42, safe_prompt: true, max_completion_tokens: 20, logprobs: true, top_logprobs: 2, user: 'u-1', logit_bias: { 50256: -100 }, n: 2 }), call())
+    await mistral().chat(
+      chatRequest('mistral-small-2603', {
+        seed: 42,
+        safe_prompt: true,
+        max_completion_tokens: 20,
+        logprobs: true,
+        top_logprobs: 2,
+        user: 'u-1',
+        logit_bias: { 50256: -100 },
+        n: 2,
+      }),
+      call(),
+    )
     const body = fake.requests[0].body
     expect(fake.requests[0].path).toBe('/v1/chat/completions')
-    expect(body).toEqual({ model: 'mistral-small-2603', messages: [{ role: 'user', content: 'hello hosts' }], random_seed: 42, safe_prompt: true, max_tokens: 20, n: 2 })
+    expect(body).toEqual({
+      model: 'mistral-small-2603',
+      messages: [{ role: 'user', content: 'hello hosts' }],
+      random_seed: 42,
+      safe_prompt: true,
+      max_tokens: 20,
+      n: 2,
+    })
   })
 
   it('streams without stream_options (Mistral reports usage in its last chunk on its own)', async () => {
     const chunks = await collect(await mistral().chatStream(chatRequest('mistral-small-2603', { seed: 7, safe_prompt: false }), call()))
-    expect(fake.requests[0].body).toEqual({ model: 'mistral-small-2603', messages: [{ role: 'user', content: 'hello hosts' }], random_seed: 7, safe_prompt: false, stream: true })
+    expect(fake.requests[0].body).toEqual({
+      model: 'mistral-small-2603',
+      messages: [{ role: 'user', content: 'hello hosts' }],
+      random_seed: 7,
+      safe_prompt: false,
+      stream: true,
+    })
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Hello from mistral-small-2603: hello hosts')
   })
 
@@ -167,7 +204,9 @@ describe('the runner’s transports', () => {
     expect(down.ok).toBe(false)
     expect(down.message).toBe('A is unavailable')
     const models = await localProvider({ slug: 'ollama', name: 'Ollama', baseURL: fake.url, apiKey: KEY }).discoverModels!(call())
-    expect(models).toEqual([{ id: 'ollama/fake-model', upstreamId: 'fake-model', name: 'Ollama: fake-model', created: 1700000000, pricing: { prompt: '0', completion: '0' } }])
+    expect(models).toEqual([
+      { id: 'ollama/fake-model', upstreamId: 'fake-model', name: 'Ollama: fake-model', created: 1700000000, pricing: { prompt: '0', completion: '0' } },
+    ])
   })
 
   it('checks Anthropic and Gemini keys through the same runner', async () => {

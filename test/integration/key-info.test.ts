@@ -29,7 +29,16 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
       clock: () => clock,
       rateLimits: { key: { requests: 1000, windowSeconds: 60 } },
       byok: { freeRequestAllowance: 0 },
-      providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: UPSTREAM_KEY, byokSupported: true, models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }] })],
+      providers: [
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up',
+          baseURL: upstream.url,
+          apiKey: UPSTREAM_KEY,
+          byokSupported: true,
+          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
+        }),
+      ],
     })
   })
   afterAll(async () => {
@@ -38,7 +47,11 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
   })
 
   const chat = (key: string) =>
-    t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...json, ...bearer(key) }, body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }) })
+    t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...json, ...bearer(key) },
+      body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    })
   const served = async (key: string) => {
     const res = await chat(key)
     expect(res.status).toBe(200)
@@ -141,9 +154,19 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
 
   it('BYOK: the platform fee is usage, the upstream cost is byok_usage; include_byok_in_limit counts it against the limit', async () => {
     const customer = await createCustomer(t.gateway, { credits: '5' })
-    const created = await t.request('/api/v1/byok', { method: 'POST', headers: { ...json, ...customer.auth }, body: JSON.stringify({ provider: 'up', key: CUSTOMER_UPSTREAM_KEY, always_use: true }) })
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...json, ...customer.auth },
+      body: JSON.stringify({ provider: 'up', key: CUSTOMER_UPSTREAM_KEY, always_use: true }),
+    })
     expect(created.status).toBe(201)
-    const { key } = await t.gateway.admin.issueKey({ userId: customer.user.id, label: 'byok', creditLimit: '0.00003', limitReset: 'daily', includeByokInLimit: true })
+    const { key } = await t.gateway.admin.issueKey({
+      userId: customer.user.id,
+      label: 'byok',
+      creditLimit: '0.00003',
+      limitReset: 'daily',
+      includeByokInLimit: true,
+    })
     const res = await chat(key)
     expect(res.status).toBe(200)
     expect((await res.json()).usage.cost_eur).toBe(0.000000688) // 5 % of 0.00001376

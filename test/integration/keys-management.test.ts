@@ -44,9 +44,17 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
   })
 
   const call = (key: string, method: string, path: string, body?: unknown) =>
-    t.request(`/api/v1${path}`, { method, headers: { ...bearer(key), ...(body === undefined ? {} : json) }, body: body === undefined ? undefined : JSON.stringify(body) })
+    t.request(`/api/v1${path}`, {
+      method,
+      headers: { ...bearer(key), ...(body === undefined ? {} : json) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
   const chat = (key: string) =>
-    t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...json, ...bearer(key) }, body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }) })
+    t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...json, ...bearer(key) },
+      body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    })
   const create = async (body: Record<string, unknown>, key = manager) => {
     const res = await call(key, 'POST', '/keys', body)
     expect(res.status).toBe(201)
@@ -96,7 +104,11 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
     const plain = await create({ name: 'Plain' })
     expect(plain.data).toMatchObject({ limit: null, limit_remaining: null, limit_reset: null, include_byok_in_limit: false, expires_at: null })
     const member = await t.gateway.admin.createUser({ email: `member-${Date.now()}@example.com`, orgId: owner.user.org_id })
-    expect((await create({ name: 'Exact', limit: '0.1', creator_user_id: member.id })).data).toMatchObject({ limit: 0.1, limit_remaining: 0.1, creator_user_id: member.id })
+    expect((await create({ name: 'Exact', limit: '0.1', creator_user_id: member.id })).data).toMatchObject({
+      limit: 0.1,
+      limit_remaining: 0.1,
+      creator_user_id: member.id,
+    })
   })
 
   it('POST /keys refuses what it cannot honour with 400, naming the field', async () => {
@@ -145,14 +157,21 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
     await t.gateway.admin.revokeKey(hashes[100])
     expect((await page('')).map((k) => k.hash)).toEqual(hashes.slice(0, 100).reverse())
     const all = await page('?include_disabled=true')
-    expect(all.slice(0, 2).map((k) => [k.hash, k.disabled])).toEqual([[hashes[101], true], [hashes[100], true]])
+    expect(all.slice(0, 2).map((k) => [k.hash, k.disabled])).toEqual([
+      [hashes[101], true],
+      [hashes[100], true],
+    ])
   })
 
   it('GET, PATCH and DELETE /keys/{hash}: another org’s key, a management key or an unknown hash is 404; a malformed hash 400', async () => {
     const theirs = await t.gateway.admin.issueKey({ userId: other.user.id, label: 'theirs' })
     const managerHash = sha256(manager)
     for (const hash of [theirs.record.hash, managerHash, 'f'.repeat(64)]) {
-      for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'taken' }], ['DELETE', undefined]] as const) {
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PATCH', { name: 'taken' }],
+        ['DELETE', undefined],
+      ] as const) {
         const res = await call(manager, method, `/keys/${hash}`, body)
         expect(res.status, `${method} ${hash}`).toBe(404)
         expect((await res.json()).error.type).toBe('not_found')
@@ -173,9 +192,20 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
       return (await res.json()).data
     }
     expect(await patch({ name: 'After', limit: '2.5', limit_reset: 'weekly', include_byok_in_limit: true })).toMatchObject({
-      name: 'After', label: 'After', limit: 2.5, limit_remaining: 2.5, limit_reset: 'weekly', include_byok_in_limit: true, updated_at: new Date(clock).toISOString(),
+      name: 'After',
+      label: 'After',
+      limit: 2.5,
+      limit_remaining: 2.5,
+      limit_reset: 'weekly',
+      include_byok_in_limit: true,
+      updated_at: new Date(clock).toISOString(),
     })
-    expect(await patch({ limit: null, limit_reset: null })).toMatchObject({ limit: null, limit_remaining: null, limit_reset: null, include_byok_in_limit: true })
+    expect(await patch({ limit: null, limit_reset: null })).toMatchObject({
+      limit: null,
+      limit_remaining: null,
+      limit_reset: null,
+      include_byok_in_limit: true,
+    })
 
     expect(await patch({ disabled: true })).toMatchObject({ disabled: true })
     const refused = await chat(key)
@@ -218,17 +248,26 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
   it('403 between kinds: API keys cannot manage keys, management keys can do nothing else', async () => {
     const { data } = await create({ name: 'Target' })
     for (const [method, path, body] of [
-      ['GET', '/keys', undefined], ['POST', '/keys', { name: 'x' }], ['GET', `/keys/${data.hash}`, undefined],
-      ['PATCH', `/keys/${data.hash}`, { name: 'x' }], ['DELETE', `/keys/${data.hash}`, undefined],
+      ['GET', '/keys', undefined],
+      ['POST', '/keys', { name: 'x' }],
+      ['GET', `/keys/${data.hash}`, undefined],
+      ['PATCH', `/keys/${data.hash}`, { name: 'x' }],
+      ['DELETE', `/keys/${data.hash}`, undefined],
     ] as const) {
       const res = await call(owner.key, method, path, body)
       expect(res.status, `${method} ${path}`).toBe(403)
       expect((await res.json()).error).toMatchObject({ type: 'forbidden', message: 'Managing API keys needs a management key' })
     }
-    const callback = { callback_url: 'https://app.example/cb', code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url') }
+    const callback = {
+      callback_url: 'https://app.example/cb',
+      code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+    }
     for (const [method, path, body] of [
-      ['GET', '/me', undefined], ['POST', '/chat/completions', { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }] }],
-      ['GET', '/byok', undefined], ['GET', '/byok/usage', undefined], ['POST', '/auth/keys/code', callback],
+      ['GET', '/me', undefined],
+      ['POST', '/chat/completions', { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }] }],
+      ['GET', '/byok', undefined],
+      ['GET', '/byok/usage', undefined],
+      ['POST', '/auth/keys/code', callback],
     ] as const) {
       const res = await call(manager, method, path, body)
       expect(res.status, `${method} ${path}`).toBe(403)
@@ -241,11 +280,29 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
   it('OpenRouter’s own SDK (@openrouter/sdk) manages keys and reads GET /key unchanged', async () => {
     const sdk = new OpenRouter({ apiKey: manager, serverURL: `${t.url}/api/v1` })
     const current = await sdk.apiKeys.getCurrentKeyMetadata()
-    expect(current.data).toMatchObject({ label: 'manager', isManagementKey: true, isProvisioningKey: true, limit: null, usage: 0, organizationId: owner.user.org_id })
+    expect(current.data).toMatchObject({
+      label: 'manager',
+      isManagementKey: true,
+      isProvisioningKey: true,
+      limit: null,
+      usage: 0,
+      organizationId: owner.user.org_id,
+    })
 
-    const created = await sdk.apiKeys.create({ requestBody: { name: 'From the SDK', limit: 3, limitReset: 'monthly', includeByokInLimit: true, expiresAt: new Date('2027-12-31T23:59:59Z') } })
+    const created = await sdk.apiKeys.create({
+      requestBody: { name: 'From the SDK', limit: 3, limitReset: 'monthly', includeByokInLimit: true, expiresAt: new Date('2027-12-31T23:59:59Z') },
+    })
     expect(created.key).toMatch(/^sk-service-v1-/)
-    expect(created.data).toMatchObject({ hash: sha256(created.key), name: 'From the SDK', limit: 3, limitRemaining: 3, limitReset: 'monthly', includeByokInLimit: true, disabled: false, workspaceId: owner.user.org_id })
+    expect(created.data).toMatchObject({
+      hash: sha256(created.key),
+      name: 'From the SDK',
+      limit: 3,
+      limitRemaining: 3,
+      limitReset: 'monthly',
+      includeByokInLimit: true,
+      disabled: false,
+      workspaceId: owner.user.org_id,
+    })
     expect(created.data.expiresAt).toEqual(new Date('2027-12-31T23:59:59Z'))
     expect((await chat(created.key)).status).toBe(200)
 
@@ -274,7 +331,13 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
     const error = (await refused.json()).error
     expect(error.type).toBe('insufficient_credits')
     expect(error.message).toContain('its daily limit starts over at 2026-11-27T00:00:00.000Z')
-    expect(error.metadata).toMatchObject({ required: HOLD, available: '0.00002248', credit_limit: '0.00005', limit_reset: 'daily', limit_resets_at: '2026-11-27T00:00:00.000Z' })
+    expect(error.metadata).toMatchObject({
+      required: HOLD,
+      available: '0.00002248',
+      credit_limit: '0.00005',
+      limit_reset: 'daily',
+      limit_resets_at: '2026-11-27T00:00:00.000Z',
+    })
 
     clock = Date.parse('2026-11-27T00:00:00.000Z')
     expect((await chat(key)).status).toBe(200)
@@ -296,7 +359,11 @@ function describeConcurrency(name: string, makeKind: () => StorageKind) {
     beforeAll(async () => {
       kind = makeKind()
       upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 300 })
-      const options = () => ({ storage: kind.open(), clock: () => clock, providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models })] })
+      const options = () => ({
+        storage: kind.open(),
+        clock: () => clock,
+        providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models })],
+      })
       a = await startGateway(options())
       b = await startGateway(options())
     })
@@ -311,15 +378,25 @@ function describeConcurrency(name: string, makeKind: () => StorageKind) {
       const customer = await createCustomer(a.gateway, { credits: '5' })
       const manager = (await a.gateway.admin.issueKey({ userId: customer.user.id, management: true })).key
       // 0.0001 covers three holds of 0.00002666 (0.00007998), not four.
-      const created = await b.request('/api/v1/keys', { method: 'POST', headers: { ...json, ...bearer(manager) }, body: JSON.stringify({ name: 'Shared', limit: '0.0001', limit_reset: 'daily' }) })
+      const created = await b.request('/api/v1/keys', {
+        method: 'POST',
+        headers: { ...json, ...bearer(manager) },
+        body: JSON.stringify({ name: 'Shared', limit: '0.0001', limit_reset: 'daily' }),
+      })
       expect(created.status).toBe(201)
       const { key, data } = await created.json()
       const body = JSON.stringify({ model: 'fake/slow', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
-      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? a : b).request('/api/v1/chat/completions', { method: 'POST', headers: { ...json, ...bearer(key) }, body })))
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          (i % 2 ? a : b).request('/api/v1/chat/completions', { method: 'POST', headers: { ...json, ...bearer(key) }, body }),
+        ),
+      )
       const statuses = answers.map((res) => res.status)
       const served = answers.filter((res) => res.status === 200)
-      expect(statuses.every((s) => s === 200 || s === 402), statuses.join(',')).toBe(true)
+      expect(
+        statuses.every((s) => s === 200 || s === 402),
+        statuses.join(','),
+      ).toBe(true)
       // Every request overlaps the first three (each takes 300 ms upstream): three are served, whatever the load.
       expect(served.length).toBeGreaterThanOrEqual(3)
       // Each is billed 8 prompt and 4 completion tokens ("Hello from slow: hi"): 0.00001376. Even with earlier ones billed
@@ -356,12 +433,22 @@ function describeConcurrency(name: string, makeKind: () => StorageKind) {
         const patch = (g: TestGateway, body: unknown) =>
           g.request(`/api/v1/keys/${record.hash}`, { method: 'PATCH', headers: { ...json, ...bearer(manager) }, body: JSON.stringify(body) })
         const answers = await Promise.all([
-          patch(a, { name: `renamed ${round}` }), patch(b, { disabled: true }), patch(a, { limit: 3 }), patch(b, { limit_reset: 'monthly' }),
+          patch(a, { name: `renamed ${round}` }),
+          patch(b, { disabled: true }),
+          patch(a, { limit: 3 }),
+          patch(b, { limit_reset: 'monthly' }),
           patch(a, { include_byok_in_limit: true }),
         ])
         expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200])
         const stored = (await a.gateway.context.accounts.getKey(record.hash))!
-        expect(stored).toMatchObject({ label: `renamed ${round}`, disabled: true, credit_limit: '3', limit_reset: 'monthly', include_byok_in_limit: true, revoked: false })
+        expect(stored).toMatchObject({
+          label: `renamed ${round}`,
+          disabled: true,
+          credit_limit: '3',
+          limit_reset: 'monthly',
+          include_byok_in_limit: true,
+          revoked: false,
+        })
       }
     })
   })

@@ -23,7 +23,15 @@ describe('keys minted by keys (POST /auth/keys/code, then /auth/keys) never do m
     t = await startGateway({
       clock: () => clock,
       rateLimits: { key: { requests: 5, windowSeconds: 60 } },
-      providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }] })],
+      providers: [
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up',
+          baseURL: upstream.url,
+          apiKey: 'sk-up',
+          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
+        }),
+      ],
     })
   })
   afterAll(async () => {
@@ -33,12 +41,16 @@ describe('keys minted by keys (POST /auth/keys/code, then /auth/keys) never do m
 
   const createCode = (key: string, extra: Record<string, unknown> = {}) => {
     const v = verifier()
-    return t.request('/api/v1/auth/keys/code', {
-      method: 'POST', headers: { ...json, ...bearer(key) },
-      body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(v), ...extra }),
-    }).then(async (res) => ({ res, v, code: res.status < 300 ? (await res.json()).code as string : undefined }))
+    return t
+      .request('/api/v1/auth/keys/code', {
+        method: 'POST',
+        headers: { ...json, ...bearer(key) },
+        body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(v), ...extra }),
+      })
+      .then(async (res) => ({ res, v, code: res.status < 300 ? ((await res.json()).code as string) : undefined }))
   }
-  const exchange = (code: string, v: string) => t.request('/api/v1/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ code, code_verifier: v }) })
+  const exchange = (code: string, v: string) =>
+    t.request('/api/v1/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ code, code_verifier: v }) })
   const mint = async (key: string, extra: Record<string, unknown> = {}) => {
     const { res, v, code } = await createCode(key, extra)
     expect(res.status).toBe(200)
@@ -47,7 +59,11 @@ describe('keys minted by keys (POST /auth/keys/code, then /auth/keys) never do m
     return (await issued.json()).key as string
   }
   const chat = (key: string, maxTokens = 10) =>
-    t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...json, ...bearer(key) }, body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }) })
+    t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...json, ...bearer(key) },
+      body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: maxTokens, messages: [{ role: 'user', content: 'hi' }] }),
+    })
   const record = async (key: string) => (await t.gateway.admin.findUserByKey(key))!.key
   // A new window of the per-key rate limit for every test.
   const nextWindow = () => (clock += 60_000)
@@ -78,7 +94,9 @@ describe('keys minted by keys (POST /auth/keys/code, then /auth/keys) never do m
     expect(Number(parentUsed) / 1e12).toBeCloseTo(total, 12)
 
     // Nearly used up: a key minted now gets what is left, which pays for no request.
-    while ((nextWindow(), await chat(parent.key, 1)).status === 200) { /* spend what is left */ }
+    while ((nextWindow(), await chat(parent.key, 1)).status === 200) {
+      /* spend what is left */
+    }
     nextWindow()
     const late = await mint(parent.key, { limit: 5 })
     const left = 0.0001 - Number(await t.gateway.internals.atomic.getUnits(usedKey)) / 1e12

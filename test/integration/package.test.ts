@@ -84,23 +84,49 @@ describe('the built package', () => {
 
   it('packs only dist and bin besides package.json, README and LICENSE', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball])
-    const tops = new Set(stdout.trim().split('\n').map((path) => path.replace(/^package\//, '').split('/')[0]))
+    const tops = new Set(
+      stdout
+        .trim()
+        .split('\n')
+        .map((path) => path.replace(/^package\//, '').split('/')[0]),
+    )
     expect([...tops].filter((top) => !/^(dist|bin|package\.json|README\.md|LICENSE)$/.test(top))).toEqual([])
     expect(tops).toContain('dist')
   })
 
   it('has ESM, CommonJS and type declarations for every entry', () => {
-    for (const file of ['index.mjs', 'index.cjs', 'index.d.mts', 'index.d.cts', 'adapters/node.mjs', 'adapters/node.cjs', 'adapters/node.d.mts', 'adapters/express.mjs', 'adapters/express.cjs', 'adapters/bun.mjs', 'cli.mjs']) {
+    for (const file of [
+      'index.mjs',
+      'index.cjs',
+      'index.d.mts',
+      'index.d.cts',
+      'adapters/node.mjs',
+      'adapters/node.cjs',
+      'adapters/node.d.mts',
+      'adapters/express.mjs',
+      'adapters/express.cjs',
+      'adapters/bun.mjs',
+      'cli.mjs',
+    ]) {
       expect(existsSync(join(installed, 'dist', file)), file).toBe(true)
     }
   })
 
-  for (const [name, file] of [['ESM import', 'esm.mjs'], ['CommonJS require', 'cjs.cjs']]) {
+  for (const [name, file] of [
+    ['ESM import', 'esm.mjs'],
+    ['CommonJS require', 'cjs.cjs'],
+  ]) {
     it(`serves /me from a scratch project by ${name}`, async () => {
       const { stdout } = await run(process.execPath, [file], { cwd: scratch })
       const out = JSON.parse(stdout.trim())
       expect(out.status).toBe(200)
-      expect(out.body).toMatchObject({ user_id: out.userId, email: 'scratch@example.com', org_name: 'Scratch', plan: 'free', credits: { balance: '1.5', total_credits: '1.5', total_usage: '0' } })
+      expect(out.body).toMatchObject({
+        user_id: out.userId,
+        email: 'scratch@example.com',
+        org_name: 'Scratch',
+        plan: 'free',
+        credits: { balance: '1.5', total_credits: '1.5', total_usage: '0' },
+      })
     }, 60_000)
   }
 
@@ -119,7 +145,9 @@ describe('the built package', () => {
       writeFileSync(join(dir, file), consumer)
       const compilerOptions = { ...options, target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, esModuleInterop: true, types: ['node'] }
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: [file] }))
-      const checked = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'], { cwd: dir }).catch((error) => error as { stdout: string })
+      const checked = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir, '--pretty', 'false'], { cwd: dir }).catch(
+        (error) => error as { stdout: string },
+      )
       expect(checked.stdout.trim()).toBe('')
     }, 60_000)
   }

@@ -29,9 +29,21 @@ describe('fields that change the provider price', () => {
     t = await startGateway({
       exchangeRates: { USD: '1' },
       providers: [
-        openaiCompatible({ slug: 'alpha', name: 'Alpha', baseURL: fake.url, apiKey: 'sk-alpha', models: [model('fake/plain'), model('fake/overridden'), model('shared/model')] }),
+        openaiCompatible({
+          slug: 'alpha',
+          name: 'Alpha',
+          baseURL: fake.url,
+          apiKey: 'sk-alpha',
+          models: [model('fake/plain'), model('fake/overridden'), model('shared/model')],
+        }),
         // Dearer, but the only one that prices the priority tier and web search.
-        openaiCompatible({ slug: 'beta', name: 'Beta', baseURL: fake.url, apiKey: 'sk-beta', models: [model('shared/model', { ...tiered, prompt: '0.000003' })] }),
+        openaiCompatible({
+          slug: 'beta',
+          name: 'Beta',
+          baseURL: fake.url,
+          apiKey: 'sk-beta',
+          models: [model('shared/model', { ...tiered, prompt: '0.000003' })],
+        }),
       ],
       // The catalogue prices the priority tier and web search of this model through the host's override.
       modelOverrides: { 'fake/overridden': { pricing: tiered } },
@@ -46,7 +58,11 @@ describe('fields that change the provider price', () => {
   })
 
   const ask = (model: string, extra: Record<string, unknown> = {}) =>
-    t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], ...extra }) })
+    t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...auth, ...json },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], ...extra }),
+    })
 
   const refused = async (res: Response, param: string) => {
     const body = await res.json()

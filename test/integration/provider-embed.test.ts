@@ -45,7 +45,13 @@ describe('OpenAI-compatible embed', () => {
     expect(sent.method).toBe('POST')
     expect(sent.path).toBe('/v1/embeddings')
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`)
-    expect(sent.body).toEqual({ model: 'text-embedding-3-small', input: ['first text', 'the second one'], dimensions: 16, user: 'user-7', encoding_format: 'float' })
+    expect(sent.body).toEqual({
+      model: 'text-embedding-3-small',
+      input: ['first text', 'the second one'],
+      dimensions: 16,
+      user: 'user-7',
+      encoding_format: 'float',
+    })
     expect(result.data).toEqual([
       { index: 0, embedding: fakeEmbedding('first text', 16) },
       { index: 1, embedding: fakeEmbedding('the second one', 16) },
@@ -59,7 +65,17 @@ describe('OpenAI-compatible embed', () => {
     const one = await provider().embed!({ model: 'text-embedding-3-small', input: 'hello' }, call())
     expect(fake.requests[0].body).toEqual({ model: 'text-embedding-3-small', input: 'hello', encoding_format: 'float' })
     expect(one.data).toEqual([{ index: 0, embedding: fakeEmbedding('hello', 1536) }])
-    const tokens = await provider().embed!({ model: 'text-embedding-3-small', input: [[1, 2, 3], [4, 5]], dimensions: 4 }, call())
+    const tokens = await provider().embed!(
+      {
+        model: 'text-embedding-3-small',
+        input: [
+          [1, 2, 3],
+          [4, 5],
+        ],
+        dimensions: 4,
+      },
+      call(),
+    )
     expect(tokens.data.map((d) => d.embedding)).toEqual([fakeEmbedding('1 2 3', 4), fakeEmbedding('4 5', 4)])
     expect(tokens.usage?.prompt_tokens).toBe(5)
     const single = await provider().embed!({ model: 'text-embedding-3-small', input: [7, 8, 9], dimensions: 4 }, call())
@@ -108,7 +124,9 @@ describe('OpenAI-compatible embed', () => {
     expect([down.status, down.metadata?.error_type]).toEqual([502, 'provider_unavailable'])
     expect(isRetryable(down)).toBe(true)
 
-    const key = await failure(openaiCompatible({ slug: 'acme', name: 'Acme', baseURL: fake.url, apiKey: 'sk-wrong' }).embed!({ model: 'text-embedding-3-small', input: 'x' }, call()))
+    const key = await failure(
+      openaiCompatible({ slug: 'acme', name: 'Acme', baseURL: fake.url, apiKey: 'sk-wrong' }).embed!({ model: 'text-embedding-3-small', input: 'x' }, call()),
+    )
     expect([key.status, key.metadata?.error_type]).toEqual([502, 'authentication'])
     expect(isRetryable(key)).toBe(false)
 

@@ -27,21 +27,28 @@ describe('provider preferences', () => {
   beforeAll(async () => {
     for (const slug of Object.keys(PROVIDERS) as Slug[]) fakes[slug] = await startFakeOpenAI()
     const offer = (slug: Slug, id: string, price: string = PROVIDERS[slug].price): ProviderModel => ({
-      id, upstreamId: 'gpt-test', pricing: usd(price), ...(PROVIDERS[slug].quantization ? { quantization: PROVIDERS[slug].quantization } : {}),
+      id,
+      upstreamId: 'gpt-test',
+      pricing: usd(price),
+      ...(PROVIDERS[slug].quantization ? { quantization: PROVIDERS[slug].quantization } : {}),
     })
     t = await startGateway({
       health: { failureThreshold: 1_000 },
-      providers: (Object.keys(PROVIDERS) as Slug[]).map((slug) => openaiCompatible({
-        slug, name: PROVIDERS[slug].name, baseURL: fakes[slug].url,
-        ...(PROVIDERS[slug].dataPolicy ? { dataPolicy: PROVIDERS[slug].dataPolicy } : {}),
-        models: [
-          offer(slug, 'pp/model'),
-          offer(slug, 'pp/timed'),
-          ...(slug === 'trains' ? [offer(slug, 'pp/slow')] : []),
-          ...(slug === 'silent' ? [offer(slug, 'pp/fast', '0.000009')] : []),
-          ...(slug === 'logs' ? [offer(slug, 'pp/cheap', '0.0000005')] : []),
-        ],
-      })),
+      providers: (Object.keys(PROVIDERS) as Slug[]).map((slug) =>
+        openaiCompatible({
+          slug,
+          name: PROVIDERS[slug].name,
+          baseURL: fakes[slug].url,
+          ...(PROVIDERS[slug].dataPolicy ? { dataPolicy: PROVIDERS[slug].dataPolicy } : {}),
+          models: [
+            offer(slug, 'pp/model'),
+            offer(slug, 'pp/timed'),
+            ...(slug === 'trains' ? [offer(slug, 'pp/slow')] : []),
+            ...(slug === 'silent' ? [offer(slug, 'pp/fast', '0.000009')] : []),
+            ...(slug === 'logs' ? [offer(slug, 'pp/cheap', '0.0000005')] : []),
+          ],
+        }),
+      ),
     })
     customer = await createCustomer(t.gateway, { credits: '5' })
   })
@@ -52,7 +59,8 @@ describe('provider preferences', () => {
 
   const chat = async (body: Record<string, unknown>) => {
     const res = await t.request('/api/v1/chat/completions', {
-      method: 'POST', headers: { ...customer.auth, ...json },
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
       body: JSON.stringify({ model: 'pp/model', messages: [{ role: 'user', content: 'hi' }], ...body }),
     })
     return { status: res.status, body: await res.json() }
@@ -63,7 +71,10 @@ describe('provider preferences', () => {
     return `${answer.provider} ${answer.model}`
   }
   const plan = async (provider: unknown, extra: Record<string, unknown> = {}) => {
-    const attempts = await planAttempts(t.gateway.context, chatRouting({ model: 'pp/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never))
+    const attempts = await planAttempts(
+      t.gateway.context,
+      chatRouting({ model: 'pp/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never),
+    )
     return attempts.map((a) => (a.entry.id === 'pp/model' ? a.offer.provider.slug : `${a.offer.provider.slug}:${a.entry.id}`))
   }
   const upstreamCalls = () => Object.values(fakes).reduce((n, f) => n + f.requests.length, 0)
@@ -99,15 +110,18 @@ describe('provider preferences', () => {
     expect(status).toBe(404)
     expect(body.error).toMatchObject({ code: 404, type: 'not_found', param: 'provider' })
     expect(body.error.message).toBe(
-      'No provider of pp/model matches the request\'s provider preferences: '
-      + 'trains (pp/model): excluded by provider.zdr: its data policy lets it retain prompts; '
-      + 'silent (pp/model): excluded by provider.zdr: its data policy does not say whether it retains prompts; '
-      + 'logs (pp/model): excluded by provider.zdr: its data policy lets it retain prompts; '
-      + 'zdrco (pp/model): excluded by provider.quantizations: it serves fp8, not bf16',
+      "No provider of pp/model matches the request's provider preferences: " +
+        'trains (pp/model): excluded by provider.zdr: its data policy lets it retain prompts; ' +
+        'silent (pp/model): excluded by provider.zdr: its data policy does not say whether it retains prompts; ' +
+        'logs (pp/model): excluded by provider.zdr: its data policy lets it retain prompts; ' +
+        'zdrco (pp/model): excluded by provider.quantizations: it serves fp8, not bf16',
     )
     expect(body.error.metadata.models).toEqual(['pp/model'])
     expect(body.error.metadata.excluded.map((e: { provider: string; preference: string }) => `${e.provider}:${e.preference}`)).toEqual([
-      'trains:zdr', 'silent:zdr', 'logs:zdr', 'zdrco:quantizations',
+      'trains:zdr',
+      'silent:zdr',
+      'logs:zdr',
+      'zdrco:quantizations',
     ])
     expect(upstreamCalls()).toBe(before)
     // Across a fallback model too: every offer of every model is named.
@@ -115,7 +129,12 @@ describe('provider preferences', () => {
     expect(both.status).toBe(404)
     expect(both.body.error.metadata.excluded).toEqual([
       { provider: 'trains', model: 'pp/model', preference: 'only', reason: 'not in provider.only' },
-      { provider: 'silent', model: 'pp/model', preference: 'data_collection', reason: 'excluded by provider.data_collection "deny": its data policy does not say whether it trains on prompts' },
+      {
+        provider: 'silent',
+        model: 'pp/model',
+        preference: 'data_collection',
+        reason: 'excluded by provider.data_collection "deny": its data policy does not say whether it trains on prompts',
+      },
       { provider: 'logs', model: 'pp/model', preference: 'only', reason: 'not in provider.only' },
       { provider: 'zdrco', model: 'pp/model', preference: 'only', reason: 'not in provider.only' },
       { provider: 'logs', model: 'pp/cheap', preference: 'only', reason: 'not in provider.only' },
@@ -164,7 +183,10 @@ describe('provider preferences', () => {
       health.record({ provider: 'silent', model: 'pp/fast' }, undefined, { ok: true, latencyMs: 200 })
     }
     const request = { model: 'pp/slow', models: ['pp/fast'] }
-    const attempts = async (provider: unknown) => (await planAttempts(t.gateway.context, chatRouting({ ...request, messages: [{ role: 'user', content: 'hi' }], provider } as never))).map((a) => `${a.offer.provider.slug}:${a.entry.id}`)
+    const attempts = async (provider: unknown) =>
+      (await planAttempts(t.gateway.context, chatRouting({ ...request, messages: [{ role: 'user', content: 'hi' }], provider } as never))).map(
+        (a) => `${a.offer.provider.slug}:${a.entry.id}`,
+      )
     expect(await attempts({})).toEqual(['trains:pp/slow', 'silent:pp/fast'])
     expect(await attempts({ preferred_max_latency: 2 })).toEqual(['silent:pp/fast', 'trains:pp/slow'])
     expect(await servedBy({ ...request, provider: { preferred_max_latency: 2 } })).toBe('Silent pp/fast')
@@ -184,11 +206,25 @@ describe('provider preferences', () => {
   it('accepts null for the provider object and each of its fields, as OpenRouter’s SDK sends them', async () => {
     expect(await servedBy({ provider: null })).toBe('Trains pp/model')
     const nulls = {
-      order: null, only: null, ignore: null, allow_fallbacks: null, sort: null, require_parameters: null, data_collection: null, zdr: null,
-      quantizations: null, preferred_min_throughput: null, preferred_max_latency: null, max_price: null,
+      order: null,
+      only: null,
+      ignore: null,
+      allow_fallbacks: null,
+      sort: null,
+      require_parameters: null,
+      data_collection: null,
+      zdr: null,
+      quantizations: null,
+      preferred_min_throughput: null,
+      preferred_max_latency: null,
+      max_price: null,
     }
     expect(await servedBy({ provider: nulls })).toBe('Trains pp/model')
-    expect(await servedBy({ provider: { sort: { by: null, partition: null }, max_price: { prompt: null, completion: '10' }, preferred_max_latency: { p50: null } } })).toBe('Trains pp/model')
+    expect(
+      await servedBy({
+        provider: { sort: { by: null, partition: null }, max_price: { prompt: null, completion: '10' }, preferred_max_latency: { p50: null } },
+      }),
+    ).toBe('Trains pp/model')
   })
 
   it('refuses malformed preferences with 400 naming the field', async () => {
@@ -214,22 +250,43 @@ describe('data policies of the provider presets', () => {
     t = await startGateway({
       providers: [
         openai({ apiKey: 'sk-never-called', baseURL: 'http://127.0.0.1:9/v1', models: [{ id: 'openai/gpt-test', pricing: usd('0.000001') }] }),
-        hostedProvider('fireworks', { apiKey: 'fw-never-called', baseURL: 'http://127.0.0.1:9/v1', models: [{ id: 'openai/gpt-test', pricing: usd('0.000002') }] }),
-        hostedProvider('deepseek', { apiKey: 'ds-never-called', baseURL: 'http://127.0.0.1:9/v1', models: [{ id: 'openai/gpt-test', pricing: usd('0.0000005') }] }),
+        hostedProvider('fireworks', {
+          apiKey: 'fw-never-called',
+          baseURL: 'http://127.0.0.1:9/v1',
+          models: [{ id: 'openai/gpt-test', pricing: usd('0.000002') }],
+        }),
+        hostedProvider('deepseek', {
+          apiKey: 'ds-never-called',
+          baseURL: 'http://127.0.0.1:9/v1',
+          models: [{ id: 'openai/gpt-test', pricing: usd('0.0000005') }],
+        }),
         // Named like a preset but not the preset: no policy is credited to it.
-        openaiCompatible({ slug: 'groq', name: 'Not Groq', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'x', models: [{ id: 'openai/gpt-test', pricing: usd('0.0000001') }] }),
+        openaiCompatible({
+          slug: 'groq',
+          name: 'Not Groq',
+          baseURL: 'http://127.0.0.1:9/v1',
+          apiKey: 'x',
+          models: [{ id: 'openai/gpt-test', pricing: usd('0.0000001') }],
+        }),
       ],
     })
   })
   afterAll(() => t.close())
 
   const plan = async (provider: unknown) =>
-    (await planAttempts(t.gateway.context, chatRouting({ model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], provider } as never))).map((a) => a.offer.provider.slug)
+    (await planAttempts(t.gateway.context, chatRouting({ model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], provider } as never))).map(
+      (a) => a.offer.provider.slug,
+    )
 
   it('shows each preset’s documented policy in /providers and routes by it', async () => {
     const providers = (await (await t.request('/api/v1/providers')).json()).data as { slug: string; data_policy: Record<string, unknown> }[]
     const policy = (slug: string) => providers.find((p) => p.slug === slug)!.data_policy
-    expect(policy('openai')).toMatchObject({ training: false, retains_prompts: true, retention_days: 30, source: 'https://platform.openai.com/docs/guides/your-data' })
+    expect(policy('openai')).toMatchObject({
+      training: false,
+      retains_prompts: true,
+      retention_days: 30,
+      source: 'https://platform.openai.com/docs/guides/your-data',
+    })
     expect(policy('fireworks')).toMatchObject({ training: false, retains_prompts: false })
     expect(policy('deepseek')).toMatchObject({ training: true, retains_prompts: true })
     expect(policy('groq')).toEqual({})

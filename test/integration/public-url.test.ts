@@ -45,7 +45,9 @@ describe('publicUrl', () => {
       expect(links.length).toBeGreaterThan(1)
       for (const link of links) expect(link).toMatch(/^https:\/\/gateway\.example\//)
     }
-    expect(linksOf((await getWithHost(pinned.url, '/api/v1/models?use_rss=true&use_rss_chat_links=true', 'evil.example')).body)).toContain('https://gateway.example/?model=demo%2Fecho')
+    expect(linksOf((await getWithHost(pinned.url, '/api/v1/models?use_rss=true&use_rss_chat_links=true', 'evil.example')).body)).toContain(
+      'https://gateway.example/?model=demo%2Fecho',
+    )
   })
 
   it('puts the sign-in return address on the public URL whatever the Host header says', async () => {
@@ -63,9 +65,12 @@ describe('publicUrl', () => {
   })
 
   it('accepts the consent form posted from the public origin (behind a proxy), still refusing other origins', async () => {
-    const post = (origin: string) => pinned.request('/api/v1/auth/consent', {
-      method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=approve&request=not-a-token',
-    })
+    const post = (origin: string) =>
+      pinned.request('/api/v1/auth/consent', {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'decision=approve&request=not-a-token',
+      })
     const fromPublic = await post('https://gateway.example')
     expect(fromPublic.status).toBe(400) // past the origin check: the consent request itself is refused
     expect((await fromPublic.json()).error.param).toBe('request')
@@ -75,12 +80,24 @@ describe('publicUrl', () => {
   it('when unset, links follow the request (the Host header), as before', async () => {
     const res = await getWithHost(unpinned.url, authPath, 'other.example:8080')
     expect(new URL(res.location!, 'http://x').searchParams.get('return_to')).toBe(`http://other.example:8080${authPath}`)
-    expect(linksOf((await getWithHost(unpinned.url, '/api/v1/models?use_rss=true', 'other.example:8080')).body)[0]).toBe('http://other.example:8080/api/v1/models?use_rss=true')
+    expect(linksOf((await getWithHost(unpinned.url, '/api/v1/models?use_rss=true', 'other.example:8080')).body)[0]).toBe(
+      'http://other.example:8080/api/v1/models?use_rss=true',
+    )
   })
 
   it('must be an absolute http(s) URL without path, query, fragment or user info', () => {
-    for (const publicUrl of ['gateway.example', '/relative', 'ftp://gateway.example', 'https://gateway.example/app', 'https://gateway.example/?a=1', 'https://gateway.example/#top',
-      'https://user:pass@gateway.example', '', 'javascript:alert(1)', 42]) {
+    for (const publicUrl of [
+      'gateway.example',
+      '/relative',
+      'ftp://gateway.example',
+      'https://gateway.example/app',
+      'https://gateway.example/?a=1',
+      'https://gateway.example/#top',
+      'https://user:pass@gateway.example',
+      '',
+      'javascript:alert(1)',
+      42,
+    ]) {
       expect(() => createGateway({ secret: TEST_SECRET, logger: false, publicUrl: publicUrl as string }), String(publicUrl)).toThrow(TypeError)
     }
     const gateway = createGateway({ secret: TEST_SECRET, logger: false, publicUrl: 'HTTPS://Gateway.Example:8443' })

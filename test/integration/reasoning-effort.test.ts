@@ -65,7 +65,12 @@ describe('a streamed Anthropic reasoning answer', () => {
   })
 
   it('sends each thinking piece once, as delta.reasoning and the same text in reasoning_details, then the signature once', async () => {
-    const res = await post({ model: 'anthropic/claude-sonnet-5.5', stream: true, messages: [{ role: 'user', content: 'Why is grass green?' }], reasoning: { effort: 'high' } })
+    const res = await post({
+      model: 'anthropic/claude-sonnet-5.5',
+      stream: true,
+      messages: [{ role: 'user', content: 'Why is grass green?' }],
+      reasoning: { effort: 'high' },
+    })
     expect(res.status).toBe(200)
     const { events } = await readSse(res)
     const chunks = events.filter((e) => e !== '[DONE]')
@@ -75,12 +80,19 @@ describe('a streamed Anthropic reasoning answer', () => {
     const signature = expect.stringMatching(/^fakesig_/)
     // The exact chunks, in order: the role, one per thinking delta (both fields, same text), the signature, the text.
     expect(deltas[0]).toEqual({ role: 'assistant', content: '' })
-    expect(deltas.slice(1, 1 + words.length)).toEqual(words.map((text) => ({
-      reasoning: text,
-      reasoning_details: [{ type: 'reasoning.text', text, format: 'anthropic-claude-v1', index: 0 }],
-    })))
+    expect(deltas.slice(1, 1 + words.length)).toEqual(
+      words.map((text) => ({
+        reasoning: text,
+        reasoning_details: [{ type: 'reasoning.text', text, format: 'anthropic-claude-v1', index: 0 }],
+      })),
+    )
     expect(deltas[1 + words.length]).toEqual({ reasoning_details: [{ type: 'reasoning.text', text: '', signature, format: 'anthropic-claude-v1', index: 0 }] })
-    expect(deltas.slice(2 + words.length).map((d) => d.content ?? '').join('')).toBe('Hello from claude-sonnet-5-5: Why is grass green?')
+    expect(
+      deltas
+        .slice(2 + words.length)
+        .map((d) => d.content ?? '')
+        .join(''),
+    ).toBe('Hello from claude-sonnet-5-5: Why is grass green?')
     expect(deltas.slice(2 + words.length).some((d) => d.reasoning !== undefined || d.reasoning_details !== undefined)).toBe(false)
 
     // A client reading delta.reasoning alone, or reading both the way @openrouter/ai-sdk-provider does, shows it once.
@@ -101,19 +113,36 @@ describe('a streamed Anthropic reasoning answer', () => {
     expect(details.length).toBeGreaterThan(2)
     const reasoning = deltas.map((d) => d.reasoning ?? '').join('')
     const assistant = {
-      role: 'assistant', content: null, reasoning, reasoning_details: details,
-      tool_calls: [{ id: call[0].id, type: 'function', function: { name: 'get_weather', arguments: call.map((c: any) => c.function?.arguments ?? '').join('') } }],
+      role: 'assistant',
+      content: null,
+      reasoning,
+      reasoning_details: details,
+      tool_calls: [
+        { id: call[0].id, type: 'function', function: { name: 'get_weather', arguments: call.map((c: any) => c.function?.arguments ?? '').join('') } },
+      ],
     }
-    const second = await post({ model: 'anthropic/claude-haiku-4.5', messages: [...messages, assistant, { role: 'tool', tool_call_id: call[0].id, content: 'Sunny' }], tools: [weather], reasoning: { max_tokens: 2048 } })
+    const second = await post({
+      model: 'anthropic/claude-haiku-4.5',
+      messages: [...messages, assistant, { role: 'tool', tool_call_id: call[0].id, content: 'Sunny' }],
+      tools: [weather],
+      reasoning: { max_tokens: 2048 },
+    })
     expect(second.status).toBe(200)
     expect(lastSent().body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: reasoning, signature: expect.stringMatching(/^fakesig_/) })
   })
 
   it('with the reasoning excluded, streams no thinking and one signed entry per block', async () => {
-    const res = await post({ model: 'anthropic/claude-sonnet-5.5', stream: true, messages: [{ role: 'user', content: 'Quiet' }], reasoning: { effort: 'low', exclude: true } })
+    const res = await post({
+      model: 'anthropic/claude-sonnet-5.5',
+      stream: true,
+      messages: [{ role: 'user', content: 'Quiet' }],
+      reasoning: { effort: 'low', exclude: true },
+    })
     const deltas = (await readSse(res)).events.filter((e) => e !== '[DONE]' && e.choices.length).map((e: any) => e.choices[0].delta)
     expect(deltas.some((d) => d.reasoning)).toBe(false)
-    expect(deltas.flatMap((d) => d.reasoning_details ?? [])).toEqual([{ type: 'reasoning.text', text: '', signature: expect.stringMatching(/^fakesig_/), format: 'anthropic-claude-v1', index: 0 }])
+    expect(deltas.flatMap((d) => d.reasoning_details ?? [])).toEqual([
+      { type: 'reasoning.text', text: '', signature: expect.stringMatching(/^fakesig_/), format: 'anthropic-claude-v1', index: 0 },
+    ])
   })
 })
 
@@ -121,7 +150,12 @@ describe('reasoning.effort, mapped per provider (docs/reasoning.md)', () => {
   const OPENAI_KEY = 'sk-openai-test'
   const GEMINI_KEY = 'AIzaSy-test-key-0123456789'
   const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
-  const gpt = (id: string, reasoning?: ProviderModel['reasoning']): ProviderModel => ({ id: `openai/${id}`, upstreamId: id, pricing, ...(reasoning ? { reasoning } : {}) })
+  const gpt = (id: string, reasoning?: ProviderModel['reasoning']): ProviderModel => ({
+    id: `openai/${id}`,
+    upstreamId: id,
+    pricing,
+    ...(reasoning ? { reasoning } : {}),
+  })
   let openaiFake: FakeOpenAI
   let anthropicFake: FakeAnthropic
   let geminiFake: FakeGemini
@@ -129,7 +163,11 @@ describe('reasoning.effort, mapped per provider (docs/reasoning.md)', () => {
   let customer: Awaited<ReturnType<typeof createCustomer>>
 
   const ask = async (model: string, extra: Record<string, unknown>) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Think' }], ...extra }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Think' }], ...extra }),
+    })
     const text = await res.text()
     expect(res.status, text).toBe(200)
   }
@@ -144,7 +182,8 @@ describe('reasoning.effort, mapped per provider (docs/reasoning.md)', () => {
     t = await startGateway({
       providers: [
         openai({
-          apiKey: OPENAI_KEY, baseURL: openaiFake.url,
+          apiKey: OPENAI_KEY,
+          baseURL: openaiFake.url,
           models: [
             gpt('gpt-5', { efforts: ['minimal', 'low', 'medium', 'high'] }),
             gpt('o3', { efforts: ['low', 'medium', 'high'] }),
@@ -199,16 +238,40 @@ describe('reasoning.effort, mapped per provider (docs/reasoning.md)', () => {
 
   it('Anthropic, budget models: budget_tokens = max_tokens × the effort share, within 1,024 and below max_tokens; none turns thinking off', async () => {
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
-      [{ max_tokens: 10_000, reasoning: { effort: 'minimal' } }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 1_024 } }],
-      [{ max_tokens: 10_000, reasoning: { effort: 'low' } }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 2_000 } }],
-      [{ max_tokens: 10_000, reasoning: { effort: 'medium' } }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 5_000 } }],
-      [{ max_tokens: 10_000, reasoning: { effort: 'high' } }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 8_000 } }],
-      [{ max_tokens: 10_000, reasoning: { effort: 'xhigh' } }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 9_500 } }],
-      [{ max_tokens: 10_000, reasoning_effort: 'max' }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 9_500 } }],
+      [
+        { max_tokens: 10_000, reasoning: { effort: 'minimal' } },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 1_024 } },
+      ],
+      [
+        { max_tokens: 10_000, reasoning: { effort: 'low' } },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 2_000 } },
+      ],
+      [
+        { max_tokens: 10_000, reasoning: { effort: 'medium' } },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 5_000 } },
+      ],
+      [
+        { max_tokens: 10_000, reasoning: { effort: 'high' } },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 8_000 } },
+      ],
+      [
+        { max_tokens: 10_000, reasoning: { effort: 'xhigh' } },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 9_500 } },
+      ],
+      [
+        { max_tokens: 10_000, reasoning_effort: 'max' },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 9_500 } },
+      ],
       // Too little room for the smallest budget: max_tokens grows by it, so the answer keeps its 1,000.
-      [{ max_tokens: 1_000, reasoning: { effort: 'low' } }, { max_tokens: 2_024, thinking: { type: 'enabled', budget_tokens: 1_024 } }],
+      [
+        { max_tokens: 1_000, reasoning: { effort: 'low' } },
+        { max_tokens: 2_024, thinking: { type: 'enabled', budget_tokens: 1_024 } },
+      ],
       // reasoning.max_tokens is the budget; exclude omits the thinking text.
-      [{ max_tokens: 10_000, reasoning: { max_tokens: 3_000, exclude: true } }, { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 3_000, display: 'omitted' } }],
+      [
+        { max_tokens: 10_000, reasoning: { max_tokens: 3_000, exclude: true } },
+        { max_tokens: 10_000, thinking: { type: 'enabled', budget_tokens: 3_000, display: 'omitted' } },
+      ],
     ]
     for (const [extra, expected] of cases) {
       await ask('anthropic/claude-haiku-4.5', extra)
@@ -221,7 +284,14 @@ describe('reasoning.effort, mapped per provider (docs/reasoning.md)', () => {
   })
 
   it('Anthropic, adaptive models: output_config.effort (minimal → low, xhigh, max as they are); none → disabled, or left out where thinking is always on', async () => {
-    const cases: [string, string][] = [['minimal', 'low'], ['low', 'low'], ['medium', 'medium'], ['high', 'high'], ['xhigh', 'xhigh'], ['max', 'max']]
+    const cases: [string, string][] = [
+      ['minimal', 'low'],
+      ['low', 'low'],
+      ['medium', 'medium'],
+      ['high', 'high'],
+      ['xhigh', 'xhigh'],
+      ['max', 'max'],
+    ]
     for (const [effort, expected] of cases) {
       await ask('anthropic/claude-sonnet-5.5', { reasoning: { effort } })
       expect(sentAnthropic(), effort).toMatchObject({ thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: expected } })
@@ -258,8 +328,15 @@ describe('reasoning.effort, mapped per provider (docs/reasoning.md)', () => {
   })
 
   it('refuses an effort no provider knows, naming the field', async () => {
-    for (const [extra, param] of [[{ reasoning: { effort: 'extreme' } }, 'reasoning.effort'], [{ reasoning_effort: 'turbo' }, 'reasoning_effort']] as const) {
-      const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'openai/gpt-5', messages: [{ role: 'user', content: 'x' }], ...extra }) })
+    for (const [extra, param] of [
+      [{ reasoning: { effort: 'extreme' } }, 'reasoning.effort'],
+      [{ reasoning_effort: 'turbo' }, 'reasoning_effort'],
+    ] as const) {
+      const res = await t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...customer.auth, ...json },
+        body: JSON.stringify({ model: 'openai/gpt-5', messages: [{ role: 'user', content: 'x' }], ...extra }),
+      })
       expect(res.status).toBe(400)
       expect((await res.json()).error.param).toBe(param)
     }

@@ -46,22 +46,33 @@ let customer: Awaited<ReturnType<typeof createCustomer>>
 
 /** A provider that answers every one of `n` choices (`choice number i`) and reports no usage: billed by estimate. */
 const multi: Provider = {
-  slug: 'multi', name: 'Multi', maxChoices: 4,
+  slug: 'multi',
+  name: 'Multi',
+  maxChoices: 4,
   models: [{ id: 'multi/choices', upstreamId: 'choices', pricing }],
   async chat(request) {
     const n = (request.n as number | undefined) ?? 1
-    return { id: 'multi-1', choices: Array.from({ length: n }, (_, i) => ({ index: i, message: { role: 'assistant' as const, content: `choice number ${i}` }, finish_reason: 'stop' })) }
+    return {
+      id: 'multi-1',
+      choices: Array.from({ length: n }, (_, i) => ({
+        index: i,
+        message: { role: 'assistant' as const, content: `choice number ${i}` },
+        finish_reason: 'stop',
+      })),
+    }
   },
   async chatStream(request) {
     const n = (request.n as number | undefined) ?? 1
     return (async function* (): AsyncIterable<UpstreamChunk> {
-      for (let i = 0; i < n; i++) yield { id: 'multi-1', choices: [{ index: i, delta: { role: 'assistant', content: `choice number ${i}` }, finish_reason: null }] }
+      for (let i = 0; i < n; i++)
+        yield { id: 'multi-1', choices: [{ index: i, delta: { role: 'assistant', content: `choice number ${i}` }, finish_reason: null }] }
       for (let i = 0; i < n; i++) yield { id: 'multi-1', choices: [{ index: i, delta: {}, finish_reason: 'stop' }] }
     })()
   },
 }
 
-const post = (body: Record<string, unknown>) => t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify(body) })
+const post = (body: Record<string, unknown>) =>
+  t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify(body) })
 const ask = (model: string, extra: Record<string, unknown> = {}) => post({ model, messages: [{ role: 'user', content: 'hello fields' }], ...extra })
 const lastOpenAI = () => openaiFake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body
 const lastAnthropic = () => anthropicFake.requests.filter((r) => r.path === '/v1/messages').at(-1)!.body
@@ -118,7 +129,13 @@ describe('fields the gateway consumes', () => {
 
   it('refuses a plugin the gateway does not run, naming it, before any upstream call', async () => {
     const before = openaiFake.requests.length
-    for (const plugins of [[{ id: 'web' }], [{ id: 'file-parser', enabled: false }, { id: 'response-healing', enabled: true }]]) {
+    for (const plugins of [
+      [{ id: 'web' }],
+      [
+        { id: 'file-parser', enabled: false },
+        { id: 'response-healing', enabled: true },
+      ],
+    ]) {
       const res = await ask('openai/gpt-test', { plugins })
       expect(res.status).toBe(400)
       const { error } = await res.json()
@@ -151,10 +168,21 @@ describe('fields the gateway consumes', () => {
 describe('cache_control on content parts, messages and tools', () => {
   const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
   const ephemeral = { type: 'ephemeral' }
-  const tool = { type: 'function', function: { name: 'lookup', description: 'Looks a word up', parameters: { type: 'object', properties: { word: { type: 'string' } } } }, cache_control: ephemeral }
+  const tool = {
+    type: 'function',
+    function: { name: 'lookup', description: 'Looks a word up', parameters: { type: 'object', properties: { word: { type: 'string' } } } },
+    cache_control: ephemeral,
+  }
   const messages = [
     { role: 'system', content: [{ type: 'text', text: 'A long, stable system prompt.', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
-    { role: 'user', content: [{ type: 'text', text: 'Look at this' }, { type: 'image_url', image_url: { url: PNG }, cache_control: ephemeral }, { type: 'text', text: 'and answer', cache_control: { type: 'ephemeral', ttl: '5m' } }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Look at this' },
+        { type: 'image_url', image_url: { url: PNG }, cache_control: ephemeral },
+        { type: 'text', text: 'and answer', cache_control: { type: 'ephemeral', ttl: '5m' } },
+      ],
+    },
     { role: 'assistant', content: 'Noted.', cache_control: ephemeral },
     { role: 'user', content: 'The answer, please.', cache_control: ephemeral },
   ]
@@ -182,7 +210,9 @@ describe('cache_control on content parts, messages and tools', () => {
     ]
     const res = await post({ model: 'anthropic/claude-sonnet-5.5', messages: round, tools: [tool] })
     expect(res.status, await res.clone().text()).toBe(200)
-    expect(lastAnthropic().messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a store of things', cache_control: ephemeral }])
+    expect(lastAnthropic().messages[2].content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: 'a store of things', cache_control: ephemeral },
+    ])
   })
 
   it('are left out for OpenAI-compatible providers and Gemini, whole and streamed', async () => {
@@ -262,10 +292,12 @@ describe('n > 1', () => {
 
   it('holds the cost of n completions: 402 when the credits cover one but not n, naming max_tokens per choice', async () => {
     const poor = await createCustomer(t.gateway, { credits: '0.01' })
-    const send = (n: number) => t.request('/api/v1/chat/completions', {
-      method: 'POST', headers: { ...poor.auth, ...json },
-      body: JSON.stringify({ model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2_000, n }),
-    })
+    const send = (n: number) =>
+      t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...poor.auth, ...json },
+        body: JSON.stringify({ model: 'openai/gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2_000, n }),
+      })
     // 2,000 completion tokens at 0.000002 USD (0.00000172 EUR) each: 0.00344 EUR for one choice, 0.01376 for four.
     expect((await send(1)).status).toBe(200)
     const refused = await send(4)

@@ -48,12 +48,20 @@ function describeRetention(makeKind: () => StorageKind) {
     const customer = await createCustomer(gateway, { credits: '10' })
     const user = { 'x-test-user': customer.user.id }
     const chat = async () => {
-      const res = await call('/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'hello' }] }) })
+      const res = await call('/chat/completions', {
+        method: 'POST',
+        headers: { ...customer.auth, ...json },
+        body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'hello' }] }),
+      })
       expect(res.status).toBe(200)
     }
     const createCode = async () => {
       const verifier = randomBytes(32).toString('base64url')
-      const res = await call('/auth/keys/code', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(verifier) }) })
+      const res = await call('/auth/keys/code', {
+        method: 'POST',
+        headers: { ...customer.auth, ...json },
+        body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: s256(verifier) }),
+      })
       expect(res.status).toBe(200)
       return { code: ((await res.json()) as { code: string }).code, verifier }
     }
@@ -61,7 +69,11 @@ function describeRetention(makeKind: () => StorageKind) {
       const verifier = randomBytes(32).toString('base64url')
       const begin = await call(`/auth?${new URLSearchParams({ callback_url: 'https://app.example/cb', code_challenge: s256(verifier) })}`, { headers: user })
       const request = new URL(begin.headers.get('location')!, 'http://gateway.test').searchParams.get('request')!
-      const answer = await call('/auth/consent', { method: 'POST', headers: { ...user, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ request, decision: 'approve' }) })
+      const answer = await call('/auth/consent', {
+        method: 'POST',
+        headers: { ...user, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ request, decision: 'approve' }),
+      })
       expect(answer.status).toBe(302)
       return { code: new URL(answer.headers.get('location')!).searchParams.get('code')!, verifier }
     }
@@ -98,13 +110,25 @@ function describeRetention(makeKind: () => StorageKind) {
     const ledger = await gateway.admin.ledger(customer.user.org_id)
     // The grant, the 5 old requests' charges and the admin charge, older than 90 days, and the 3 live requests' charges.
     expect(ledger.map((e) => Date.parse(e.at))).toEqual([...Array(7).fill(T0), T1, T1, T1])
-    expect(ledger.filter((e) => e.generation_id).map((e) => e.generation_id).sort()).toEqual([...oldRecords, ...liveRecords].map((r) => r.id).sort())
+    expect(
+      ledger
+        .filter((e) => e.generation_id)
+        .map((e) => e.generation_id)
+        .sort(),
+    ).toEqual([...oldRecords, ...liveRecords].map((r) => r.id).sort())
 
-    expect([await count('codes'), await count('consent-used'), await count('usage'), await count('byok-settled'), await count('byok-pending'), await count('byok-requests')]).toEqual([57, 3, 8, 2, 2, 2])
+    expect([
+      await count('codes'),
+      await count('consent-used'),
+      await count('usage'),
+      await count('byok-settled'),
+      await count('byok-pending'),
+      await count('byok-requests'),
+    ]).toEqual([57, 3, 8, 2, 2, 2])
     expect([await count('generation-ids'), await count('rollups')]).toEqual([8, 10])
     if (redis) {
       // Redis expires windows (and now codes) by itself: each carries a TTL, and the sweep leaves windows alone.
-      const client = (storage.getMount('gateway:').driver as unknown as { getInstance(): { pttl(key: string): Promise<number> }; options: { base: string } })
+      const client = storage.getMount('gateway:').driver as unknown as { getInstance(): { pttl(key: string): Promise<number> }; options: { base: string } }
       const raw = (key: string) => `${client.options.base}:${key}`
       for (const key of (await storage.getKeys('gateway:ratelimit:')).slice(0, 5)) expect(await client.getInstance().pttl(raw(key))).toBeGreaterThan(0)
       for (const key of (await storage.getKeys('gateway:codes:')).slice(0, 5)) expect(await client.getInstance().pttl(raw(key))).toBeGreaterThan(0)
@@ -115,17 +139,43 @@ function describeRetention(makeKind: () => StorageKind) {
     // A bounded run removes at most 10 per kind, oldest windows first; the next run removes the rest.
     const first = await sweepExpired(ctx, { limit: 10 })
     // The old day's rollups: its index and 4 counters (requests, prompt and completion tokens, usage; reasoning and BYOK were 0).
-    expect(first).toEqual({ rate_limit_windows: redis ? 0 : 10, codes: 10, consent_answers: 2, byok_request_counters: 1, usage_records: 5, generation_ids: 5, usage_rollups: 5, byok_claims: 2 })
+    expect(first).toEqual({
+      rate_limit_windows: redis ? 0 : 10,
+      codes: 10,
+      consent_answers: 2,
+      byok_request_counters: 1,
+      usage_records: 5,
+      generation_ids: 5,
+      usage_rollups: 5,
+      byok_claims: 2,
+    })
     if (!redis) {
       const starts = (await storage.getKeys('gateway:ratelimit:')).map((k) => Number(k.slice(k.lastIndexOf(':') + 1))).sort((a, b) => a - b)
       expect(starts[0]).toBe(T0 + 10_000) // the 10 oldest (T0, T0+1s, …, T0+9s) are gone
     }
     const second = await gateway.admin.sweep()
-    expect(second).toEqual({ rate_limit_windows: redis ? 0 : 12, codes: 42, consent_answers: 0, byok_request_counters: 0, usage_records: 0, generation_ids: 0, usage_rollups: 0, byok_claims: 0 })
+    expect(second).toEqual({
+      rate_limit_windows: redis ? 0 : 12,
+      codes: 42,
+      consent_answers: 0,
+      byok_request_counters: 0,
+      usage_records: 0,
+      generation_ids: 0,
+      usage_rollups: 0,
+      byok_claims: 0,
+    })
 
     // What is live is left: 2 windows, 5 codes, 1 consent answer, 3 usage records with their BYOK records, 1 counter.
-    if (!redis) expect((await storage.getKeys('gateway:ratelimit:')).map((k) => Number(k.slice(k.lastIndexOf(':') + 1))).sort((a, b) => a - b)).toEqual([T1, T1 + 1000])
-    expect([await count('codes'), await count('consent-used'), await count('usage'), await count('byok-settled'), await count('byok-pending'), await count('byok-requests')]).toEqual([5, 1, 3, 1, 1, 1])
+    if (!redis)
+      expect((await storage.getKeys('gateway:ratelimit:')).map((k) => Number(k.slice(k.lastIndexOf(':') + 1))).sort((a, b) => a - b)).toEqual([T1, T1 + 1000])
+    expect([
+      await count('codes'),
+      await count('consent-used'),
+      await count('usage'),
+      await count('byok-settled'),
+      await count('byok-pending'),
+      await count('byok-requests'),
+    ]).toEqual([5, 1, 3, 1, 1, 1])
     expect([await count('generation-ids'), await count('rollups')]).toEqual([3, 5]) // the live day's rollups stay
     expect((await ctx.usage.list(customer.user.org_id)).map((r) => r.id)).toEqual(liveRecords.map((r) => r.id))
     expect(await raw.kv.get('byok-settled', liveRecords[0].id)).not.toBeNull()
@@ -135,7 +185,11 @@ function describeRetention(makeKind: () => StorageKind) {
     // The live window still counts: 2 requests so far in T1+1s (the /me above and this one).
     expect((await call('/me', { headers: customer.auth })).headers.get('x-ratelimit-remaining')).toBe('58')
     // A live code still exchanges for a key.
-    const exchanged = await call('/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ code: liveCodes[4].code, code_verifier: liveCodes[4].verifier }) })
+    const exchanged = await call('/auth/keys', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ code: liveCodes[4].code, code_verifier: liveCodes[4].verifier }),
+    })
     expect(exchanged.status).toBe(200)
     // A third run has nothing left to do.
     expect(Object.values(await gateway.admin.sweep()).every((n) => n === 0)).toBe(true)
@@ -157,7 +211,13 @@ describe('retention: the sweep timer', () => {
     try {
       const baseline = vi.getTimerCount()
       let now = Date.parse('2026-01-05T10:00:00.000Z')
-      const gateway = createGateway({ secret: TEST_SECRET, logger: false, clock: () => now, byok: { settlementIntervalSeconds: 0 }, retention: { sweepIntervalSeconds: 60 } })
+      const gateway = createGateway({
+        secret: TEST_SECRET,
+        logger: false,
+        clock: () => now,
+        byok: { settlementIntervalSeconds: 0 },
+        retention: { sweepIntervalSeconds: 60 },
+      })
       expect(vi.getTimerCount()).toBe(baseline + 2) // the first sweep and the interval
       const codes = gateway.context.codes
       await codes.create({ userId: 'u', challenge: 'c', method: 'S256', callbackOrigin: 'https://app.example' })

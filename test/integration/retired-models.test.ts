@@ -21,19 +21,28 @@ describe('retired models and announced price changes', () => {
       clock: () => clock.now,
       providers: [
         openaiCompatible({
-          slug: 'acme', name: 'Acme', baseURL: upstream.url,
+          slug: 'acme',
+          name: 'Acme',
+          baseURL: upstream.url,
           models: [
             { id: 'acme/old', upstreamId: 'old-1', pricing: usd('0.000001', '0.000002'), expirationDate: '2026-12-01', replacement: 'acme/new' },
             { id: 'acme/gone', upstreamId: 'gone-1', pricing: usd('0.000001', '0.000002'), expirationDate: '2026-12-01', replacement: 'acme/also-gone' },
             { id: 'acme/also-gone', upstreamId: 'gone-2', pricing: usd('0.000001', '0.000002'), expirationDate: '2026-12-01' },
             {
-              id: 'acme/new', upstreamId: 'new-1', pricing: usd('0.000001', '0.000002'),
+              id: 'acme/new',
+              upstreamId: 'new-1',
+              pricing: usd('0.000001', '0.000002'),
               priceChanges: [{ from: '2026-12-10', pricing: usd('0.0000015', '0.000003'), note: 'announced 2026-11-01' }],
             },
             { id: 'acme/shared', upstreamId: 'shared-1', pricing: usd('0.0000001', '0.0000002'), expirationDate: '2026-12-01' },
           ],
         }),
-        openaiCompatible({ slug: 'backup', name: 'Backup', baseURL: upstream.url, models: [{ id: 'acme/shared', upstreamId: 'shared-2', pricing: usd('0.000005', '0.000006') }] }),
+        openaiCompatible({
+          slug: 'backup',
+          name: 'Backup',
+          baseURL: upstream.url,
+          models: [{ id: 'acme/shared', upstreamId: 'shared-2', pricing: usd('0.000005', '0.000006') }],
+        }),
       ],
     })
     customer = await createCustomer(t.gateway, { credits: '10' })
@@ -43,9 +52,13 @@ describe('retired models and announced price changes', () => {
     await upstream.close()
   })
 
-  const models = async () => ((await (await t.request('/api/v1/models')).json()).data as any[])
+  const models = async () => (await (await t.request('/api/v1/models')).json()).data as any[]
   const chat = async (model: string) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi there' }] }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi there' }] }),
+    })
     return { status: res.status, body: await res.json() }
   }
 
@@ -65,7 +78,9 @@ describe('retired models and announced price changes', () => {
     const answer = await chat('acme/old')
     expect(answer.status).toBe(404)
     expect(answer.body.error).toMatchObject({
-      code: 404, type: 'not_found', param: 'model',
+      code: 404,
+      type: 'not_found',
+      param: 'model',
       message: 'Model acme/old was retired by its provider on 2026-12-01; use acme/new instead',
       metadata: { retired_on: '2026-12-01', replacement: 'acme/new' },
     })
@@ -93,7 +108,8 @@ describe('retired models and announced price changes', () => {
   })
 
   it('bills at an announced new price from its first day, exactly', async () => {
-    const cost = (usage: any, prompt: bigint, completion: bigint) => decimalText(BigInt(usage.prompt_tokens) * prompt + BigInt(usage.completion_tokens) * completion)
+    const cost = (usage: any, prompt: bigint, completion: bigint) =>
+      decimalText(BigInt(usage.prompt_tokens) * prompt + BigInt(usage.completion_tokens) * completion)
     clock.now = Date.parse('2026-12-09T23:59:59Z')
     const old = await chat('acme/new')
     expect(String(old.body.usage.cost)).toBe(cost(old.body.usage, 1_000_000n, 2_000_000n))

@@ -80,8 +80,14 @@ describe('routing under faults', () => {
           const sent = { primary: primary.requests.length, backup: backup.requests.length }
           events.length = 0
           const res = await t.request('/api/v1/chat/completions', {
-            method: 'POST', headers: { ...customer.auth, ...json },
-            body: JSON.stringify({ model: `fault/${fault}`, stream, messages: [{ role: 'user', content: 'one two three four five' }], provider: { order: ['primary'], ...(fallback ? {} : { allow_fallbacks: false }) } }),
+            method: 'POST',
+            headers: { ...customer.auth, ...json },
+            body: JSON.stringify({
+              model: `fault/${fault}`,
+              stream,
+              messages: [{ role: 'user', content: 'one two three four five' }],
+              provider: { order: ['primary'], ...(fallback ? {} : { allow_fallbacks: false }) },
+            }),
           })
           const credits = await t.gateway.admin.getCredits(customer.user.org_id)
           const charged = credits.total_usage
@@ -148,7 +154,9 @@ describe('routing preferences', () => {
   let customer: Awaited<ReturnType<typeof createCustomer>>
   beforeAll(async () => {
     fakes = { a: await startFakeOpenAI(), b: await startFakeOpenAI(), c: await startFakeOpenAI() }
-    const offer = (prompt: string, extra: Partial<ProviderModel> = {}): ProviderModel[] => [{ id: 'pref/model', upstreamId: 'gpt-test', pricing: { prompt, completion: prompt, currency: 'USD' }, supportedParameters: ['temperature'], ...extra }]
+    const offer = (prompt: string, extra: Partial<ProviderModel> = {}): ProviderModel[] => [
+      { id: 'pref/model', upstreamId: 'gpt-test', pricing: { prompt, completion: prompt, currency: 'USD' }, supportedParameters: ['temperature'], ...extra },
+    ]
     t = await startGateway({
       providers: [
         openaiCompatible({ slug: 'a', name: 'A', baseURL: fakes.a.url, models: offer('0.000002') }),
@@ -164,13 +172,20 @@ describe('routing preferences', () => {
   })
 
   const servedBy = async (extra: Record<string, unknown>) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], ...extra }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], ...extra }),
+    })
     const body = await res.json()
     return res.status === 200 ? body.provider : `${res.status} ${body.error.message}`
   }
   const plan = async (provider: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
     const { planAttempts, chatRouting } = await import('../../src/routing/plan')
-    const attempts = await planAttempts(t.gateway.context, chatRouting({ model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never))
+    const attempts = await planAttempts(
+      t.gateway.context,
+      chatRouting({ model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never),
+    )
     return attempts.map((a) => a.offer.provider.slug)
   }
 
@@ -213,9 +228,11 @@ describe('routing preferences', () => {
     const { planAttempts, chatRouting } = await import('../../src/routing/plan')
     await expect(planAttempts(t.gateway.context, chatRouting({ model: 'nobody/x', messages: [] } as never))).rejects.toMatchObject({ status: 404 })
   })
-  it('answers 404 naming which preference excluded which provider when the request\'s preferences leave nothing', async () => {
+  it("answers 404 naming which preference excluded which provider when the request's preferences leave nothing", async () => {
     const answer = await servedBy({ provider: { only: ['a'], ignore: ['a'] } })
-    expect(answer).toMatch(/^404 No provider of pref\/model matches the request's provider preferences: a \(pref\/model\): ignored by provider.ignore; b \(pref\/model\): not in provider.only; c/)
+    expect(answer).toMatch(
+      /^404 No provider of pref\/model matches the request's provider preferences: a \(pref\/model\): ignored by provider.ignore; b \(pref\/model\): not in provider.only; c/,
+    )
     const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }]
     expect(await servedBy({ tools, provider: { require_parameters: true, ignore: ['b'] } })).toMatch(/^404 .*a \(pref\/model\): does not support tools/)
   })
@@ -238,7 +255,11 @@ describe('the circuit breaker', () => {
     try {
       const customer = await createCustomer(t.gateway, { credits: '5' })
       const ask = async () => {
-        const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'cb/model', provider: { order: ['flaky'] }, messages: [{ role: 'user', content: 'hi' }] }) })
+        const res = await t.request('/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { ...customer.auth, ...json },
+          body: JSON.stringify({ model: 'cb/model', provider: { order: ['flaky'] }, messages: [{ role: 'user', content: 'hi' }] }),
+        })
         return (await res.json()).provider
       }
       const flakyCalls = () => flaky.requests.length
@@ -291,8 +312,13 @@ describe('rate limits', () => {
       }
       expect(statuses).toEqual([200, 200, 200, 429])
       const reset = String(Date.parse('2026-11-25T12:01:00Z') / 1000)
-      expect(Object.fromEntries(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((h) => [h, last!.headers.get(h)]))).toEqual({
-        'retry-after': '50', 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset,
+      expect(
+        Object.fromEntries(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((h) => [h, last!.headers.get(h)])),
+      ).toEqual({
+        'retry-after': '50',
+        'x-ratelimit-limit': '3',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': reset,
       })
       expect((await last!.json()).error).toMatchObject({ code: 429, type: 'rate_limited' })
       // Another key has its own window.

@@ -215,7 +215,11 @@ describe('openai SDK', () => {
       tools: [weatherTool],
       messages: [
         ...messages,
-        { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }],
+        },
         { role: 'tool', tool_call_id: call.id, content: toolResult },
       ],
     })
@@ -225,14 +229,22 @@ describe('openai SDK', () => {
     const [upstream] = upstreamChatsSince(sent)
     const upstreamMessages = upstream.body.messages
     expect(upstreamMessages).toHaveLength(3)
-    expect(upstreamMessages[1]).toMatchObject({ role: 'assistant', tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }] })
+    expect(upstreamMessages[1]).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }],
+    })
     expect(upstreamMessages[2]).toEqual({ role: 'tool', tool_call_id: call.id, content: toolResult })
     expect(upstream.body.tools).toEqual([weatherTool])
   })
 
   it('streams a tool call whose arguments arrive in pieces', async () => {
     const text = 'Berlin'
-    const stream = await client.chat.completions.create({ model: 'fake/gpt-test', messages: [{ role: 'user', content: text }], tools: [weatherTool], stream: true })
+    const stream = await client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: text }],
+      tools: [weatherTool],
+      stream: true,
+    })
     const calls: { id?: string; name?: string; arguments: string }[] = []
     const chunks: OpenAI.ChatCompletionChunk[] = []
     for await (const chunk of stream) {
@@ -268,7 +280,11 @@ describe('openai SDK', () => {
       },
     }
     const sent = fake.requests.length
-    const completion = await client.chat.completions.create({ model: 'fake/gpt-test', messages: [{ role: 'user', content: text }], response_format: responseFormat })
+    const completion = await client.chat.completions.create({
+      model: 'fake/gpt-test',
+      messages: [{ role: 'user', content: text }],
+      response_format: responseFormat,
+    })
 
     expect(JSON.parse(completion.choices[0].message.content!)).toEqual({ name: text, age: 42 })
     const [upstream] = upstreamChatsSince(sent)
@@ -276,9 +292,10 @@ describe('openai SDK', () => {
   })
 
   it('surfaces an upstream 429 as the SDK’s RateLimitError', async () => {
-    const failure = await client.chat.completions
-      .create({ model: 'fake/rate-limited', messages: [{ role: 'user', content: 'hi' }] })
-      .then(() => undefined, (error: unknown) => error)
+    const failure = await client.chat.completions.create({ model: 'fake/rate-limited', messages: [{ role: 'user', content: 'hi' }] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
 
     expect(failure).toBeInstanceOf(OpenAI.RateLimitError)
     expect(failure).toBeInstanceOf(OpenAI.APIError)
@@ -289,9 +306,10 @@ describe('openai SDK', () => {
     expect(error.error).toMatchObject({ code: 429, type: 'rate_limited', metadata: { provider_name: 'Fake', error_type: 'rate_limit_exceeded' } })
 
     // A stream refused before its first byte fails the same way.
-    const streamed = await client.chat.completions
-      .create({ model: 'fake/rate-limited', messages: [{ role: 'user', content: 'hi' }], stream: true })
-      .then(() => undefined, (e: unknown) => e)
+    const streamed = await client.chat.completions.create({ model: 'fake/rate-limited', messages: [{ role: 'user', content: 'hi' }], stream: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(streamed).toBeInstanceOf(OpenAI.RateLimitError)
     expect((streamed as InstanceType<typeof OpenAI.RateLimitError>).status).toBe(429)
   })
@@ -343,7 +361,9 @@ describe('Vercel AI SDK (@ai-sdk/openai-compatible)', () => {
       model,
       prompt: text,
       maxRetries: 0,
-      tools: { get_weather: tool({ description: weatherTool.function.description, inputSchema: jsonSchema<{ city: string }>(weatherTool.function.parameters as any) }) },
+      tools: {
+        get_weather: tool({ description: weatherTool.function.description, inputSchema: jsonSchema<{ city: string }>(weatherTool.function.parameters as any) }),
+      },
     })
 
     expect(result.finishReason).toBe('tool-calls')

@@ -51,9 +51,22 @@ describe('serve() limits against slow clients', () => {
     expect(defaults.server.maxHeadersCount).toBe(100)
     expect(headerSize(defaults)).toBe(16 * 1024)
     expect(DEFAULT_SERVER_LIMITS.headersTimeout).toBe(30_000)
-    const custom = await start({ headersTimeout: 1_000, requestTimeout: 2_000, keepAliveTimeout: 70_000, maxConnections: 7, maxHeadersCount: 50, maxHeaderSize: 8192 })
-    expect([custom.server.headersTimeout, custom.server.requestTimeout, custom.server.keepAliveTimeout, custom.server.maxConnections, custom.server.maxHeadersCount, headerSize(custom)])
-      .toEqual([1_000, 2_000, 70_000, 7, 50, 8192])
+    const custom = await start({
+      headersTimeout: 1_000,
+      requestTimeout: 2_000,
+      keepAliveTimeout: 70_000,
+      maxConnections: 7,
+      maxHeadersCount: 50,
+      maxHeaderSize: 8192,
+    })
+    expect([
+      custom.server.headersTimeout,
+      custom.server.requestTimeout,
+      custom.server.keepAliveTimeout,
+      custom.server.maxConnections,
+      custom.server.maxHeadersCount,
+      headerSize(custom),
+    ]).toEqual([1_000, 2_000, 70_000, 7, 50, 8192])
   })
 
   it('disconnects a client that sends its headers too slowly, even one line at a time', async () => {
@@ -90,20 +103,35 @@ describe('serve() limits against slow clients', () => {
     const upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 150 })
     fakes.push(upstream)
     const gateway = createGateway({
-      secret: TEST_SECRET, logger: false,
-      providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models: [{ id: 'up/slow', upstreamId: 'slow', name: 'Slow', pricing: { prompt: '0.000001', completion: '0.000001' } }] })],
+      secret: TEST_SECRET,
+      logger: false,
+      providers: [
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up',
+          baseURL: upstream.url,
+          apiKey: 'sk-up',
+          models: [{ id: 'up/slow', upstreamId: 'slow', name: 'Slow', pricing: { prompt: '0.000001', completion: '0.000001' } }],
+        }),
+      ],
     })
     const { url } = await start({ headersTimeout: 100, requestTimeout: 200, connectionsCheckingInterval: 25 }, gateway)
     const customer = await createCustomer(gateway, { credits: '1' })
     const began = Date.now()
     const res = await fetch(`${url}/api/v1/chat/completions`, {
-      method: 'POST', headers: { ...customer.auth, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { ...customer.auth, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'up/slow', stream: true, messages: [{ role: 'user', content: 'one two three four five' }] }),
     })
     const { events } = await readSse(res)
     expect(Date.now() - began).toBeGreaterThan(600)
     expect(events.at(-1)).toBe('[DONE]')
-    expect(events.slice(0, -1).map((e: any) => e.choices[0]?.delta?.content ?? '').join('')).toContain('one two three four five')
+    expect(
+      events
+        .slice(0, -1)
+        .map((e: any) => e.choices[0]?.delta?.content ?? '')
+        .join(''),
+    ).toContain('one two three four five')
   })
 
   it('closes connections beyond maxConnections at once, and accepts new ones when others have gone', async () => {

@@ -35,7 +35,11 @@ describe('measured throughput', () => {
   })
 
   const ask = async (provider: Record<string, unknown>, content = prompt) => {
-    const res = await t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'tp/model', stream: true, messages: [{ role: 'user', content }], provider }) })
+    const res = await t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'tp/model', stream: true, messages: [{ role: 'user', content }], provider }),
+    })
     const { events } = await readSse(res)
     return events[0].provider as string
   }

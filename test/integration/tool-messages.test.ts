@@ -17,10 +17,15 @@ describe('tool messages must answer a tool call of an earlier assistant message'
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-tools' })
     t = await startGateway({
-      providers: [openaiCompatible({
-        slug: 'fake', name: 'Fake', baseURL: fake.url, apiKey: 'sk-tools',
-        models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing: { prompt: '0.000001', completion: '0.000002', currency: 'USD' } }],
-      })],
+      providers: [
+        openaiCompatible({
+          slug: 'fake',
+          name: 'Fake',
+          baseURL: fake.url,
+          apiKey: 'sk-tools',
+          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing: { prompt: '0.000001', completion: '0.000002', currency: 'USD' } }],
+        }),
+      ],
     })
     customer = await createCustomer(t.gateway, { credits: '10' })
   })
@@ -30,7 +35,11 @@ describe('tool messages must answer a tool call of an earlier assistant message'
   })
 
   const post = (messages: unknown[], extra: Record<string, unknown> = {}) =>
-    t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...customer.auth, ...json }, body: JSON.stringify({ model: 'fake/gpt-test', messages, tools, ...extra }) })
+    t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'fake/gpt-test', messages, tools, ...extra }),
+    })
   const credits = () => t.gateway.admin.getCredits(customer.user.org_id)
 
   /** Sends the messages and expects a 400 naming messages.<index>.tool_call_id, with no upstream call and no charge. */
@@ -47,23 +56,29 @@ describe('tool messages must answer a tool call of an earlier assistant message'
   }
 
   it('refuses a tool message whose id no assistant message declared, before any upstream call', async () => {
-    const message = await expectRefused([
-      user,
-      { role: 'assistant', content: null, tool_calls: [call('call_a')] },
-      { role: 'tool', tool_call_id: 'call_a', content: '18 °C' },
-      { role: 'tool', tool_call_id: 'call_x', content: '21 °C' },
-    ], 3)
+    const message = await expectRefused(
+      [
+        user,
+        { role: 'assistant', content: null, tool_calls: [call('call_a')] },
+        { role: 'tool', tool_call_id: 'call_a', content: '18 °C' },
+        { role: 'tool', tool_call_id: 'call_x', content: '21 °C' },
+      ],
+      3,
+    )
     expect(message).toContain('messages.3')
     expect(message).toContain('call_x')
   })
 
   it('refuses a tool message that comes before the assistant message declaring its id', async () => {
-    await expectRefused([
-      user,
-      { role: 'tool', tool_call_id: 'call_late', content: '18 °C' },
-      { role: 'assistant', content: null, tool_calls: [call('call_late')] },
-      { role: 'user', content: 'and now?' },
-    ], 1)
+    await expectRefused(
+      [
+        user,
+        { role: 'tool', tool_call_id: 'call_late', content: '18 °C' },
+        { role: 'assistant', content: null, tool_calls: [call('call_late')] },
+        { role: 'user', content: 'and now?' },
+      ],
+      1,
+    )
   })
 
   it('refuses a tool message with no assistant message at all, also when streamed', async () => {

@@ -10,13 +10,19 @@ const P = 'anthropic'
 const MODEL = 'claude-sonnet-4-5-20250929'
 const created = expect.any(Number)
 const usage = (prompt: number, completion: number, read = 0, written = 0, reasoning = 0) => ({
-  prompt_tokens: prompt + read + written, completion_tokens: completion, total_tokens: prompt + read + written + completion,
-  prompt_tokens_details: { cached_tokens: read, cache_write_tokens: written }, completion_tokens_details: { reasoning_tokens: reasoning },
+  prompt_tokens: prompt + read + written,
+  completion_tokens: completion,
+  total_tokens: prompt + read + written + completion,
+  prompt_tokens_details: { cached_tokens: read, cache_write_tokens: written },
+  completion_tokens_details: { reasoning_tokens: reasoning },
 })
-const chunkOf = (id: string) => (delta: Record<string, unknown>, finish: string | null = null) => ({ id, created, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })
+const chunkOf =
+  (id: string) =>
+  (delta: Record<string, unknown>, finish: string | null = null) => ({ id, created, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })
 const textChunk = chunkOf('msg_01Hv8a7B2cD4eF6gH8iJ0kL2')
 const toolChunk = chunkOf('msg_014p7gG3wDgGV9EUtLvnow3U')
-const provider = (origin: string, options: Parameters<typeof anthropic>[0] = {}) => anthropic({ baseURL: origin, apiKey: 'sk-service-test', models: [], ...options })
+const provider = (origin: string, options: Parameters<typeof anthropic>[0] = {}) =>
+  anthropic({ baseURL: origin, apiKey: 'sk-service-test', models: [], ...options })
 
 runProviderContract('anthropic()', {
   provider: (origin) => provider(origin),
@@ -27,23 +33,34 @@ runProviderContract('anthropic()', {
     text: {
       reply: jsonReply(P, 'message-text.json'),
       expected: {
-        id: 'msg_01XFDUDYJgAACzvnptvVoYEL', created, model: MODEL,
-        choices: [{ index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null, reasoning: null }, finish_reason: 'end_turn' }],
+        id: 'msg_01XFDUDYJgAACzvnptvVoYEL',
+        created,
+        model: MODEL,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null, reasoning: null }, finish_reason: 'end_turn' },
+        ],
         usage: usage(14, 8),
       },
     },
     tool: {
       reply: jsonReply(P, 'message-tool.json'),
       expected: {
-        id: 'msg_01Aq9w938a90dw8q', created, model: MODEL,
-        choices: [{
-          index: 0,
-          message: {
-            role: 'assistant', content: "I'll check the weather in Paris.", refusal: null, reasoning: null,
-            tool_calls: [{ id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+        id: 'msg_01Aq9w938a90dw8q',
+        created,
+        model: MODEL,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: "I'll check the weather in Paris.",
+              refusal: null,
+              reasoning: null,
+              tool_calls: [{ id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+            },
+            finish_reason: 'tool_use',
           },
-          finish_reason: 'tool_use',
-        }],
+        ],
         usage: usage(58, 17),
       },
     },
@@ -52,7 +69,10 @@ runProviderContract('anthropic()', {
     text: {
       reply: sseReply(P, 'stream-text.sse'),
       expected: [
-        textChunk({ role: 'assistant', content: '' }), textChunk({ content: 'The capital' }), textChunk({ content: ' of France' }), textChunk({ content: ' is Paris.' }),
+        textChunk({ role: 'assistant', content: '' }),
+        textChunk({ content: 'The capital' }),
+        textChunk({ content: ' of France' }),
+        textChunk({ content: ' is Paris.' }),
         textChunk({}, 'end_turn'),
         { id: 'msg_01Hv8a7B2cD4eF6gH8iJ0kL2', created, model: MODEL, choices: [], usage: usage(14, 8) },
       ],
@@ -72,31 +92,95 @@ runProviderContract('anthropic()', {
   sent: {
     // temperature is refused by this API version and OpenRouter's transforms mean nothing here: both stay behind.
     text: {
-      model: MODEL, max_tokens: 64, system: [{ type: 'text', text: 'Answer in one sentence.' }],
+      model: MODEL,
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'Answer in one sentence.' }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }],
-      stop_sequences: ['\n\n'], metadata: { user_id: 'user-42' },
+      stop_sequences: ['\n\n'],
+      metadata: { user_id: 'user-42' },
     },
     stream: {
-      model: MODEL, max_tokens: 64, system: [{ type: 'text', text: 'Answer in one sentence.' }],
+      model: MODEL,
+      max_tokens: 64,
+      system: [{ type: 'text', text: 'Answer in one sentence.' }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }],
-      stop_sequences: ['\n\n'], metadata: { user_id: 'user-42' }, stream: true,
+      stop_sequences: ['\n\n'],
+      metadata: { user_id: 'user-42' },
+      stream: true,
     },
     tool: {
-      model: MODEL, max_tokens: 4096,
+      model: MODEL,
+      max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: "What's the weather in Paris?" }] }],
       tools: [{ name: 'get_weather', description: 'The current weather in a city.', input_schema: WEATHER_TOOL.function.parameters }],
       tool_choice: { type: 'auto' },
     },
   },
   errors: [
-    { title: '400 invalid_request_error', reply: errorReply(400, P, 'error-400.json'), status: 400, errorType: 'invalid_request', sameProvider: false, retryAfterMs: null },
-    { title: '400 prompt is too long', reply: errorReply(400, P, 'error-400-context.json'), status: 400, errorType: 'context_length_exceeded', sameProvider: false, retryAfterMs: null },
-    { title: '401 authentication_error', reply: errorReply(401, P, 'error-401.json'), status: 502, errorType: 'authentication', sameProvider: false, retryAfterMs: null },
-    { title: '403 permission_error', reply: errorReply(403, P, 'error-403.json'), status: 502, errorType: 'authentication', sameProvider: false, retryAfterMs: null },
-    { title: '429 rate_limit_error with retry-after: 30', reply: errorReply(429, P, 'error-429.json', { 'retry-after': '30', 'anthropic-ratelimit-input-tokens-remaining': '0' }), status: 429, errorType: 'rate_limit_exceeded', sameProvider: true, retryAfterMs: 30_000 },
-    { title: '500 api_error', reply: errorReply(500, P, 'error-500.json'), status: 502, errorType: 'provider_unavailable', sameProvider: false, retryAfterMs: null },
-    { title: '529 overloaded_error', reply: errorReply(529, P, 'error-529.json'), status: 502, errorType: 'provider_overloaded', sameProvider: true, retryAfterMs: null },
-    { title: '529 overloaded_error with retry-after: 4', reply: errorReply(529, P, 'error-529.json', { 'retry-after': '4' }), status: 502, errorType: 'provider_overloaded', sameProvider: true, retryAfterMs: 4000 },
+    {
+      title: '400 invalid_request_error',
+      reply: errorReply(400, P, 'error-400.json'),
+      status: 400,
+      errorType: 'invalid_request',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '400 prompt is too long',
+      reply: errorReply(400, P, 'error-400-context.json'),
+      status: 400,
+      errorType: 'context_length_exceeded',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '401 authentication_error',
+      reply: errorReply(401, P, 'error-401.json'),
+      status: 502,
+      errorType: 'authentication',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '403 permission_error',
+      reply: errorReply(403, P, 'error-403.json'),
+      status: 502,
+      errorType: 'authentication',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '429 rate_limit_error with retry-after: 30',
+      reply: errorReply(429, P, 'error-429.json', { 'retry-after': '30', 'anthropic-ratelimit-input-tokens-remaining': '0' }),
+      status: 429,
+      errorType: 'rate_limit_exceeded',
+      sameProvider: true,
+      retryAfterMs: 30_000,
+    },
+    {
+      title: '500 api_error',
+      reply: errorReply(500, P, 'error-500.json'),
+      status: 502,
+      errorType: 'provider_unavailable',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '529 overloaded_error',
+      reply: errorReply(529, P, 'error-529.json'),
+      status: 502,
+      errorType: 'provider_overloaded',
+      sameProvider: true,
+      retryAfterMs: null,
+    },
+    {
+      title: '529 overloaded_error with retry-after: 4',
+      reply: errorReply(529, P, 'error-529.json', { 'retry-after': '4' }),
+      status: 502,
+      errorType: 'provider_overloaded',
+      sameProvider: true,
+      retryAfterMs: 4000,
+    },
   ],
   check: { reply: jsonReply(P, 'models.json'), rejected: errorReply(401, P, 'error-401.json'), target: 'GET /v1/models', message: '2 models listed' },
 })
@@ -113,7 +197,13 @@ describe('anthropic(): Anthropic’s own wire', () => {
     replay.on('POST /v1/messages', jsonReply(P, 'message-text.json'))
     await provider(replay.origin, { authHeader: 'x-api-key', headers: { 'anthropic-beta': 'context-1m-2025-08-07' } }).chat(textRequest(MODEL), callOptions())
     const { headers } = replay.requests[0]
-    expect([headers['anthropic-version'], headers['x-api-key'], headers.authorization, headers['anthropic-beta'], headers.accept]).toEqual([ANTHROPIC_VERSION, 'sk-service-test', undefined, 'context-1m-2025-08-07', 'application/json'])
+    expect([headers['anthropic-version'], headers['x-api-key'], headers.authorization, headers['anthropic-beta'], headers.accept]).toEqual([
+      ANTHROPIC_VERSION,
+      'sk-service-test',
+      undefined,
+      'context-1m-2025-08-07',
+      'application/json',
+    ])
   })
 
   it('a whole answer with thinking → reasoning, reasoning_details with the signature, cache reads and writes in usage', async () => {
@@ -122,9 +212,18 @@ describe('anthropic(): Anthropic’s own wire', () => {
     expect(completion.choices[0]).toEqual({
       index: 0,
       message: {
-        role: 'assistant', content: 'The capital of France is Paris.', refusal: null, reasoning: 'The user asks for the capital of France. That is Paris.',
+        role: 'assistant',
+        content: 'The capital of France is Paris.',
+        refusal: null,
+        reasoning: 'The user asks for the capital of France. That is Paris.',
         reasoning_details: [
-          { type: 'reasoning.text', text: 'The user asks for the capital of France. That is Paris.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds', format: 'anthropic-claude-v1', index: 0 },
+          {
+            type: 'reasoning.text',
+            text: 'The user asks for the capital of France. That is Paris.',
+            signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds',
+            format: 'anthropic-claude-v1',
+            index: 0,
+          },
           { type: 'reasoning.encrypted', data: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP', format: 'anthropic-claude-v1', index: 1 },
         ],
       },

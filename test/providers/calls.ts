@@ -30,10 +30,15 @@ export const streamedText = (chunks: UpstreamChunk[]): string => chunks.map((c) 
 
 /** The streamed arguments of tool call `index`, joined. */
 export const streamedArguments = (chunks: UpstreamChunk[], index = 0): string =>
-  chunks.flatMap((c) => (c.choices[0]?.delta?.tool_calls as { index: number; function?: { arguments?: string } }[] | undefined) ?? []).filter((t) => t.index === index).map((t) => t.function?.arguments ?? '').join('')
+  chunks
+    .flatMap((c) => (c.choices[0]?.delta?.tool_calls as { index: number; function?: { arguments?: string } }[] | undefined) ?? [])
+    .filter((t) => t.index === index)
+    .map((t) => t.function?.arguments ?? '')
+    .join('')
 
 /** The finish reasons a stream gave, in order (nulls left out). */
-export const finishReasons = (chunks: UpstreamChunk[]): unknown[] => chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter((reason) => reason != null)
+export const finishReasons = (chunks: UpstreamChunk[]): unknown[] =>
+  chunks.flatMap((c) => c.choices.map((choice) => choice.finish_reason)).filter((reason) => reason != null)
 
 /** Milliseconds a promise took to settle, whichever way. */
 export async function timed(promise: Promise<unknown>): Promise<number> {

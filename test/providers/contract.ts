@@ -23,32 +23,38 @@ export const CUSTOMER_KEY = 'sk-customer-byok'
 const NOW = Date.parse('2026-11-26T12:00:00Z')
 
 /** The text request of the story, for the model `model`. */
-export const textRequest = (model: string): UpstreamChatRequest => ({
-  model,
-  messages: [
-    { role: 'system', content: 'Answer in one sentence.' },
-    { role: 'user', content: 'What is the capital of France?' },
-  ],
-  max_tokens: 64,
-  temperature: 0.2,
-  stop: ['\n\n'],
-  user: 'user-42',
-  transforms: ['middle-out'],
-} as UpstreamChatRequest)
+export const textRequest = (model: string): UpstreamChatRequest =>
+  ({
+    model,
+    messages: [
+      { role: 'system', content: 'Answer in one sentence.' },
+      { role: 'user', content: 'What is the capital of France?' },
+    ],
+    max_tokens: 64,
+    temperature: 0.2,
+    stop: ['\n\n'],
+    user: 'user-42',
+    transforms: ['middle-out'],
+  }) as UpstreamChatRequest
 
 /** The weather tool of the story. */
 export const WEATHER_TOOL = {
   type: 'function',
-  function: { name: 'get_weather', description: 'The current weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'The current weather in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 } as const
 
 /** The tool request of the story. */
-export const toolRequest = (model: string): UpstreamChatRequest => ({
-  model,
-  messages: [{ role: 'user', content: "What's the weather in Paris?" }],
-  tools: [WEATHER_TOOL],
-  tool_choice: 'auto',
-} as UpstreamChatRequest)
+export const toolRequest = (model: string): UpstreamChatRequest =>
+  ({
+    model,
+    messages: [{ role: 'user', content: "What's the weather in Paris?" }],
+    tools: [WEATHER_TOOL],
+    tool_choice: 'auto',
+  }) as UpstreamChatRequest
 
 /** A fixture and the exact normalized value the provider must make of it. */
 export interface WireCase<T> {
@@ -190,7 +196,10 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         it(`${c.title} → ${c.status} ${c.errorType}, ${c.sameProvider ? '' : 'not '}retried on the same provider, Retry-After ${c.retryAfterMs ?? 'none'}`, async () => {
           replay.on(setup.routes.chat, c.reply)
           replay.on(setup.routes.stream, c.reply)
-          for (const error of [await rejection(provider.chat(textRequest(setup.model), callOptions())), await rejection(provider.chatStream(textRequest(setup.model), callOptions()))]) {
+          for (const error of [
+            await rejection(provider.chat(textRequest(setup.model), callOptions())),
+            await rejection(provider.chatStream(textRequest(setup.model), callOptions())),
+          ]) {
             expect(error).toBeInstanceOf(GatewayError)
             expect(error.status).toBe(c.status)
             expect(error.metadata?.error_type).toBe(c.errorType)

@@ -43,7 +43,11 @@ describe('provider contract (behaviour): demo()', () => {
   it('a named tool_choice → a call of that tool, whole and streamed alike', async () => {
     const completion = await provider.chat(named, callOptions())
     const calls = completion.choices[0].message.tool_calls as { id: string; function: { name: string; arguments: string } }[]
-    expect([completion.choices[0].finish_reason, calls[0].function.name, JSON.parse(calls[0].function.arguments)]).toEqual(['tool_calls', 'get_weather', { text: "What's the weather in Paris?" }])
+    expect([completion.choices[0].finish_reason, calls[0].function.name, JSON.parse(calls[0].function.arguments)]).toEqual([
+      'tool_calls',
+      'get_weather',
+      { text: "What's the weather in Paris?" },
+    ])
     const { chunks } = await drain(await provider.chatStream(named, callOptions()))
     expect(streamedArguments(chunks)).toBe(calls[0].function.arguments)
     expect(finishReasons(chunks)).toEqual(['tool_calls'])

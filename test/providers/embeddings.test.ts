@@ -14,7 +14,12 @@ const geminiVectors = wireJson('gemini', 'batch-embed-contents.json').embeddings
 
 describe('embed(): which providers have it', () => {
   it('OpenAI-compatible hosts and Gemini embed; Anthropic has no embeddings API', () => {
-    expect([typeof openai().embed, typeof hostedProvider('mistral').embed, typeof gemini().embed, typeof anthropic().embed]).toEqual(['function', 'function', 'function', 'undefined'])
+    expect([typeof openai().embed, typeof hostedProvider('mistral').embed, typeof gemini().embed, typeof anthropic().embed]).toEqual([
+      'function',
+      'function',
+      'function',
+      'undefined',
+    ])
   })
 })
 
@@ -31,7 +36,14 @@ describe('embed() on the wire', () => {
   it('OpenAI: POST /v1/embeddings with the inputs, dimensions and user → one vector per input, in order, with usage', async () => {
     replay.on('POST /v1/embeddings', jsonReply('openai', 'embeddings.json'))
     const result = await openaiProvider().embed!({ model: 'text-embedding-3-small', input: TEXTS, dimensions: 4, user: 'user-42' }, callOptions())
-    expect(result).toEqual({ data: [{ index: 0, embedding: openaiVectors[0] }, { index: 1, embedding: openaiVectors[1] }], usage: { prompt_tokens: 9, total_tokens: 9 }, model: 'text-embedding-3-small' })
+    expect(result).toEqual({
+      data: [
+        { index: 0, embedding: openaiVectors[0] },
+        { index: 1, embedding: openaiVectors[1] },
+      ],
+      usage: { prompt_tokens: 9, total_tokens: 9 },
+      model: 'text-embedding-3-small',
+    })
     const [sent] = replay.requests
     expect(sent.headers.authorization).toBe(`Bearer ${SERVICE_KEY}`)
     expect(sent.body).toMatchObject({ model: 'text-embedding-3-small', input: TEXTS, dimensions: 4, user: 'user-42' })
@@ -70,7 +82,10 @@ describe('embed() on the wire', () => {
   it('Gemini: several texts → :batchEmbedContents, one request per text naming the model → vectors in order', async () => {
     replay.on('POST /v1beta/models/gemini-embedding-001:batchEmbedContents', jsonReply('gemini', 'batch-embed-contents.json'))
     const result = await geminiProvider().embed!({ model: 'gemini-embedding-001', input: TEXTS }, callOptions())
-    expect(result.data).toEqual([{ index: 0, embedding: geminiVectors[0] }, { index: 1, embedding: geminiVectors[1] }])
+    expect(result.data).toEqual([
+      { index: 0, embedding: geminiVectors[0] },
+      { index: 1, embedding: geminiVectors[1] },
+    ])
     expect(replay.requests[0].body).toEqual({ requests: TEXTS.map((text) => ({ model: 'models/gemini-embedding-001', content: { parts: [{ text }] } })) })
   })
 

@@ -40,7 +40,14 @@ for (const host of plain) {
     errors: [
       { title: '400', reply: errorReply(400, P, 'error-400.json'), status: 400, errorType: 'invalid_request', sameProvider: false, retryAfterMs: null },
       { title: '401', reply: errorReply(401, P, 'error-401.json'), status: 502, errorType: 'authentication', sameProvider: false, retryAfterMs: null },
-      { title: '429 with Retry-After: 2', reply: errorReply(429, P, 'error-429.json', { 'retry-after': '2' }), status: 429, errorType: 'rate_limit_exceeded', sameProvider: true, retryAfterMs: 2000 },
+      {
+        title: '429 with Retry-After: 2',
+        reply: errorReply(429, P, 'error-429.json', { 'retry-after': '2' }),
+        status: 429,
+        errorType: 'rate_limit_exceeded',
+        sameProvider: true,
+        retryAfterMs: 2000,
+      },
       { title: '500', reply: errorReply(500, P, 'error-500.json'), status: 502, errorType: 'provider_unavailable', sameProvider: false, retryAfterMs: null },
     ],
     check: { reply: jsonReply(P, 'models.json'), rejected: errorReply(401, P, 'error-401.json'), target: 'GET /models', message: '2 models listed' },

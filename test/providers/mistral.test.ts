@@ -31,11 +31,46 @@ runProviderContract("hostedProvider('mistral')", {
     tool: { ...toolRequest(MODEL), tools: [WEATHER_TOOL] },
   },
   errors: [
-    { title: '400 invalid_request_message_order', reply: errorReply(400, P, 'error-400.json'), status: 400, errorType: 'invalid_request', sameProvider: false, retryAfterMs: null },
-    { title: '401 Unauthorized', reply: errorReply(401, P, 'error-401.json'), status: 502, errorType: 'authentication', sameProvider: false, retryAfterMs: null },
-    { title: '429 rate_limited, no Retry-After', reply: errorReply(429, P, 'error-429.json'), status: 429, errorType: 'rate_limit_exceeded', sameProvider: true, retryAfterMs: null },
-    { title: '500 internal_server_error', reply: errorReply(500, P, 'error-500.json'), status: 502, errorType: 'provider_unavailable', sameProvider: false, retryAfterMs: null },
-    { title: '503 service_tier_capacity_exceeded', reply: errorReply(503, P, 'error-503.json'), status: 502, errorType: 'provider_overloaded', sameProvider: true, retryAfterMs: null },
+    {
+      title: '400 invalid_request_message_order',
+      reply: errorReply(400, P, 'error-400.json'),
+      status: 400,
+      errorType: 'invalid_request',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '401 Unauthorized',
+      reply: errorReply(401, P, 'error-401.json'),
+      status: 502,
+      errorType: 'authentication',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '429 rate_limited, no Retry-After',
+      reply: errorReply(429, P, 'error-429.json'),
+      status: 429,
+      errorType: 'rate_limit_exceeded',
+      sameProvider: true,
+      retryAfterMs: null,
+    },
+    {
+      title: '500 internal_server_error',
+      reply: errorReply(500, P, 'error-500.json'),
+      status: 502,
+      errorType: 'provider_unavailable',
+      sameProvider: false,
+      retryAfterMs: null,
+    },
+    {
+      title: '503 service_tier_capacity_exceeded',
+      reply: errorReply(503, P, 'error-503.json'),
+      status: 502,
+      errorType: 'provider_overloaded',
+      sameProvider: true,
+      retryAfterMs: null,
+    },
   ],
   check: { reply: jsonReply(P, 'models.json'), rejected: errorReply(401, P, 'error-401.json'), target: 'GET /models', message: '3 models listed' },
 })
@@ -51,6 +86,12 @@ describe("hostedProvider('mistral'): Mistral's own facts", () => {
 
   it('is listed for customers’ own keys and takes one choice per request', () => {
     const provider = hostedProvider('mistral', { baseURL: 'http://127.0.0.1:9/v1', models: [] })
-    expect([provider.slug, provider.name, provider.byokSupported, provider.serviceKey, provider.maxChoices]).toEqual(['mistral', 'Mistral', true, false, undefined])
+    expect([provider.slug, provider.name, provider.byokSupported, provider.serviceKey, provider.maxChoices]).toEqual([
+      'mistral',
+      'Mistral',
+      true,
+      false,
+      undefined,
+    ])
   })
 })

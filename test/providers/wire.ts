@@ -16,13 +16,21 @@ export const wireJson = <T = any>(provider: string, file: string): T => JSON.par
 export function wireEvents(provider: string, file: string): string[] {
   const text = wireText(provider, file)
   const separator = text.includes('\r\n\r\n') ? '\r\n\r\n' : '\n\n'
-  return text.split(separator).filter((event) => event.trim()).map((event) => event + separator)
+  return text
+    .split(separator)
+    .filter((event) => event.trim())
+    .map((event) => event + separator)
 }
 
 /** The JSON `data:` payloads of an `.sse` fixture, in order (`[DONE]` left out). */
 export const wireData = (provider: string, file: string): any[] =>
   wireEvents(provider, file)
-    .flatMap((event) => event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()))
+    .flatMap((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trim()),
+    )
     .filter((data) => data !== '[DONE]')
     .map((data) => JSON.parse(data))
 
@@ -33,4 +41,8 @@ export const jsonReply = (provider: string, file: string, headers: Record<string
 export const sseReply = (provider: string, file: string): Reply => ({ chunks: wireEvents(provider, file) })
 
 /** An error answer: the status, a JSON fixture as its body, and headers (`retry-after`, …). */
-export const errorReply = (status: number, provider: string, file: string, headers: Record<string, string> = {}): Reply => ({ status, body: wireText(provider, file), headers })
+export const errorReply = (status: number, provider: string, file: string, headers: Record<string, string> = {}): Reply => ({
+  status,
+  body: wireText(provider, file),
+  headers,
+})

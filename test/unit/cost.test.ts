@@ -32,7 +32,12 @@ describe('priceUsage', () => {
   })
 
   it('prices cached reads and cache writes at their own prices, the rest of the prompt at the prompt price', () => {
-    const cost = priceUsage({ ...pricing, input_cache_read: '0.000000075', input_cache_write: '0.0000003' }, usage(1000, 0, { prompt_tokens_details: { cached_tokens: 600, cache_write_tokens: 100 } }), {}, '1')
+    const cost = priceUsage(
+      { ...pricing, input_cache_read: '0.000000075', input_cache_write: '0.0000003' },
+      usage(1000, 0, { prompt_tokens_details: { cached_tokens: 600, cache_write_tokens: 100 } }),
+      {},
+      '1',
+    )
     // 300 × 0.00000015 + 600 × 0.000000075 + 100 × 0.0000003
     expect(text(cost.units)).toBe('0.00012')
   })
@@ -57,14 +62,19 @@ describe('priceUsage', () => {
 
 describe('stringifyExact', () => {
   it('writes exact numbers as plain decimals, never with an exponent', () => {
-    expect(stringifyExact({ cost: new ExactNumber('0.0000001'), n: 1e-7, nested: [new ExactNumber('12.5')] })).toBe('{"cost":0.0000001,"n":1e-7,"nested":[12.5]}')
+    expect(stringifyExact({ cost: new ExactNumber('0.0000001'), n: 1e-7, nested: [new ExactNumber('12.5')] })).toBe(
+      '{"cost":0.0000001,"n":1e-7,"nested":[12.5]}',
+    )
     expect(JSON.parse(stringifyExact({ cost: new ExactNumber('0.000451758') })).cost).toBe(0.000451758)
   })
 })
 
 describe('long-context prices', () => {
   const pricing = {
-    prompt: '0.000002', completion: '0.00001', input_cache_read: '0.0000002', currency: 'USD',
+    prompt: '0.000002',
+    completion: '0.00001',
+    input_cache_read: '0.0000002',
+    currency: 'USD',
     long_context: { above_prompt_tokens: 1000, prompt: '0.000004', completion: '0.000015', input_cache_read: '0.0000004' },
   }
 

@@ -5,7 +5,8 @@ const fail = { ok: false, latencyMs: 5 }
 const ok = { ok: true, latencyMs: 5 }
 
 describe('the health tracker', () => {
-  const tracker = (now: { t: number }, maxEntries = 100) => createHealthTracker({ windowSize: 4, failureThreshold: 2, cooldownMs: 1_000, maxEntries, now: () => now.t })
+  const tracker = (now: { t: number }, maxEntries = 100) =>
+    createHealthTracker({ windowSize: 4, failureThreshold: 2, cooldownMs: 1_000, maxEntries, now: () => now.t })
   const key = { provider: 'p', model: 'm' }
 
   it('frees the place of a probe that never ended after one cool-down', () => {

@@ -15,12 +15,15 @@ describe('local atomic engine: lock table', () => {
     const lock = lockFor(createStorage(), 'gateway:')
     // An entry left in the table would hold its last result: each result is watched through a WeakRef.
     const results: WeakRef<object>[] = []
-    await Promise.all(Array.from({ length: 10_000 }, (_, i) =>
-      lock(`gateway:lock-test:${i}`, async () => {
-        const result = { i }
-        results.push(new WeakRef(result))
-        return result
-      }).then(() => undefined)))
+    await Promise.all(
+      Array.from({ length: 10_000 }, (_, i) =>
+        lock(`gateway:lock-test:${i}`, async () => {
+          const result = { i }
+          results.push(new WeakRef(result))
+          return result
+        }).then(() => undefined),
+      ),
+    )
     await turn()
     gc()
     await turn()

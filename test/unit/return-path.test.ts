@@ -5,7 +5,9 @@ const origin = 'http://127.0.0.1:3000'
 
 describe('the playground sign-in return address', () => {
   it('keeps a path (and query) on this origin', () => {
-    expect(safeReturnPath('/api/v1/auth?callback_url=https%3A%2F%2Fapp.example%2Fcb&state=1', origin)).toBe('/api/v1/auth?callback_url=https%3A%2F%2Fapp.example%2Fcb&state=1')
+    expect(safeReturnPath('/api/v1/auth?callback_url=https%3A%2F%2Fapp.example%2Fcb&state=1', origin)).toBe(
+      '/api/v1/auth?callback_url=https%3A%2F%2Fapp.example%2Fcb&state=1',
+    )
     expect(safeReturnPath(`${origin}/example-app?x=1`, origin)).toBe('/example-app?x=1')
     expect(safeReturnPath('/a/%2F%2Fb', origin)).toBe('/a/%2F%2Fb')
     expect(safeReturnPath(null, origin)).toBe('/')

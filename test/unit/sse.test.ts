@@ -17,7 +17,10 @@ describe('parseServerSentEvents', () => {
     for (const size of [1, 2, 3, 7, text.length]) {
       const chunks = text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!
       const events = await parse(chunks)
-      expect(events.map((e) => (e.event ? e : { data: e.data })), `chunks of ${size}`).toEqual(expected)
+      expect(
+        events.map((e) => (e.event ? e : { data: e.data })),
+        `chunks of ${size}`,
+      ).toEqual(expected)
     }
   })
 

@@ -30,14 +30,25 @@ const update = defineCommand({
     description: 'Compare the catalogue with a maintained price table (LiteLLM’s or OpenRouter’s), show what changed, and write it to the catalogue file',
   },
   args: {
-    from: { type: 'string', required: true, valueHint: 'file-or-url', description: 'LiteLLM’s model_prices_and_context_window.json or OpenRouter’s GET /api/v1/models answer: a file, or an http(s) URL to fetch' },
+    from: {
+      type: 'string',
+      required: true,
+      valueHint: 'file-or-url',
+      description: 'LiteLLM’s model_prices_and_context_window.json or OpenRouter’s GET /api/v1/models answer: a file, or an http(s) URL to fetch',
+    },
     yes: { type: 'boolean', description: 'Write the changes without asking (scripts); without it a terminal is asked, and nothing else is written' },
     ...configArg,
     ...dataArg,
   },
   async run({ args }) {
     // Loaded on demand, so that `--help` does not load them.
-    const [{ readSource, isUrl, DEFAULT_SOURCE_LIMITS }, { readPriceTable }, { planPriceUpdate, applyPriceUpdate, updateSize }, { readCatalogueFile }, { reportLines }] = await Promise.all([
+    const [
+      { readSource, isUrl, DEFAULT_SOURCE_LIMITS },
+      { readPriceTable },
+      { planPriceUpdate, applyPriceUpdate, updateSize },
+      { readCatalogueFile },
+      { reportLines },
+    ] = await Promise.all([
       import('../read-source'),
       import('../../catalogue/read-price-table'),
       import('../../catalogue/price-update'),
@@ -62,7 +73,9 @@ const update = defineCommand({
       const { providers, modelOverrides } = cli.gateway.context.options
       const plan = planPriceUpdate(providers, table, today)
       const rows = table.rows.length + [...table.skipped.values()].reduce((n, s) => n + s.count, 0)
-      say.info(`${table.format === 'litellm' ? 'LiteLLM’s price table' : 'OpenRouter’s model list'}: ${rows} rows, compared with the models of ${providers.map((p) => p.slug).join(', ') || 'no provider'}`)
+      say.info(
+        `${table.format === 'litellm' ? 'LiteLLM’s price table' : 'OpenRouter’s model list'}: ${rows} rows, compared with the models of ${providers.map((p) => p.slug).join(', ') || 'no provider'}`,
+      )
       for (const line of reportLines(plan)) out(line)
       const size = updateSize(plan)
       const name = displayPath(target)

@@ -6,14 +6,15 @@ import { configArg, dataArg, storageArgs, decimalFlag, emailArg, eur, jsonArg, o
 
 const LEDGER_LINES = 20
 
-const summary = (user: User, org: Org, credits: Credits) => [
-  `Org "${org.name}" (${org.id}) of ${user.email}`,
-  table([
-    ['  balance', eur(credits.balance)],
-    ['  total credits', eur(credits.total_credits)],
-    ['  total usage', eur(credits.total_usage)],
-  ]),
-].join('\n')
+const summary = (user: User, org: Org, credits: Credits) =>
+  [
+    `Org "${org.name}" (${org.id}) of ${user.email}`,
+    table([
+      ['  balance', eur(credits.balance)],
+      ['  total credits', eur(credits.total_credits)],
+      ['  total usage', eur(credits.total_usage)],
+    ]),
+  ].join('\n')
 
 const add = defineCommand({
   meta: { name: 'add', description: 'Add credits (EUR) to the org of a user' },

@@ -30,7 +30,20 @@ const create = defineCommand({
       const { key, record } = await admin.issueKey({ userId: user.id, label: args.label || undefined, creditLimit, management: args.management === true })
       const credits = await admin.getCredits(org.id)
       if (args.json) {
-        outJson({ key, hash: record.hash, label: record.label, management: record.management === true, credit_limit: record.credit_limit, created_at: record.created_at, expires_at: record.expires_at, user_created: created, user: { id: user.id, email: user.email }, org: { id: org.id, name: org.name }, credits, storage: cli.storageNote })
+        outJson({
+          key,
+          hash: record.hash,
+          label: record.label,
+          management: record.management === true,
+          credit_limit: record.credit_limit,
+          created_at: record.created_at,
+          expires_at: record.expires_at,
+          user_created: created,
+          user: { id: user.id, email: user.email },
+          org: { id: org.id, name: org.name },
+          credits,
+          storage: cli.storageNote,
+        })
         return
       }
       if (cli.storageFlag) say.info(`Records: ${cli.storageNote}${cli.secretSource === 'app' ? `; secret from ${cli.secretFrom}` : ''}.`)
@@ -39,13 +52,24 @@ const create = defineCommand({
       say.info(`${record.management ? 'Management key' : 'API key'} "${record.label}" for ${user.email}${limit}; shown only now, keep it safe:`)
       out(key)
       if (record.expires_at) say.info(`It expires at ${record.expires_at}.`)
-      if (Number(credits.balance) <= 0) say.info(`The org has no credits yet, so chat requests answer 402. Add some:  model-gateway credits add --email ${user.email} --amount 10${flagsOf(cli)}`)
+      if (Number(credits.balance) <= 0)
+        say.info(
+          `The org has no credits yet, so chat requests answer 402. Add some:  model-gateway credits add --email ${user.email} --amount 10${flagsOf(cli)}`,
+        )
     })
   },
 })
 
 const status = (key: ApiKeyRecord, now: number) =>
-  key.revoked ? 'revoked' : key.disabled ? 'disabled' : key.expires_at && Date.parse(key.expires_at) <= now ? 'expired' : key.management ? 'active (management)' : 'active'
+  key.revoked
+    ? 'revoked'
+    : key.disabled
+      ? 'disabled'
+      : key.expires_at && Date.parse(key.expires_at) <= now
+        ? 'expired'
+        : key.management
+          ? 'active (management)'
+          : 'active'
 
 const list = defineCommand({
   meta: { name: 'list', description: 'List a user’s keys (hashes and labels; keys themselves are never stored)' },
@@ -57,10 +81,19 @@ const list = defineCommand({
       const now = cli.gateway.context.now()
       if (args.json) return outJson(keys.map((key) => ({ ...key, status: status(key, now) })))
       if (!keys.length) return say.info(`${user.email} has no keys; issue one with: model-gateway keys create --email ${user.email}${flagsOf(cli)}`)
-      out(table([
-        ['HASH', 'LABEL', 'STATUS', 'CREATED', 'LAST USED', 'CREDIT LIMIT'],
-        ...keys.map((key) => [key.hash, key.label, status(key, now), key.created_at, key.last_used ?? '-', key.credit_limit === null ? '-' : eur(key.credit_limit)]),
-      ]))
+      out(
+        table([
+          ['HASH', 'LABEL', 'STATUS', 'CREATED', 'LAST USED', 'CREDIT LIMIT'],
+          ...keys.map((key) => [
+            key.hash,
+            key.label,
+            status(key, now),
+            key.created_at,
+            key.last_used ?? '-',
+            key.credit_limit === null ? '-' : eur(key.credit_limit),
+          ]),
+        ]),
+      )
     })
   },
 })

@@ -39,20 +39,31 @@ export const modelsCommand = defineCommand({
       if (args.provider && !options.providers.some((p) => p.slug === args.provider)) {
         throw new CliError(`no provider ${args.provider}; configured: ${options.providers.map((p) => p.slug).join(', ') || 'none'}`)
       }
-      const entries = catalogue.entries()
+      const entries = catalogue
+        .entries()
         .filter((entry) => !args.provider || entry.offers.some((offer) => offer.provider.slug === args.provider))
         .sort((a, b) => a.id.localeCompare(b.id))
       if (args.json) return outJson(entries.map(toJson))
       if (!entries.length) return say.info('No models: the configured providers serve none.')
-      out(table([
-        ['MODEL', 'PROVIDERS', 'INPUT /1M', 'OUTPUT /1M', 'CONTEXT'],
-        ...entries.map((entry) => {
-          const price = perMillionOf(entry.view.pricing)
-          return [entry.id, entry.offers.map((o) => o.provider.slug).join(','), money(price.prompt, price.currency), money(price.completion, price.currency), count(entry.view.context_length)]
-        }),
-      ]))
+      out(
+        table([
+          ['MODEL', 'PROVIDERS', 'INPUT /1M', 'OUTPUT /1M', 'CONTEXT'],
+          ...entries.map((entry) => {
+            const price = perMillionOf(entry.view.pricing)
+            return [
+              entry.id,
+              entry.offers.map((o) => o.provider.slug).join(','),
+              money(price.prompt, price.currency),
+              money(price.completion, price.currency),
+              count(entry.view.context_length),
+            ]
+          }),
+        ]),
+      )
       const several = entries.some((entry) => entry.offers.length > 1)
-      say.info(`${entries.length} model${entries.length === 1 ? '' : 's'}${several ? '; prices are the cheapest provider’s (--json lists each provider’s)' : ''}.`)
+      say.info(
+        `${entries.length} model${entries.length === 1 ? '' : 's'}${several ? '; prices are the cheapest provider’s (--json lists each provider’s)' : ''}.`,
+      )
     })
   },
 })

@@ -18,7 +18,11 @@ export const serveCommand = defineCommand({
     const env = process.env
     const port = parsePort(args.port ?? env.PORT ?? '3000')
     const hostname = args.host || env.HOST || '127.0.0.1'
-    const [{ openGateway }, { serve }, { describeProvider }] = await Promise.all([import('../config'), import('../../../adapters/node'), import('../providers')])
+    const [{ openGateway }, { serve }, { describeProvider }] = await Promise.all([
+      import('../config'),
+      import('../../../adapters/node'),
+      import('../providers'),
+    ])
     const cli = await openGateway({ command: 'serve', config: args.config, data: args.data, createSecret: true })
     let server: Awaited<ReturnType<typeof serve>>
     try {

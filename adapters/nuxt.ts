@@ -418,7 +418,7 @@ declare module '#model-gateway' {
  */
 async function checkOptions(options: SerializableGatewayOptions) {
   const { createGateway } = await import('../src/index')
-  let gateway
+  let gateway: ReturnType<typeof createGateway>
   try {
     gateway = createGateway({ ...options, secret: 'x'.repeat(MIN_SECRET_LENGTH), logger: false })
   } catch (error) {

@@ -76,7 +76,10 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
   const now = ctx.now()
   const { budgets, kinds, keys } = budgetsOf(ctx, principal, now)
   const withByok = cost.withByokEurUnits
-  if (withByok !== undefined && withByok > cost.eurUnits) keys.forEach((key, i) => key?.include_byok_in_limit && (budgets[i].units = withByok))
+  if (withByok !== undefined && withByok > cost.eurUnits)
+    keys.forEach((key, i) => {
+      if (key?.include_byok_in_limit) budgets[i].units = withByok
+    })
   const result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets })
   if (!result.ok)
     throw insufficient(

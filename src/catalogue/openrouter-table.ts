@@ -38,19 +38,34 @@ interface OpenRouterModel {
 export function readOpenRouterTable(data: unknown[]): PriceTable {
   const rows: TableRow[] = []
   const skipped: Skipped = new Map()
-  data.forEach((value, index) => {
+  for (const [index, value] of data.entries()) {
     const row = (value && typeof value === 'object' ? value : {}) as OpenRouterModel
     const id = typeof row.id === 'string' ? row.id : ''
     const author = id.split('/')[0]
     const provider = OPENROUTER_AUTHORS[author]
-    if (!/^[^/\s]+\/[^/\s]+$/.test(id)) return skip(skipped, 'without a model id author/slug', id || `data[${index}]`)
-    if (!provider) return skip(skipped, 'of authors without a provider of their own here (OpenRouter’s price is not another host’s)', author)
-    if (id.includes(':')) return skip(skipped, 'OpenRouter variants (:free, :thinking, …)', id)
+    if (!/^[^/\s]+\/[^/\s]+$/.test(id)) {
+      skip(skipped, 'without a model id author/slug', id || `data[${index}]`)
+      continue
+    }
+    if (!provider) {
+      skip(skipped, 'of authors without a provider of their own here (OpenRouter’s price is not another host’s)', author)
+      continue
+    }
+    if (id.includes(':')) {
+      skip(skipped, 'OpenRouter variants (:free, :thinking, …)', id)
+      continue
+    }
     const output = row.architecture?.output_modalities
-    if (Array.isArray(output) && !output.includes('text')) return skip(skipped, 'not chat models (image or audio output)', id)
+    if (Array.isArray(output) && !output.includes('text')) {
+      skip(skipped, 'not chat models (image or audio output)', id)
+      continue
+    }
     const prompt = priceText(row.pricing?.prompt)
     const completion = priceText(row.pricing?.completion)
-    if (prompt === undefined || completion === undefined) return skip(skipped, 'without a fixed per-token price', id)
+    if (prompt === undefined || completion === undefined) {
+      skip(skipped, 'without a fixed per-token price', id)
+      continue
+    }
     const pricing: TablePricing = { prompt, completion }
     for (const field of OPTIONAL_PRICES) {
       const price = priceText(row.pricing?.[field])
@@ -74,6 +89,6 @@ export function readOpenRouterTable(data: unknown[]): PriceTable {
       ...(maxOutput ? { maxCompletionTokens: maxOutput } : {}),
       ...(expires ? { expirationDate: expires } : {}),
     })
-  })
+  }
   return { format: 'openrouter', rows, skipped }
 }

@@ -3,7 +3,10 @@
 /** Rows as aligned columns (two spaces apart), the first row being the header. */
 export function table(rows: string[][]): string {
   const widths: number[] = []
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length)
+    })
   return rows
     .map((row) =>
       row

@@ -24,7 +24,7 @@ export function embeddingItems(input: EmbeddingInput): EmbeddingItems {
   if (!isTokens(input)) {
     const texts = input as string[]
     checkCount(texts.length)
-    texts.forEach((text, i) => checkText(text, `input.${i}`))
+    for (const [i, text] of texts.entries()) checkText(text, `input.${i}`)
     return { kind: 'text', items: texts }
   }
   if (typeof input[0] === 'number') {
@@ -33,7 +33,7 @@ export function embeddingItems(input: EmbeddingInput): EmbeddingItems {
   }
   const arrays = input as number[][]
   checkCount(arrays.length)
-  arrays.forEach((tokens, i) => checkTokens(tokens, `input.${i}`))
+  for (const [i, tokens] of arrays.entries()) checkTokens(tokens, `input.${i}`)
   return { kind: 'tokens', items: arrays }
 }
 

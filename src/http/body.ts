@@ -114,7 +114,7 @@ const unescapeName = (text: string) => text.replace(/%22/gi, '"').replace(/%0D/g
 function dispositionParams(value: string): Record<string, string> {
   const params: Record<string, string> = {}
   const re = /;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g
-  for (let match; (match = re.exec(value)); ) {
+  for (let match: RegExpExecArray | null; (match = re.exec(value)); ) {
     const name = match[1].toLowerCase()
     params[name] = unescapeName(match[2] !== undefined ? match[2].replace(/\\(.)/g, '$1') : match[3].trim())
   }

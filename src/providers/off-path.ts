@@ -40,7 +40,9 @@ export async function offPathGetJson(
   }
   const text = res._data ?? ''
   const headers: Record<string, string> = {}
-  res.headers.forEach((value, name) => (headers[name] = value))
+  res.headers.forEach((value, name) => {
+    headers[name] = value
+  })
   if (res.status < 200 || res.status >= 300) throw options.fail(res.status, text, headers, call)
   return parseUpstreamJson(provider, text)
 }

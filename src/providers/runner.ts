@@ -48,6 +48,7 @@ export interface Operation<In, Out> {
   /** Request transform: the body to send. */
   body(request: In, call: CallOptions): RequestBody
   /** Response transform of a 2xx JSON answer (parsed by the runner; non-JSON is a malformed_response). */
+  // biome-ignore lint/suspicious/noExplicitAny: each declaration reads its own provider's JSON, checked where it is read
   json?(answer: any, context: AnswerContext<In>): Out
   /** Chunk parser of a 2xx event stream (the runner checks the content type first). */
   events?(body: AsyncIterable<Uint8Array>, context: Omit<AnswerContext<In>, 'text'>): Out
@@ -63,6 +64,7 @@ export interface Composite<In, Out> {
 /** A `GET` off the hot path (key checks, discovery): the path, and what its JSON answer means. */
 export interface Listing<Out> {
   path: string
+  // biome-ignore lint/suspicious/noExplicitAny: each listing reads its own provider's JSON, checked where it is read
   read(answer: any): Out
 }
 

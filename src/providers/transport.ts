@@ -54,7 +54,9 @@ export const fetchTransport: Transport = async (url, init) => {
     throw failureOf(error, controller.signal, init)
   }
   const headers: Record<string, string> = {}
-  res.headers.forEach((value, name) => (headers[name] = value))
+  res.headers.forEach((value, name) => {
+    headers[name] = value
+  })
   async function* body(): AsyncIterable<Uint8Array> {
     const reader = res.body?.getReader()
     if (!reader) return done()

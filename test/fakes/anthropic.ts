@@ -134,7 +134,10 @@ function sample(schema: any, hint: string): unknown {
 }
 
 function assertClosed(schema: unknown, path: string): void {
-  if (Array.isArray(schema)) return schema.forEach((s, i) => assertClosed(s, `${path}.${i}`))
+  if (Array.isArray(schema)) {
+    for (const [i, s] of schema.entries()) assertClosed(s, `${path}.${i}`)
+    return
+  }
   if (!isObject(schema)) return
   if ((schema.type === 'object' || schema.properties) && schema.additionalProperties !== false)
     fail(`${path}: For 'object' type, 'additionalProperties' must be explicitly set to false`)
@@ -180,11 +183,10 @@ function validateBlock(block: any, role: string, path: string): void {
       if (typeof block.tool_use_id !== 'string') fail(`${path}.tool_use_id: Field required`)
       if (block.content !== undefined && typeof block.content !== 'string') {
         if (!Array.isArray(block.content)) fail(`${path}.content: Input should be a valid string or list`)
-        block.content.forEach((b: any, i: number) =>
-          b?.type === 'text' || b?.type === 'image'
-            ? validateBlock(b, 'user', `${path}.content.${i}`)
-            : fail(`${path}.content.${i}: unsupported block in tool_result`),
-        )
+        for (const [i, b] of (block.content as any[]).entries()) {
+          if (b?.type === 'text' || b?.type === 'image') validateBlock(b, 'user', `${path}.content.${i}`)
+          else fail(`${path}.content.${i}: unsupported block in tool_result`)
+        }
       }
       return
     case 'thinking':
@@ -220,11 +222,12 @@ function validate(body: any): Turn[] {
     fail(`max_tokens: ${body.max_tokens} > ${traits.maxTokens}, which is the maximum allowed number of output tokens for ${body.model}`)
 
   if (body.system !== undefined) {
-    if (Array.isArray(body.system))
-      body.system.forEach((b: any, i: number) =>
-        b?.type === 'text' ? validateBlock(b, 'system', `system.${i}`) : fail(`system.${i}.type: Input should be 'text'`),
-      )
-    else if (typeof body.system !== 'string') fail('system: Input should be a valid string or list')
+    if (Array.isArray(body.system)) {
+      for (const [i, b] of (body.system as any[]).entries()) {
+        if (b?.type === 'text') validateBlock(b, 'system', `system.${i}`)
+        else fail(`system.${i}.type: Input should be 'text'`)
+      }
+    } else if (typeof body.system !== 'string') fail('system: Input should be a valid string or list')
   }
 
   const turns: Turn[] = []
@@ -238,7 +241,7 @@ function validate(body: any): Turn[] {
       if (!content && !(message.role === 'assistant' && i === body.messages.length - 1)) fail(`messages.${i}.content: text content blocks must be non-empty`)
       content = content ? [{ type: 'text', text: content }] : []
     } else if (Array.isArray(content)) {
-      content.forEach((block: any, j: number) => validateBlock(block, message.role, `messages.${i}.content.${j}`))
+      for (const [j, block] of (content as any[]).entries()) validateBlock(block, message.role, `messages.${i}.content.${j}`)
     } else fail(`messages.${i}.content: Field required`)
     if (message.role === 'system') return
     const last = turns.at(-1)
@@ -263,26 +266,29 @@ function validate(body: any): Turn[] {
       const previous = turns[i - 1]
       const offered = new Set((previous?.role === 'assistant' ? previous.content : []).filter((b) => b.type === 'tool_use').map((b) => b.id))
       let seenOther = false
-      turn.content.forEach((block, j) => {
-        if (block.type !== 'tool_result') return void (seenOther = true)
+      for (const [j, block] of turn.content.entries()) {
+        if (block.type !== 'tool_result') {
+          seenOther = true
+          continue
+        }
         if (seenOther) fail(`messages.${i}.content.${j}: tool_result blocks must come before any other content in a user message`)
         if (!offered.has(block.tool_use_id))
           fail(
             `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
           )
-      })
+      }
     }
   })
   if (turns.at(-1)?.role === 'assistant' && traits && !traits.prefill)
     fail('This model does not support assistant message prefill. The conversation must end with a user message.')
 
   // Thinking blocks must be the model's own, unchanged.
-  turns.forEach((turn, i) =>
-    turn.content.forEach((block, j) => {
+  for (const [i, turn] of turns.entries()) {
+    for (const [j, block] of turn.content.entries()) {
       if (block.type === 'thinking' && block.signature !== sign(body.model, block.thinking))
         fail(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`)
-    }),
-  )
+    }
+  }
 
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) fail('tools: Input should be a valid list')

@@ -73,7 +73,7 @@ function textOf(request: any, at: string, model: string): { text: string; dims?:
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
 
 /** Answers one embedContent or batchEmbedContents call. */
-export function handleGeminiEmbed(ctx: GeminiEmbedContext): void {
+export function handleGeminiEmbed(ctx: GeminiEmbedContext) {
   const { model, method, body, behaviour } = ctx
   if (ctx.errors[behaviour]) return ctx.fail(...ctx.errors[behaviour])
   if (behaviour === 'fail-403') return ctx.fail(403, 'PERMISSION_DENIED', `Permission denied: Consumer 'api_key:${ctx.apiKey}' has been suspended.`)

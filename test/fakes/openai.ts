@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, } from 'node:http'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { handleAudio } from './openai-audio'
 import { handleEmbeddings } from './openai-embeddings'
 import { listenOnLoopback } from './listen'

@@ -141,7 +141,7 @@ export const HOSTILE_PATH_PARAMS = [
 /** Every path of a JSON value: objects' keys and arrays' indices, the root excluded. */
 export function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const paths: (string | number)[][] = []
-  if (Array.isArray(value)) value.forEach((item, i) => paths.push([...prefix, i], ...pathsOf(item, [...prefix, i])))
+  if (Array.isArray(value)) for (const [i, item] of value.entries()) paths.push([...prefix, i], ...pathsOf(item, [...prefix, i]))
   else if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) paths.push([...prefix, key], ...pathsOf(item, [...prefix, key]))
   }

@@ -668,7 +668,7 @@ describe('structured output and reasoning', () => {
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
     )
     expect(refused?.status).toBe(400)
-    expect((refused?.error as any).metadata.raw).toContain('must start with a thinking block')
+    expect((refused?.error as any)?.metadata?.raw).toContain('must start with a thinking block')
   })
 })
 

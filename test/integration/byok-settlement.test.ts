@@ -112,7 +112,7 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
         b.admin.settleByokFees(),
       ])
     } finally {
-      restores.forEach((restore) => restore())
+      for (const restore of restores) restore()
     }
     await reconciled(c)
     await Promise.all([a.admin.settleByokFees(c.user.org_id), b.admin.settleByokFees(c.user.org_id)])

@@ -188,7 +188,9 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
 })
 
 const generatedDirs: string[] = []
-afterAll(() => generatedDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+afterAll(() => {
+  for (const dir of generatedDirs) rmSync(dir, { recursive: true, force: true })
+})
 
 /** README's Nuxt example, as an app's nuxt.config.ts. */
 const README_NUXT_CONFIG = `export default defineNuxtConfig({

@@ -104,11 +104,14 @@ export function toGatewayError(value: unknown, requestId: string): GatewayError 
   return new GatewayError(500, `Internal error (request ${requestId})`, { metadata: { request_id: requestId }, cause: value })
 }
 
-/** Builds the JSON error response for a GatewayError. */
-export function errorResponse(error: GatewayError, requestId: string): Response {
+/** The body of an error in an API's own shape (Anthropic's, OpenAI's Responses), for routes that speak one (docs/errors.md). */
+export type ErrorBodyShape = (error: GatewayError) => unknown
+
+/** Builds the JSON error response for a GatewayError: the envelope, or the route's own shape. */
+export function errorResponse(error: GatewayError, requestId: string, shape?: ErrorBodyShape): Response {
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(error.headers ?? {})) headers[name.toLowerCase()] = value
   headers['content-type'] = 'application/json; charset=utf-8'
   headers['cache-control'] = 'no-store'
-  return gatewayResponse(JSON.stringify(error.toJSON()), error.status, headers, requestId)
+  return gatewayResponse(JSON.stringify(shape ? shape(error) : error.toJSON()), error.status, headers, requestId)
 }

@@ -5,10 +5,20 @@ import type { Principal } from '../stores/accounts'
 
 const BEARER_RE = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
-/** The key of an `Authorization: Bearer …` header, or a 401 naming what is wrong. */
-export function bearerKeyOf(event: H3Event): string {
+/** The key of an `Authorization: Bearer …` header (or, where the route takes it, `x-api-key`), or a 401 naming what is wrong. */
+export function bearerKeyOf(event: H3Event, keyHeaders: 'x-api-key'[] = []): string {
   const header = event.req.headers.get('authorization')
-  if (!header) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <API_KEY>"')
+  if (!header) {
+    for (const name of keyHeaders) {
+      const key = event.req.headers.get(name)?.trim()
+      if (key) return key
+    }
+    throw unauthorized(
+      keyHeaders.length
+        ? `Missing API key: send "Authorization: Bearer <API_KEY>" or "${keyHeaders.join('" or "')}: <API_KEY>"`
+        : 'Missing Authorization header: send "Authorization: Bearer <API_KEY>"',
+    )
+  }
   const match = BEARER_RE.exec(header)
   if (!match) throw unauthorized('Malformed Authorization header: expected "Bearer <API_KEY>"')
   return match[1]
@@ -22,8 +32,8 @@ export type KeyKind = 'api' | 'management' | 'any'
  * a disabled user, and for a key of the wrong kind: a management key anywhere but the key management routes (and
  * GET /key), an API key on them.
  */
-export async function authenticate(event: H3Event, ctx: GatewayContext, kind: KeyKind = 'api'): Promise<Principal> {
-  const key = bearerKeyOf(event)
+export async function authenticate(event: H3Event, ctx: GatewayContext, kind: KeyKind = 'api', keyHeaders?: 'x-api-key'[]): Promise<Principal> {
+  const key = bearerKeyOf(event, keyHeaders)
   const principal = await ctx.accounts.resolveKey(key)
   if (!principal) throw unauthorized('Invalid API key: unknown, revoked, disabled or expired')
   if (principal.user.disabled) throw new GatewayError(403, 'This account is disabled')

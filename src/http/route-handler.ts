@@ -2,7 +2,7 @@ import { defineHandler, getQuery, getRouterParams, type EventHandler, type H3Eve
 import { authenticate } from '../auth/bearer'
 import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
-import { errorResponse, toGatewayError } from '../errors'
+import { type ErrorBodyShape, errorResponse, toGatewayError } from '../errors'
 import type { RouteDefinition } from '../routes/define'
 import type { Principal } from '../stores/accounts'
 import { readJsonBody, readRequestBody } from './body'
@@ -14,7 +14,7 @@ import { preflight, withCors } from './cors'
 import { parseInput } from './validate'
 
 /** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
-export function answerError(error: unknown, event: H3Event, ctx: GatewayContext): Response {
+export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
   const requestId = requestIdOf(event)
   const gatewayError = toGatewayError(error, requestId)
   if (gatewayError.status >= 500 && !isShuttingDown(gatewayError)) {
@@ -25,7 +25,7 @@ export function answerError(error: unknown, event: H3Event, ctx: GatewayContext)
       error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
     })
   }
-  return withCors(errorResponse(gatewayError, requestId), event, ctx.options.cors)
+  return withCors(errorResponse(gatewayError, requestId, shape), event, ctx.options.cors)
 }
 
 /**
@@ -45,7 +45,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     try {
       release = ctx.inFlight.admit()
     } catch (error) {
-      return answerError(error, event, ctx)
+      return answerError(error, event, ctx, route.errorBody)
     }
     let stopped = false
     const stop = () => {
@@ -54,7 +54,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     }
     shutdown.addEventListener('abort', stop, { once: true })
     try {
-      const principal: Principal | null = needsKey ? await authenticate(event, ctx, route.keyKind) : null
+      const principal: Principal | null = needsKey ? await authenticate(event, ctx, route.keyKind, route.keyHeaders) : null
       const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined
@@ -71,7 +71,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       return withCors(response, event, ctx.options.cors)
     } catch (error) {
       // Stopped by the shutdown, a request fails as aborted, as a connection cut (502) or a retry given up: it says why.
-      return answerError(stopped ? shutdown.reason : error, event, ctx)
+      return answerError(stopped ? shutdown.reason : error, event, ctx, route.errorBody)
     } finally {
       shutdown.removeEventListener('abort', stop)
       release()

@@ -3,6 +3,7 @@ import type * as v from 'valibot'
 import type { KeyKind } from '../auth/bearer'
 import type { Capability } from '../capabilities/capability'
 import type { GatewayContext } from '../context'
+import type { ErrorBodyShape } from '../errors'
 import type { AnySchema } from '../http/validate'
 import type { Principal } from '../stores/accounts'
 
@@ -46,6 +47,13 @@ export interface RouteDefinition<
   auth: A
   /** The capability it serves on the pipeline (docs/capabilities.md): it may answer 402, 408, 502 and 503. */
   capability?: Capability
+  /**
+   * Where its key may come from besides `Authorization: Bearer` (docs/keys.md): `x-api-key` for the routes of
+   * Anthropic's API, which its clients authenticate with that header.
+   */
+  keyHeaders?: 'x-api-key'[]
+  /** Errors in the route's API's own shape (Anthropic's, OpenAI's Responses) instead of the gateway's envelope (docs/errors.md). */
+  errorBody?: ErrorBodyShape
   /** Which keys a route that needs one takes (docs/keys.md): API keys (default), management keys, or both. */
   keyKind?: KeyKind
   body?: B

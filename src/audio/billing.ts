@@ -1,4 +1,4 @@
-import { chargeAndRecord, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
+import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
 import type { GatewayContext } from '../context'
 import { priceAudio, type AudioCost, type AudioMeasures } from './pricing'
 
@@ -46,10 +46,7 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
   return {
     cost,
     usage: {
-      cost: exactAmount(charged.units),
-      cost_currency: currency,
-      cost_eur: exactAmount(charged.eurUnits),
-      is_byok: charged.byok,
+      ...chargeView(charged, currency),
       input_tokens: cost.inputTokens,
       output_tokens: cost.outputTokens,
       total_tokens: cost.inputTokens + cost.outputTokens,

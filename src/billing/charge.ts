@@ -19,6 +19,14 @@ export type UsageFacts = Omit<
 /** A ledger amount (10^-12 units) as an exact JSON number. */
 export const exactAmount = (units: bigint): ExactNumber => new ExactNumber(fromUnits(units))
 
+/** What a charged request shows of its charge in every API's usage object: `cost` (pricing currency), `cost_eur`, `is_byok`. */
+export const chargeView = (charged: { units: bigint; eurUnits: bigint; byok: boolean }, currency: string) => ({
+  cost: exactAmount(charged.units),
+  cost_currency: currency,
+  cost_eur: exactAmount(charged.eurUnits),
+  is_byok: charged.byok,
+})
+
 /** What is known of a served request whatever its endpoint, when it is billed. */
 export interface RequestOutcome {
   principal: Principal

@@ -1,4 +1,4 @@
-import { chargeAndRecord, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
+import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
 import { priceUsage } from '../billing/cost'
 import type { GatewayContext } from '../context'
 import type { UpstreamUsage } from '../providers/types'
@@ -87,10 +87,7 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
     prompt_tokens_details: { cached_tokens: facts.cached_tokens, cache_write_tokens: facts.cache_write_tokens, ...(usage.prompt_tokens_details ?? {}) },
     completion_tokens_details: { reasoning_tokens: facts.reasoning_tokens, ...(usage.completion_tokens_details ?? {}) },
-    cost: exactAmount(charged.units),
-    cost_currency: currency,
-    cost_eur: exactAmount(charged.eurUnits),
-    is_byok: charged.byok,
+    ...chargeView(charged, currency),
     cost_details: {
       upstream_inference_cost: exactAmount(cost.units),
       upstream_inference_prompt_cost: exactAmount(cost.promptUnits),

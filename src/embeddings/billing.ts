@@ -1,4 +1,4 @@
-import { chargeAndRecord, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
+import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
 import { priceUsage } from '../billing/cost'
 import type { GatewayContext } from '../context'
 
@@ -39,10 +39,7 @@ export async function settleEmbeddings(ctx: GatewayContext, input: EmbeddingsSet
   return {
     prompt_tokens: promptTokens,
     total_tokens: promptTokens,
-    cost: exactAmount(charged.units),
-    cost_currency: currency,
-    cost_eur: exactAmount(charged.eurUnits),
-    is_byok: charged.byok,
+    ...chargeView(charged, currency),
     cost_details: {
       upstream_inference_cost: exactAmount(cost.units),
       upstream_inference_prompt_cost: exactAmount(cost.promptUnits),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { HOSTS } from '../../src/providers/hosts'
 import { hostedProvider } from '../../src/index'
 import { runProviderContract, textRequest, toolRequest, WEATHER_TOOL } from './contract'
-import { errorReply, jsonReply, sseReply, wireData, wireJson } from './wire'
+import { errorReply, jsonReply, openaiFormatWire } from './wire'
 
 // Every hosted OpenAI-compatible host without a request hook of its own speaks OpenAI's chat format exactly, so the
 // contract runs for each over OpenAI's recorded fixtures (Mistral, whose hook rewrites fields, has its own file).
@@ -22,16 +22,7 @@ for (const host of plain) {
   runProviderContract(`hostedProvider('${host.slug}')`, {
     provider: (origin) => hostedProvider(host.slug, { baseURL: `${origin}/v1`, apiKey: 'sk-service-test', models: [] }),
     model: MODEL,
-    routes: { chat: 'POST /v1/chat/completions', stream: 'POST /v1/chat/completions', check: 'GET /v1/models' },
-    auth: (key) => ['authorization', `Bearer ${key}`],
-    chat: {
-      text: { reply: jsonReply(P, 'chat-text.json'), expected: wireJson(P, 'chat-text.json') },
-      tool: { reply: jsonReply(P, 'chat-tool.json'), expected: wireJson(P, 'chat-tool.json') },
-    },
-    stream: {
-      text: { reply: sseReply(P, 'stream-text.sse'), expected: wireData(P, 'stream-text.sse') },
-      tool: { reply: sseReply(P, 'stream-tool.sse'), expected: wireData(P, 'stream-tool.sse') },
-    },
+    ...openaiFormatWire(P),
     sent: {
       text,
       stream: { ...text, stream: true, stream_options: { include_usage: true } },

@@ -3,7 +3,7 @@ import { hostedProvider } from '../../src/index'
 import { callOptions } from './calls'
 import { runProviderContract, textRequest, toolRequest, WEATHER_TOOL } from './contract'
 import { startReplay } from './replay'
-import { errorReply, jsonReply, sseReply, wireData, wireJson } from './wire'
+import { errorReply, jsonReply, openaiFormatWire } from './wire'
 
 const P = 'mistral'
 const MODEL = 'mistral-small-latest'
@@ -13,16 +13,7 @@ const { transforms: _transforms, user: _user, ...shared } = textRequest(MODEL)
 runProviderContract("hostedProvider('mistral')", {
   provider: (origin) => hostedProvider('mistral', { baseURL: `${origin}/v1`, apiKey: 'sk-service-test', models: [] }),
   model: MODEL,
-  routes: { chat: 'POST /v1/chat/completions', stream: 'POST /v1/chat/completions', check: 'GET /v1/models' },
-  auth: (key) => ['authorization', `Bearer ${key}`],
-  chat: {
-    text: { reply: jsonReply(P, 'chat-text.json'), expected: wireJson(P, 'chat-text.json') },
-    tool: { reply: jsonReply(P, 'chat-tool.json'), expected: wireJson(P, 'chat-tool.json') },
-  },
-  stream: {
-    text: { reply: sseReply(P, 'stream-text.sse'), expected: wireData(P, 'stream-text.sse') },
-    tool: { reply: sseReply(P, 'stream-tool.sse'), expected: wireData(P, 'stream-tool.sse') },
-  },
+  ...openaiFormatWire(P),
   // What every OpenAI-compatible host is sent; Mistral's own fields (random_seed, no user, no stream_options) are in
   // mistral-request.test.ts.
   sent: {

@@ -3,7 +3,7 @@ import { localProvider, openaiCompatible } from '../../src/index'
 import { callOptions, rejection } from './calls'
 import { runProviderContract, textRequest, toolRequest, WEATHER_TOOL } from './contract'
 import { startReplay, type Replay } from './replay'
-import { errorReply, jsonReply, sseReply, wireData, wireJson } from './wire'
+import { errorReply, jsonReply, openaiFormatWire } from './wire'
 
 const P = 'ollama'
 const MODEL = 'llama3.2:latest'
@@ -15,16 +15,7 @@ const local = (origin: string, apiKey?: string) =>
 runProviderContract('openaiCompatible() local (Ollama)', {
   provider: (origin) => local(origin, 'sk-service-test'),
   model: MODEL,
-  routes: { chat: 'POST /v1/chat/completions', stream: 'POST /v1/chat/completions', check: 'GET /v1/models' },
-  auth: (key) => ['authorization', `Bearer ${key}`],
-  chat: {
-    text: { reply: jsonReply(P, 'chat-text.json'), expected: wireJson(P, 'chat-text.json') },
-    tool: { reply: jsonReply(P, 'chat-tool.json'), expected: wireJson(P, 'chat-tool.json') },
-  },
-  stream: {
-    text: { reply: sseReply(P, 'stream-text.sse'), expected: wireData(P, 'stream-text.sse') },
-    tool: { reply: sseReply(P, 'stream-tool.sse'), expected: wireData(P, 'stream-tool.sse') },
-  },
+  ...openaiFormatWire(P),
   sent: {
     text,
     stream: { ...text, stream: true, stream_options: { include_usage: true } },

@@ -1,6 +1,6 @@
 import { openai } from '../../src/index'
 import { runProviderContract, textRequest, toolRequest, WEATHER_TOOL } from './contract'
-import { errorReply, jsonReply, sseReply, wireData, wireJson } from './wire'
+import { errorReply, jsonReply, openaiFormatWire } from './wire'
 
 const P = 'openai'
 const MODEL = 'gpt-4o-mini'
@@ -10,16 +10,7 @@ const { model: _model, transforms: _transforms, max_tokens: _max, ...text } = te
 runProviderContract('openai()', {
   provider: (origin) => openai({ baseURL: `${origin}/v1`, apiKey: 'sk-service-test', models: [] }),
   model: MODEL,
-  routes: { chat: 'POST /v1/chat/completions', stream: 'POST /v1/chat/completions', check: 'GET /v1/models' },
-  auth: (key) => ['authorization', `Bearer ${key}`],
-  chat: {
-    text: { reply: jsonReply(P, 'chat-text.json'), expected: wireJson(P, 'chat-text.json') },
-    tool: { reply: jsonReply(P, 'chat-tool.json'), expected: wireJson(P, 'chat-tool.json') },
-  },
-  stream: {
-    text: { reply: sseReply(P, 'stream-text.sse'), expected: wireData(P, 'stream-text.sse') },
-    tool: { reply: sseReply(P, 'stream-tool.sse'), expected: wireData(P, 'stream-tool.sse') },
-  },
+  ...openaiFormatWire(P),
   sent: {
     // max_tokens goes as max_completion_tokens; OpenRouter's `transforms` stays behind.
     text: { model: MODEL, ...text, max_completion_tokens: 64 },

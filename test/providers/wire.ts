@@ -46,3 +46,20 @@ export const errorReply = (status: number, provider: string, file: string, heade
   body: wireText(provider, file),
   headers,
 })
+
+/**
+ * The wire of a provider that speaks OpenAI's chat format at `/v1`: its routes, bearer auth, and the whole and streamed
+ * text and tool fixtures of `provider`, passed on as they came.
+ */
+export const openaiFormatWire = (provider: string) => ({
+  routes: { chat: 'POST /v1/chat/completions', stream: 'POST /v1/chat/completions', check: 'GET /v1/models' },
+  auth: (key: string): [string, string] => ['authorization', `Bearer ${key}`],
+  chat: {
+    text: { reply: jsonReply(provider, 'chat-text.json'), expected: wireJson(provider, 'chat-text.json') },
+    tool: { reply: jsonReply(provider, 'chat-tool.json'), expected: wireJson(provider, 'chat-tool.json') },
+  },
+  stream: {
+    text: { reply: sseReply(provider, 'stream-text.sse'), expected: wireData(provider, 'stream-text.sse') },
+    tool: { reply: sseReply(provider, 'stream-tool.sse'), expected: wireData(provider, 'stream-tool.sse') },
+  },
+})

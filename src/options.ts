@@ -109,6 +109,8 @@ export interface RetentionOptions {
   usageDays?: number
   /** How often expired records (rate-limit windows, codes, old usage…) are swept; 0 turns the sweep off. Default 600 s. */
   sweepIntervalSeconds?: number
+  /** Stored responses of POST /responses are deleted this many days after they were made (docs/responses.md). Default 30. */
+  responsesDays?: number
 }
 
 /** A fixed-window rate limit. */

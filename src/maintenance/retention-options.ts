@@ -1,14 +1,16 @@
 import type { RetentionOptions } from '../options'
 
-/** The retention defaults (docs/retention.md): usage records 90 days, a sweep every 600 s. */
-export const DEFAULT_RETENTION = { usageDays: 90, sweepIntervalSeconds: 600 } as const
+/** The retention defaults (docs/retention.md): usage records 90 days, stored responses 30, a sweep every 600 s. */
+export const DEFAULT_RETENTION = { usageDays: 90, sweepIntervalSeconds: 600, responsesDays: 30 } as const
 
-/** Fills in and checks the `retention` option: `usageDays` positive, `sweepIntervalSeconds` 0 (off) or positive. */
+/** Fills in and checks the `retention` option: `usageDays` and `responsesDays` positive, `sweepIntervalSeconds` 0 (off) or positive. */
 export function resolveRetention(options: RetentionOptions = {}): Required<RetentionOptions> {
   const usageDays = options.usageDays ?? DEFAULT_RETENTION.usageDays
   const sweepIntervalSeconds = options.sweepIntervalSeconds ?? DEFAULT_RETENTION.sweepIntervalSeconds
   if (!(Number.isFinite(usageDays) && usageDays > 0)) throw new TypeError('model-gateway: `retention.usageDays` must be a positive number')
+  const responsesDays = options.responsesDays ?? DEFAULT_RETENTION.responsesDays
+  if (!(Number.isFinite(responsesDays) && responsesDays > 0)) throw new TypeError('model-gateway: `retention.responsesDays` must be a positive number')
   if (!(Number.isFinite(sweepIntervalSeconds) && sweepIntervalSeconds >= 0))
     throw new TypeError('model-gateway: `retention.sweepIntervalSeconds` must be 0 (off) or a positive number')
-  return { usageDays, sweepIntervalSeconds }
+  return { usageDays, sweepIntervalSeconds, responsesDays }
 }

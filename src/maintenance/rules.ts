@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../context'
 import type { SweepKind } from '../stores/expiring'
+import { responseIdTime } from '../responses/ids'
 import { rollupDayOfKey } from '../stores/rollups'
 
 export type { SweepKind }
@@ -123,9 +124,35 @@ function rollupsRule(ctx: GatewayContext): ExpiryRule {
   }
 }
 
+/** Stored responses `responses:<org>:<resp_…>` (docs/responses.md): older than their retention, by the time their id names. */
+function storedResponsesRule(ctx: GatewayContext): ExpiryRule {
+  const retentionMs = ctx.options.retention.responsesDays * DAY_MS
+  return {
+    kind: 'stored_responses',
+    expiresOnItsOwn: true,
+    fromKey(key) {
+      const created = responseIdTime(lastPart(key))
+      return created === undefined ? undefined : created + retentionMs
+    },
+    expiredRecord: (record, now) => {
+      const expires = field(record, 'expires_at')
+      return typeof expires === 'number' && expires <= now
+    },
+  }
+}
+
 /** Every rule the sweep applies, in the order it applies them. */
 export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
-  return [rateLimitRule(ctx), codesRule(), consentRule(ctx), byokCountersRule(), usageRule(ctx), generationIdsRule(ctx), rollupsRule(ctx)]
+  return [
+    rateLimitRule(ctx),
+    codesRule(),
+    consentRule(ctx),
+    byokCountersRule(),
+    usageRule(ctx),
+    generationIdsRule(ctx),
+    rollupsRule(ctx),
+    storedResponsesRule(ctx),
+  ]
 }
 
 /** The id and org of a usage record from its key relative to `usage` (`<org>:<15-digit ms>-<id>`). */

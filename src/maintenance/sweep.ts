@@ -63,6 +63,7 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
     usage_records: 0,
     generation_ids: 0,
     usage_rollups: 0,
+    stored_responses: 0,
     byok_claims: 0,
   }
   for (const rule of expiryRules(ctx)) {

@@ -1,9 +1,18 @@
 import { isRedisDriver } from './atomic-redis'
 import type { Kv } from './kv'
+import { RESPONSES_PREFIX } from './responses'
 import { ROLLUP_PREFIX } from './rollups'
 
 /** The kinds of records the sweep removes once expired (docs/retention.md). */
-export type SweepKind = 'rate_limit_windows' | 'codes' | 'consent_answers' | 'byok_request_counters' | 'usage_records' | 'generation_ids' | 'usage_rollups'
+export type SweepKind =
+  | 'rate_limit_windows'
+  | 'codes'
+  | 'consent_answers'
+  | 'byok_request_counters'
+  | 'usage_records'
+  | 'generation_ids'
+  | 'usage_rollups'
+  | 'stored_responses'
 
 /** The key prefix (below the gateway's storage prefix) of each kind of expiring record. */
 const PREFIXES: Record<SweepKind, string> = {
@@ -14,6 +23,7 @@ const PREFIXES: Record<SweepKind, string> = {
   usage_records: 'usage',
   generation_ids: 'generation-ids',
   usage_rollups: ROLLUP_PREFIX,
+  stored_responses: RESPONSES_PREFIX,
 }
 
 /** The records of each kind the sweep removes (docs/retention.md), by key relative to the kind's prefix. */

@@ -147,6 +147,7 @@ function describeRetention(makeKind: () => StorageKind) {
       usage_records: 5,
       generation_ids: 5,
       usage_rollups: 5,
+      stored_responses: 0,
       byok_claims: 2,
     })
     if (!redis) {
@@ -162,6 +163,7 @@ function describeRetention(makeKind: () => StorageKind) {
       usage_records: 0,
       generation_ids: 0,
       usage_rollups: 0,
+      stored_responses: 0,
       byok_claims: 0,
     })
 

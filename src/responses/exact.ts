@@ -1,0 +1,14 @@
+import { ExactNumber } from '../http/exact-json'
+import type { Json } from './json'
+
+const TOKEN_RE = /"(?:[^"\\]|\\.)*"|-?\d+\.\d+(?![\d.eE])/g
+const MARK = '\u0000exact-in:'
+
+/**
+ * JSON.parse that keeps every decimal number (one with a fraction) as an ExactNumber, so that the costs of chat's
+ * answer are written back exactly as chat wrote them (docs/chat.md#usage-and-cost).
+ */
+export function parseExact(text: string): Json {
+  const marked = text.replace(TOKEN_RE, (token) => (token.startsWith('"') ? token : `"${MARK}${token}"`))
+  return JSON.parse(marked, (_key, value) => (typeof value === 'string' && value.startsWith(MARK) ? new ExactNumber(value.slice(MARK.length)) : value))
+}

@@ -1,0 +1,88 @@
+import { serveChat } from '../chat'
+import type { GatewayContext } from '../context'
+import { GatewayError, invalidRequest } from '../errors'
+import type { GenerationTags } from '../http/attribution'
+import { stringifyExact } from '../http/exact-json'
+import { gatewayResponse } from '../http/respond'
+import type { InputItem, ResponsesRequest } from '../schemas/responses'
+import type { Principal } from '../stores/accounts'
+import { parseExact } from './exact'
+import { newResponseId } from './ids'
+import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
+import { inputItemsOf, toChatRequest } from './request'
+import { responseErrorOf, translateStream } from './stream'
+import { outputOfMessage } from './whole'
+import type { Json } from './json'
+
+/** 404 in OpenAI's words for a response id the org has not stored (unknown, another org's, deleted or expired). */
+export const responseNotFound = (id: string, param?: string): GatewayError =>
+  new GatewayError(404, `Response with id '${id}' not found.`, param ? { param } : {})
+
+/**
+ * Serves POST /responses (docs/responses.md): the stored conversation of `previous_response_id` and the input become
+ * a chat request served by serveChat (holds, routing, fallbacks, billing and /generation are chat's), whose answer
+ * is translated back into a Response object or the Responses API's events; with `store` (default true) the
+ * conversation and the output are stored for the org.
+ */
+export async function serveResponses(
+  ctx: GatewayContext,
+  input: { principal: Principal; request: ResponsesRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+): Promise<Response> {
+  const { request, principal, requestId } = input
+  const org = principal.org.id
+  const store = request.store !== false
+  let previous: InputItem[] = []
+  if (request.previous_response_id) {
+    const stored = await ctx.responses.get(org, request.previous_response_id)
+    if (!stored) throw responseNotFound(request.previous_response_id, 'previous_response_id')
+    previous = [...stored.input, ...stored.output] as InputItem[]
+  }
+  const conversation = [...previous, ...inputItemsOf(request.input)]
+  if (store && Buffer.byteLength(JSON.stringify(conversation)) > ctx.responses.maxBytes) {
+    throw invalidRequest(
+      `input: the conversation is over ${ctx.responses.maxBytes} bytes, the most one stored response holds: start a new conversation, or send it with store: false`,
+      request.previous_response_id ? 'previous_response_id' : 'input',
+    )
+  }
+  const chatRequest = toChatRequest(request, previous)
+  const now = ctx.now()
+  const frame: ResponseFrame = {
+    id: newResponseId(now),
+    createdAt: Math.floor(now / 1000),
+    request,
+    store,
+    model: chatRequest.model ?? chatRequest.models?.[0] ?? '',
+  }
+  const answer = await serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags })
+  const generationId = answer.headers.get('x-generation-id') ?? ''
+
+  // Stores a finished response (not a failed one): its conversation and full output, for previous_response_id.
+  const save = async (response: Json, output: Json[]) => {
+    if (!store || response.status === 'failed') return
+    try {
+      if (!(await ctx.responses.save(org, frame.id, { response, input: conversation, output })))
+        ctx.logger.warn('response not stored: over the stored size limit', { request_id: requestId, response_id: frame.id })
+    } catch (error) {
+      ctx.logger.error('storing a response failed', { request_id: requestId, response_id: frame.id, error: String(error) })
+    }
+  }
+
+  if (!request.stream) {
+    const completion = parseExact(await answer.text())
+    const choice = completion.choices?.[0] ?? {}
+    const outcome = outcomeOf(choice.finish_reason)
+    frame.model = completion.model
+    frame.provider = completion.provider
+    const output = outputOfMessage(choice.message ?? {}, outcome.status === 'completed' ? 'completed' : 'incomplete')
+    const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice.native_finish_reason})` }) : null
+    const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(completion.usage) })
+    await save(response, output)
+    return gatewayResponse(stringifyExact(response), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, requestId)
+  }
+  return gatewayResponse(
+    translateStream(answer.body!, frame, ({ response, output }) => save(response, output)),
+    200,
+    { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-generation-id': generationId },
+    requestId,
+  )
+}

@@ -1,0 +1,90 @@
+import type { ResponsesRequest } from '../schemas/responses'
+import type { Json } from './json'
+
+/** What every Response object of one request shares: its id, time, request and served model. */
+export interface ResponseFrame {
+  id: string
+  /** Unix seconds. */
+  createdAt: number
+  request: ResponsesRequest
+  /** Whether it is stored (the request's `store`, default true). */
+  store: boolean
+  model: string
+  provider?: string
+}
+
+/** The Response object's status after a chat finish reason (docs/responses.md#the-response). */
+export function outcomeOf(finishReason: string | null | undefined): { status: 'completed' | 'incomplete' | 'failed'; incomplete_details: Json | null } {
+  if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }
+  if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }
+  if (finishReason === 'error') return { status: 'failed', incomplete_details: null }
+  return { status: 'completed', incomplete_details: null }
+}
+
+/**
+ * Chat's usage (docs/chat.md#usage-and-cost) in the Responses API's names; the gateway's cost fields ride along
+ * (`cost`, `cost_currency`, `cost_eur`, `is_byok`, `cost_details`, `estimated`).
+ */
+export function usageOf(usage: Json | undefined): Json | null {
+  if (!usage) return null
+  const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details, ...extra } = usage
+  const inputDetails: Json = { cached_tokens: prompt_tokens_details?.cached_tokens ?? 0 }
+  if (prompt_tokens_details?.cache_write_tokens !== undefined) inputDetails.cache_write_tokens = prompt_tokens_details.cache_write_tokens
+  return {
+    input_tokens: prompt_tokens,
+    input_tokens_details: inputDetails,
+    output_tokens: completion_tokens,
+    output_tokens_details: { reasoning_tokens: completion_tokens_details?.reasoning_tokens ?? 0 },
+    total_tokens,
+    ...extra,
+  }
+}
+
+/** The tools of the request as a Response object shows them (function tools, `strict` filled in). */
+const toolsOf = (request: ResponsesRequest): Json[] =>
+  (request.tools ?? []).map((tool: Json) => ({ description: null, parameters: null, strict: true, ...tool }))
+
+/** A Response object (docs/responses.md#the-response): the frame's fields, then the state given. */
+export function responseObject(
+  frame: ResponseFrame,
+  state: { status: string; output: Json[]; usage: Json | null; error?: Json | null; incomplete_details?: Json | null },
+): Json {
+  const { request } = frame
+  return {
+    id: frame.id,
+    object: 'response',
+    created_at: frame.createdAt,
+    status: state.status,
+    background: false,
+    error: state.error ?? null,
+    incomplete_details: state.incomplete_details ?? null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    model: frame.model,
+    ...(frame.provider ? { provider: frame.provider } : {}),
+    output: state.output,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: request.previous_response_id ?? null,
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
+    store: frame.store,
+    temperature: request.temperature ?? null,
+    text: { format: request.text?.format ?? { type: 'text' } },
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: toolsOf(request),
+    top_p: request.top_p ?? null,
+    truncation: 'disabled',
+    usage: state.usage,
+    ...(request.user !== undefined ? { user: request.user } : {}),
+    metadata: request.metadata ?? {},
+  }
+}
+
+/** Output items as the client is shown them: a reasoning item's encrypted_content only when `include` asks for it. */
+export function shownOutput(output: Json[], request: ResponsesRequest): Json[] {
+  if (request.include?.includes('reasoning.encrypted_content')) return output
+  return output.map((item) => {
+    if (item.type !== 'reasoning' || item.encrypted_content === undefined) return item
+    const { encrypted_content: _kept, ...shown } = item
+    return shown
+  })
+}

@@ -1,0 +1,219 @@
+import { stringifyExact } from '../http/exact-json'
+import { parseExact } from './exact'
+import { newItemId } from './ids'
+import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
+import { reasoningItem } from './whole'
+import type { Json } from './json'
+
+const encoder = new TextEncoder()
+
+/** How a translated stream ended: the final Response object and the full output items (what is stored). */
+export interface StreamEnd {
+  response: Json
+  output: Json[]
+}
+
+// The output item being streamed: reasoning, a message's text, or a function call.
+interface OpenItem {
+  kind: 'reasoning' | 'message' | 'function_call'
+  index: number
+  id: string
+  text: string
+  details: Json[]
+  call?: { call_id: string; name: string }
+}
+
+/** The `error` of a failed Response object from chat's error chunk (docs/chat.md#errors-before-and-after-the-first-byte). */
+export const responseErrorOf = (error: Json): Json => ({
+  code: error.code === 429 ? 'rate_limit_exceeded' : 'server_error',
+  message: String(error.message ?? 'The response failed'),
+  ...(error.metadata ? { metadata: error.metadata } : {}),
+})
+
+/**
+ * Translates serveChat's event stream (chat chunks, the usage chunk, `[DONE]`; docs/chat.md#streaming) into the
+ * Responses API's events, numbered by `sequence_number` (docs/responses.md#streaming): response.created and
+ * response.in_progress, then per output item its added / delta / done events, then response.completed,
+ * response.incomplete or response.failed. `finish` runs (storing the response) before that last event. Chat's
+ * keep-alive comments pass through; the client's pace holds chat's stream back, and cancelling cancels it.
+ */
+export function translateStream(chat: ReadableStream<Uint8Array>, frame: ResponseFrame, finish: (end: StreamEnd) => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = chat.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let sequence = 0
+  let started = false
+  let ended = false
+  let open: OpenItem | undefined
+  const output: Json[] = []
+  const calls = new Map<number, OpenItem>()
+  let finishReason: string | null = null
+  let usage: Json | undefined
+  let failure: Json | undefined
+  let pending: Uint8Array[] = []
+
+  const event = (type: string, fields: Json) =>
+    pending.push(encoder.encode(`event: ${type}\ndata: ${stringifyExact({ type, ...fields, sequence_number: sequence++ })}\n\n`))
+  const snapshot = (status: string) => responseObject(frame, { status, output: [], usage: null })
+
+  const start = (chunk: Json) => {
+    if (started) return
+    started = true
+    if (typeof chunk.model === 'string') frame.model = chunk.model
+    if (typeof chunk.provider === 'string') frame.provider = chunk.provider
+    event('response.created', { response: snapshot('in_progress') })
+    event('response.in_progress', { response: snapshot('in_progress') })
+  }
+
+  // Ends the item being streamed with its done events; `status` is the message's (completed, or incomplete).
+  const close = (status: 'completed' | 'incomplete') => {
+    const item = open
+    if (!item) return
+    open = undefined
+    const at = { item_id: item.id, output_index: item.index }
+    let done: Json
+    if (item.kind === 'reasoning') {
+      if (item.text) {
+        event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: item.text })
+        event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: item.text } })
+      }
+      done = reasoningItem(item.id, item.text, item.details)
+    } else if (item.kind === 'message') {
+      const part = { type: 'output_text', text: item.text, annotations: [] }
+      event('response.output_text.done', { ...at, content_index: 0, text: item.text, logprobs: [] })
+      event('response.content_part.done', { ...at, content_index: 0, part })
+      done = { id: item.id, type: 'message', role: 'assistant', status, content: [part] }
+    } else {
+      event('response.function_call_arguments.done', { ...at, name: item.call!.name, arguments: item.text })
+      done = { id: item.id, type: 'function_call', ...item.call, arguments: item.text, status: 'completed' }
+    }
+    output[item.index] = done
+    event('response.output_item.done', { output_index: item.index, item: shownOutput([done], frame.request)[0] })
+  }
+
+  // Opens a new output item (closing the one before), announcing it with response.output_item.added.
+  const begin = (kind: OpenItem['kind'], call?: OpenItem['call']): OpenItem => {
+    close('completed')
+    const prefix = kind === 'reasoning' ? 'rs' : kind === 'message' ? 'msg' : 'fc'
+    const item: OpenItem = { kind, index: output.length, id: newItemId(prefix), text: '', details: [], call }
+    output.push({})
+    open = item
+    const added =
+      kind === 'reasoning'
+        ? { id: item.id, type: 'reasoning', summary: [] }
+        : kind === 'message'
+          ? { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
+          : { id: item.id, type: 'function_call', ...call, arguments: '', status: 'in_progress' }
+    event('response.output_item.added', { output_index: item.index, item: added })
+    if (kind === 'message') {
+      event('response.content_part.added', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      })
+    }
+    return item
+  }
+
+  const onDelta = (delta: Json) => {
+    const details = Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Json[]) : []
+    const thought = typeof delta.reasoning === 'string' ? delta.reasoning : ''
+    if (thought || details.length) {
+      const item = open?.kind === 'reasoning' ? open : begin('reasoning')
+      item.details.push(...details)
+      if (thought) {
+        const at = { item_id: item.id, output_index: item.index, summary_index: 0 }
+        if (!item.text) event('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } })
+        item.text += thought
+        event('response.reasoning_summary_text.delta', { ...at, delta: thought })
+      }
+    }
+    if (typeof delta.content === 'string' && delta.content) {
+      const item = open?.kind === 'message' ? open : begin('message')
+      item.text += delta.content
+      event('response.output_text.delta', { item_id: item.id, output_index: item.index, content_index: 0, delta: delta.content, logprobs: [] })
+    }
+    for (const piece of Array.isArray(delta.tool_calls) ? (delta.tool_calls as Json[]) : []) {
+      const index = typeof piece.index === 'number' ? piece.index : 0
+      let item = calls.get(index)
+      if (!item) {
+        item = begin('function_call', { call_id: String(piece.id ?? ''), name: String(piece.function?.name ?? '') })
+        calls.set(index, item)
+      }
+      const args = piece.function?.arguments
+      if (typeof args === 'string' && args) {
+        item.text += args
+        // A call's arguments after another item began (interleaved calls) are kept without events.
+        if (open === item) event('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: args })
+        else output[item.index] = { ...output[item.index], arguments: item.text }
+      }
+    }
+  }
+
+  const onChunk = (chunk: Json) => {
+    start(chunk)
+    if (chunk.error) failure = chunk.error
+    if (chunk.usage) usage = chunk.usage
+    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+      if ((choice.index ?? 0) !== 0) continue
+      if (choice.delta) onDelta(choice.delta)
+      if (choice.finish_reason) finishReason = choice.finish_reason
+    }
+  }
+
+  const end = async (cut: boolean) => {
+    ended = true
+    if (cut && !failure) failure = { code: 502, message: 'The stream ended before the response was complete' }
+    start({})
+    const outcome = failure ? { status: 'failed' as const, incomplete_details: null } : outcomeOf(finishReason)
+    close(outcome.status === 'completed' ? 'completed' : 'incomplete')
+    const response = responseObject(frame, {
+      ...outcome,
+      output: shownOutput(output, frame.request),
+      usage: usageOf(usage),
+      error: failure ? responseErrorOf(failure) : null,
+    })
+    await finish({ response, output })
+    event(`response.${outcome.status}`, { response })
+  }
+
+  const onBlock = (block: string) => {
+    if (block.startsWith(':')) return pending.push(encoder.encode(`${block}\n\n`))
+    const data = block
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6))
+      .join('\n')
+    if (!data) return
+    if (data === '[DONE]') return 'done'
+    onChunk(parseExact(data))
+  }
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (!pending.length && !ended) {
+          const { done, value } = await reader.read()
+          if (done) {
+            await end(true)
+            break
+          }
+          buffer += decoder.decode(value, { stream: true })
+          let cut = buffer.indexOf('\n\n')
+          while (cut !== -1 && !ended) {
+            const block = buffer.slice(0, cut)
+            buffer = buffer.slice(cut + 2)
+            if (onBlock(block) === 'done') await end(false)
+            cut = buffer.indexOf('\n\n')
+          }
+        }
+        for (const bytes of pending) controller.enqueue(bytes)
+        pending = []
+        if (ended) controller.close()
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+}

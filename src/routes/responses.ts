@@ -1,0 +1,65 @@
+import { generationTags } from '../http/attribution'
+import { clientAbortController } from '../http/client-abort'
+import { jsonResponse } from '../http/respond'
+import { responseNotFound, serveResponses } from '../responses'
+import { openaiErrorBody } from '../responses/errors'
+import { deletedResponseSchema, responseIdParamsSchema, responseObjectSchema, responsesRequestSchema } from '../schemas/responses'
+import { defineRoute } from './define'
+
+/** POST /responses (docs/responses.md): OpenAI's Responses API, served through chat; errors in OpenAI's shape. */
+export const createResponseRoute = defineRoute({
+  method: 'POST',
+  path: '/responses',
+  capability: 'chat',
+  operationId: 'createResponse',
+  summary: "Create a model response (OpenAI's Responses API; streamed with stream: true)",
+  tag: 'Responses',
+  auth: 'key',
+  errorBody: openaiErrorBody,
+  status: 200,
+  body: responsesRequestSchema,
+  response: responseObjectSchema,
+  bodyLimit: 'chat',
+  handler: ({ ctx, principal, body, event, requestId }) =>
+    serveResponses(ctx, { principal, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
+})
+
+/** GET /responses/{id}: a stored response of the caller's org (docs/responses.md#stored-responses). */
+export const getResponseRoute = defineRoute({
+  method: 'GET',
+  path: '/responses/:id',
+  operationId: 'getResponse',
+  summary: 'Get a stored response',
+  tag: 'Responses',
+  auth: 'key',
+  errorBody: openaiErrorBody,
+  status: 200,
+  params: responseIdParamsSchema,
+  response: responseObjectSchema,
+  async handler({ ctx, principal, params, requestId }) {
+    const stored = await ctx.responses.get(principal.org.id, params.id)
+    if (!stored) throw responseNotFound(params.id)
+    return jsonResponse(stored.response, 200, requestId)
+  },
+})
+
+/** DELETE /responses/{id}: deletes a stored response of the caller's org (docs/responses.md#stored-responses). */
+export const deleteResponseRoute = defineRoute({
+  method: 'DELETE',
+  path: '/responses/:id',
+  operationId: 'deleteResponse',
+  summary: 'Delete a stored response',
+  tag: 'Responses',
+  auth: 'key',
+  errorBody: openaiErrorBody,
+  status: 200,
+  params: responseIdParamsSchema,
+  response: deletedResponseSchema,
+  async handler({ ctx, principal, params }) {
+    if (!(await ctx.responses.remove(principal.org.id, params.id))) throw responseNotFound(params.id)
+    return { id: params.id, object: 'response.deleted' as const, deleted: true as const }
+  },
+})
+
+/** The Responses API's routes (docs/responses.md). */
+export const responsesRoutes = [createResponseRoute, getResponseRoute, deleteResponseRoute]

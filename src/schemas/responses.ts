@@ -1,0 +1,209 @@
+import * as v from 'valibot'
+import { CHAT_LIMITS, REASONING_EFFORTS, providerPreferencesSchema } from './chat'
+import { int, safeInt } from './common'
+
+/** Size bounds of a Responses request beyond chat's (docs/responses.md). */
+export const RESPONSES_LIMITS = {
+  /** Items of `input`. */
+  inputItems: 10_000,
+  /** Characters of a response id (`previous_response_id`, the path of GET /responses/{id}). */
+  responseId: 64,
+} as const
+
+/** A response id as the gateway makes them: `resp_` and hex digits (docs/responses.md#stored-responses). */
+export const responseIdSchema = v.pipe(
+  v.string(),
+  v.maxLength(RESPONSES_LIMITS.responseId),
+  v.regex(/^resp_[0-9a-f]{12,59}$/, 'must be a response id (resp_…)'),
+)
+
+const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(CHAT_LIMITS.modelId))
+const unit = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max))
+
+const inputText = v.object({ type: v.literal('input_text'), text: v.string() })
+const inputImage = v.object({
+  type: v.literal('input_image'),
+  image_url: v.optional(v.nullable(v.string())),
+  file_id: v.optional(v.nullable(v.string())),
+  detail: v.optional(v.picklist(['auto', 'low', 'high', 'original'])),
+})
+const inputFile = v.object({
+  type: v.literal('input_file'),
+  file_data: v.optional(v.string()),
+  file_id: v.optional(v.nullable(v.string())),
+  file_url: v.optional(v.string()),
+  filename: v.optional(v.string()),
+})
+const outputText = v.looseObject({ type: v.literal('output_text'), text: v.string() })
+const refusal = v.object({ type: v.literal('refusal'), refusal: v.string() })
+
+/** One content part of an input message. */
+export const inputPartSchema = v.variant('type', [inputText, inputImage, inputFile, outputText, refusal])
+
+const messageItem = v.looseObject({
+  type: v.optional(v.literal('message')),
+  id: v.optional(v.string()),
+  role: v.picklist(['user', 'assistant', 'system', 'developer']),
+  content: v.union([v.string(), v.array(inputPartSchema)]),
+  status: v.optional(v.string()),
+})
+const functionCallItem = v.looseObject({
+  type: v.literal('function_call'),
+  id: v.optional(v.string()),
+  call_id: v.pipe(v.string(), v.minLength(1)),
+  name: v.string(),
+  arguments: v.string(),
+  status: v.optional(v.string()),
+})
+const functionCallOutputItem = v.looseObject({
+  type: v.literal('function_call_output'),
+  id: v.optional(v.nullable(v.string())),
+  call_id: v.pipe(v.string(), v.minLength(1)),
+  output: v.union([v.string(), v.array(v.variant('type', [inputText, inputImage, inputFile]))]),
+  status: v.optional(v.nullable(v.string())),
+})
+const reasoningItem = v.looseObject({
+  type: v.literal('reasoning'),
+  id: v.optional(v.string()),
+  summary: v.array(v.object({ type: v.literal('summary_text'), text: v.string() })),
+  content: v.optional(v.nullable(v.array(v.object({ type: v.literal('reasoning_text'), text: v.string() })))),
+  encrypted_content: v.optional(v.nullable(v.string())),
+  status: v.optional(v.string()),
+})
+
+/** One item of `input`: a message (its `type` may be left out), a function call, its output, or a reasoning item. */
+export const inputItemSchema = v.union([messageItem, functionCallItem, functionCallOutputItem, reasoningItem])
+
+const functionTool = v.looseObject({
+  type: v.literal('function'),
+  name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -')),
+  description: v.optional(v.nullable(v.string())),
+  parameters: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  strict: v.optional(v.nullable(v.boolean())),
+})
+// Any other tool type is a built-in tool OpenAI runs itself: refused with a 400 naming it (src/responses/request.ts).
+const otherTool = v.looseObject({
+  type: v.pipe(
+    v.string(),
+    v.check((type) => type !== 'function', 'a function tool needs a valid name'),
+  ),
+})
+
+const toolChoice = v.union([
+  v.picklist(['none', 'auto', 'required']),
+  v.object({ type: v.literal('function'), name: v.string() }),
+  v.looseObject({ type: v.string() }),
+])
+
+const textFormat = v.variant('type', [
+  v.object({ type: v.literal('text') }),
+  v.object({ type: v.literal('json_object') }),
+  v.object({
+    type: v.literal('json_schema'),
+    name: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 letters, digits, _ or -')),
+    description: v.optional(v.string()),
+    schema: v.record(v.string(), v.unknown()),
+    strict: v.optional(v.nullable(v.boolean())),
+  }),
+])
+
+/** Body of POST /responses: OpenAI's Responses request plus OpenRouter's `models` and `provider` (docs/responses.md). */
+export const responsesRequestSchema = v.looseObject({
+  model: v.optional(modelId),
+  models: v.optional(v.pipe(v.array(modelId), v.minLength(1), v.maxLength(CHAT_LIMITS.models))),
+  input: v.union([v.string(), v.pipe(v.array(inputItemSchema), v.minLength(1, 'must not be empty'), v.maxLength(RESPONSES_LIMITS.inputItems))]),
+  instructions: v.optional(v.nullable(v.string())),
+  tools: v.optional(v.pipe(v.array(v.union([functionTool, otherTool])), v.maxLength(CHAT_LIMITS.tools))),
+  tool_choice: v.optional(toolChoice),
+  parallel_tool_calls: v.optional(v.nullable(v.boolean())),
+  text: v.optional(v.nullable(v.looseObject({ format: v.optional(textFormat), verbosity: v.optional(v.nullable(v.string())) }))),
+  reasoning: v.optional(
+    v.nullable(
+      v.looseObject({
+        effort: v.optional(v.nullable(v.picklist(REASONING_EFFORTS))),
+        summary: v.optional(v.nullable(v.picklist(['auto', 'concise', 'detailed']))),
+      }),
+    ),
+  ),
+  max_output_tokens: v.optional(v.nullable(safeInt(1))),
+  temperature: v.optional(v.nullable(unit(0, 2))),
+  top_p: v.optional(v.nullable(unit(0, 1))),
+  metadata: v.optional(
+    v.nullable(
+      v.pipe(
+        v.record(v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataKey)), v.pipe(v.string(), v.maxLength(CHAT_LIMITS.metadataValue))),
+        v.maxEntries(CHAT_LIMITS.metadata),
+      ),
+    ),
+  ),
+  user: v.optional(v.string()),
+  store: v.optional(v.nullable(v.boolean())),
+  previous_response_id: v.optional(v.nullable(responseIdSchema)),
+  include: v.optional(v.nullable(v.array(v.string()))),
+  stream: v.optional(v.nullable(v.boolean())),
+  background: v.optional(v.nullable(v.boolean())),
+  provider: v.optional(providerPreferencesSchema),
+})
+
+/** A validated Responses request. */
+export type ResponsesRequest = v.InferOutput<typeof responsesRequestSchema>
+/** One validated input item. */
+export type InputItem = v.InferOutput<typeof inputItemSchema>
+
+/** The path of GET and DELETE /responses/{id}. */
+export const responseIdParamsSchema = v.object({ id: responseIdSchema })
+
+const outputTextPart = v.object({ type: v.literal('output_text'), text: v.string(), annotations: v.array(v.unknown()) })
+
+/** One item of a response's `output` (docs/responses.md#the-response). */
+export const outputItemSchema = v.variant('type', [
+  v.object({
+    type: v.literal('message'),
+    id: v.string(),
+    role: v.literal('assistant'),
+    status: v.picklist(['completed', 'incomplete']),
+    content: v.array(v.union([outputTextPart, refusal])),
+  }),
+  v.object({
+    type: v.literal('function_call'),
+    id: v.string(),
+    call_id: v.string(),
+    name: v.string(),
+    arguments: v.string(),
+    status: v.picklist(['completed', 'incomplete']),
+  }),
+  v.object({
+    type: v.literal('reasoning'),
+    id: v.string(),
+    summary: v.array(v.object({ type: v.literal('summary_text'), text: v.string() })),
+    encrypted_content: v.optional(v.string()),
+  }),
+])
+
+/** A Response object: what POST /responses answers whole, and GET /responses/{id} (docs/responses.md#the-response). */
+export const responseObjectSchema = v.looseObject({
+  id: v.string(),
+  object: v.literal('response'),
+  created_at: int(),
+  status: v.picklist(['completed', 'incomplete', 'failed', 'in_progress']),
+  model: v.string(),
+  output: v.array(outputItemSchema),
+  error: v.nullable(v.looseObject({ code: v.string(), message: v.string() })),
+  incomplete_details: v.nullable(v.object({ reason: v.string() })),
+  usage: v.nullable(
+    v.looseObject({
+      input_tokens: int(),
+      input_tokens_details: v.looseObject({ cached_tokens: int() }),
+      output_tokens: int(),
+      output_tokens_details: v.looseObject({ reasoning_tokens: int() }),
+      total_tokens: int(),
+      cost: v.optional(v.number()),
+      cost_eur: v.optional(v.number()),
+    }),
+  ),
+  previous_response_id: v.nullable(v.string()),
+  store: v.boolean(),
+})
+
+/** What DELETE /responses/{id} answers. */
+export const deletedResponseSchema = v.object({ id: v.string(), object: v.literal('response.deleted'), deleted: v.literal(true) })

@@ -10,6 +10,7 @@ import type { CreditsStore } from './stores/credits'
 import type { ExpiringStore } from './stores/expiring'
 import type { KeyCountersStore } from './stores/key-counters'
 import type { RateLimitStore } from './stores/rate-limits'
+import type { ResponsesStore } from './stores/responses'
 import type { RollupStore } from './stores/rollups'
 import type { UsageStore } from './stores/usage'
 import type { CodesStore } from './stores/codes'
@@ -43,6 +44,8 @@ export interface GatewayContext {
   codes: CodesStore
   health: HealthTracker
   byok: ByokStore
+  /** Stored responses of the Responses API (docs/responses.md#stored-responses). */
+  responses: ResponsesStore
   /** Key that signs consent requests of the PKCE browser flow. */
   consentKey: Uint8Array
   now: () => number

@@ -23,6 +23,7 @@ import { createConsentsStore } from './stores/consents'
 import { createExpiringStore } from './stores/expiring'
 import { createKeyCountersStore } from './stores/key-counters'
 import { createRateLimitStore } from './stores/rate-limits'
+import { createResponsesStore, STORED_RESPONSE_MAX_BYTES } from './stores/responses'
 import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
@@ -191,6 +192,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     consentKey: deriveKey(resolved.secret, 'consent-request'),
     health: createHealthTracker({ ...resolved.health, now }),
     byok: createByokStore({ kv, atomic, now, box: createSecretBox(resolved.secret, resolved.previousSecrets), maxCredentials: resolved.byok.maxCredentials }),
+    responses: createResponsesStore({ kv, now, retentionDays: resolved.retention.responsesDays, maxBytes: STORED_RESPONSE_MAX_BYTES }),
     catalogue,
     lastKeyUse: new Map(),
     inFlight: createInFlight(),

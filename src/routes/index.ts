@@ -25,6 +25,8 @@ import { embeddingsRoute } from './embeddings'
 import type { RouteDefinition } from './define'
 import { keyRoutes } from './keys'
 import { meRoute } from './me'
+import { countMessageTokensRoute, messagesRoute } from './messages'
+import { responsesRoutes } from './responses'
 import { activityRoute, creditsRoute, generationRoute } from './usage'
 
 /**
@@ -66,4 +68,9 @@ export const apiRoutes = [
   activityRoute,
   // OpenRouter's API key routes beyond the seed's (docs/api.md): GET /key and the key management routes (docs/keys.md).
   ...keyRoutes,
+  // Anthropic's Messages API, served through chat (docs/messages.md).
+  messagesRoute,
+  countMessageTokensRoute,
+  // OpenAI's Responses API, served through chat (docs/responses.md).
+  ...responsesRoutes,
 ] as RouteDefinition[]

@@ -1,0 +1,48 @@
+import type { GatewayError } from '../errors'
+
+/*
+ * Errors in Anthropic's shape (docs/messages.md#errors): `{ type: 'error', error: { type, message }, request_id }`, with
+ * Anthropic's error type for the status; the gateway's `param` and `metadata` are kept beside them.
+ */
+
+const TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout_error',
+  409: 'conflict_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+}
+
+/** Anthropic's error type for an HTTP status (4xx not listed: invalid_request_error; 5xx: api_error). */
+export function anthropicErrorType(status: number): string {
+  return TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
+}
+
+/** The `error` object of Anthropic's error body and stream error event, with the gateway's param and metadata. */
+export function anthropicError(status: number, message: string, extra: { param?: string; metadata?: Record<string, unknown> } = {}) {
+  return {
+    type: anthropicErrorType(status),
+    message,
+    ...(extra.param !== undefined ? { param: extra.param } : {}),
+    ...(extra.metadata !== undefined ? { metadata: extra.metadata } : {}),
+  }
+}
+
+/** A GatewayError as Anthropic's error body (the route's `errorBody`). */
+export function anthropicErrorBody(error: GatewayError): unknown {
+  const requestId = error.metadata?.request_id
+  return {
+    type: 'error',
+    error: anthropicError(error.status, error.message, error),
+    ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
+  }
+}

@@ -1,0 +1,40 @@
+import { serveChat } from '../chat'
+import type { GatewayContext } from '../context'
+import type { GenerationTags } from '../http/attribution'
+import { stringifyExact } from '../http/exact-json'
+import { gatewayResponse } from '../http/respond'
+import type { MessagesRequest } from '../schemas/messages'
+import type { Principal } from '../stores/accounts'
+import { parseExact } from './exact'
+import { toMessage } from './message'
+import { toChatRequest } from './request'
+import { toMessageEvents } from './stream'
+
+// Headers of serveChat's answer that the translated answer keeps.
+const KEPT = ['x-generation-id', 'cache-control', 'x-accel-buffering']
+
+/**
+ * Serves POST /messages (docs/messages.md): the request translated to a chat request and served by serveChat (holds,
+ * routing, fallbacks, retries, BYOK, billing and /generation as chat's), its answer translated back to Anthropic's
+ * message or event stream. Errors before the answer are thrown, for the route to answer in Anthropic's shape.
+ */
+export async function serveMessages(
+  ctx: GatewayContext,
+  input: { principal: Principal; request: MessagesRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+): Promise<Response> {
+  const chat = toChatRequest(input.request)
+  const answer = await serveChat(ctx, { principal: input.principal, request: chat, abort: input.abort, requestId: input.requestId, tags: input.tags })
+  const headers: Record<string, string> = {}
+  for (const name of KEPT) {
+    const value = answer.headers.get(name)
+    if (value !== null) headers[name] = value
+  }
+  const stops = input.request.stop_sequences
+  if (answer.body && (answer.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    headers['content-type'] = 'text/event-stream; charset=utf-8'
+    return gatewayResponse(toMessageEvents(answer.body, stops), answer.status, headers, input.requestId)
+  }
+  const message = toMessage(parseExact(await answer.text()), stops)
+  headers['content-type'] = 'application/json; charset=utf-8'
+  return gatewayResponse(stringifyExact(message), answer.status, headers, input.requestId)
+}

@@ -1,0 +1,49 @@
+import { generationTags } from '../http/attribution'
+import { clientAbortController } from '../http/client-abort'
+import { countTokens } from '../messages/count-tokens'
+import { anthropicErrorBody } from '../messages/errors'
+import { serveMessages } from '../messages/serve'
+import { countTokensRequestSchema, countTokensResponseSchema, messagesRequestSchema, messagesResponseSchema } from '../schemas/messages'
+import { defineRoute } from './define'
+
+/** POST /messages (docs/messages.md): Anthropic's Messages API, served as the chat capability; errors in Anthropic's shape. */
+export const messagesRoute = defineRoute({
+  method: 'POST',
+  path: '/messages',
+  capability: 'chat',
+  operationId: 'createMessage',
+  summary: "Create a message in Anthropic's Messages API shape (streamed with stream: true)",
+  tag: 'Messages',
+  auth: 'key',
+  keyHeaders: ['x-api-key'],
+  errorBody: anthropicErrorBody,
+  status: 200,
+  body: messagesRequestSchema,
+  response: messagesResponseSchema,
+  bodyLimit: 'chat',
+  handler: ({ ctx, principal, body, event, requestId }) =>
+    serveMessages(ctx, {
+      principal,
+      request: body,
+      abort: clientAbortController(event),
+      requestId,
+      tags: generationTags(event, requestId, { user: body.metadata?.user_id }),
+    }),
+})
+
+/** POST /messages/count_tokens (docs/messages.md#counting-tokens): the gateway's estimate of a request's input tokens, not billed. */
+export const countMessageTokensRoute = defineRoute({
+  method: 'POST',
+  path: '/messages/count_tokens',
+  operationId: 'countMessageTokens',
+  summary: "Count the input tokens of a Messages request (the gateway's estimate; not billed)",
+  tag: 'Messages',
+  auth: 'key',
+  keyHeaders: ['x-api-key'],
+  errorBody: anthropicErrorBody,
+  status: 200,
+  body: countTokensRequestSchema,
+  response: countTokensResponseSchema,
+  bodyLimit: 'chat',
+  handler: ({ body }) => countTokens(body),
+})

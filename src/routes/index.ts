@@ -26,6 +26,7 @@ import type { RouteDefinition } from './define'
 import { keyRoutes } from './keys'
 import { meRoute } from './me'
 import { countMessageTokensRoute, messagesRoute } from './messages'
+import { responsesRoutes } from './responses'
 import { activityRoute, creditsRoute, generationRoute } from './usage'
 
 /**
@@ -70,4 +71,6 @@ export const apiRoutes = [
   // Anthropic's Messages API, served through chat (docs/messages.md).
   messagesRoute,
   countMessageTokensRoute,
+  // OpenAI's Responses API, served through chat (docs/responses.md).
+  ...responsesRoutes,
 ] as RouteDefinition[]

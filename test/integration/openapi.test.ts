@@ -42,6 +42,10 @@ const specOperations = [
   'GET /api/v1/keys/{hash}',
   'PATCH /api/v1/keys/{hash}',
   'DELETE /api/v1/keys/{hash}',
+  // OpenAI's Responses API (docs/responses.md).
+  'POST /api/v1/responses',
+  'GET /api/v1/responses/{id}',
+  'DELETE /api/v1/responses/{id}',
 ]
 
 describe('GET /api/v1/openapi.json', () => {

@@ -22,15 +22,20 @@ const TYPES: Record<number, string> = {
   529: 'overloaded_error',
 }
 
-/** Anthropic's error type for an HTTP status (4xx not listed: invalid_request_error; 5xx: api_error). */
-export function anthropicErrorType(status: number): string {
+// A provider's error (metadata.error_type, docs/errors.md#upstream-errors) says more than its status: an overloaded
+// provider is a 502 of the gateway, and Anthropic's overloaded_error.
+const BY_UPSTREAM: Record<string, string> = { provider_overloaded: 'overloaded_error', rate_limit_exceeded: 'rate_limit_error', timeout: 'timeout_error' }
+
+/** Anthropic's error type for an HTTP status and the provider's error type, if any (4xx not listed: invalid_request_error; 5xx: api_error). */
+export function anthropicErrorType(status: number, upstreamType?: unknown): string {
+  if (typeof upstreamType === 'string' && BY_UPSTREAM[upstreamType]) return BY_UPSTREAM[upstreamType]
   return TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
 }
 
 /** The `error` object of Anthropic's error body and stream error event, with the gateway's param and metadata. */
 export function anthropicError(status: number, message: string, extra: { param?: string; metadata?: Record<string, unknown> } = {}) {
   return {
-    type: anthropicErrorType(status),
+    type: anthropicErrorType(status, extra.metadata?.error_type),
     message,
     ...(extra.param !== undefined ? { param: extra.param } : {}),
     ...(extra.metadata !== undefined ? { metadata: extra.metadata } : {}),

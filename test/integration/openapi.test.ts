@@ -42,6 +42,9 @@ const specOperations = [
   'GET /api/v1/keys/{hash}',
   'PATCH /api/v1/keys/{hash}',
   'DELETE /api/v1/keys/{hash}',
+  // Anthropic's Messages API (docs/messages.md).
+  'POST /api/v1/messages',
+  'POST /api/v1/messages/count_tokens',
   // OpenAI's Responses API (docs/responses.md).
   'POST /api/v1/responses',
   'GET /api/v1/responses/{id}',

@@ -1,0 +1,242 @@
+/**
+ * POST /api/v1/messages over raw HTTP (docs/messages.md): the exact event sequence of Anthropic's streaming format,
+ * event by event, a failure mid-stream as an `error` event, and the errors in Anthropic's shape. Behind the gateway,
+ * the fake Anthropic API of test/fakes/anthropic.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { anthropic } from '../../src/providers/anthropic'
+import type { ProviderModel } from '../../src/providers/types'
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
+import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+
+const KEY = 'sk-ant-api03-test-key-0123456789'
+const HAIKU = anthropicModels.find((m) => m.id === 'anthropic/claude-haiku-4.5')!
+const MIDSTREAM: ProviderModel = { ...HAIKU, id: 'anthropic/claude-midstream-error', upstreamId: 'claude-midstream-error', reasoning: undefined }
+const weather = { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }
+
+let fake: FakeAnthropic
+let t: TestGateway
+let customer: Awaited<ReturnType<typeof createCustomer>>
+
+beforeAll(async () => {
+  fake = await startFakeAnthropic({ apiKey: KEY })
+  t = await startGateway({ providers: [anthropic({ apiKey: KEY, baseURL: fake.url, models: [HAIKU, MIDSTREAM] })], retry: { maxRetries: 0 } })
+  customer = await createCustomer(t.gateway, { credits: '5' })
+})
+
+afterAll(async () => {
+  await t?.close()
+  await fake?.close()
+})
+
+const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': customer.key }, path = '/api/v1/messages') =>
+  t.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14', ...headers },
+    body: JSON.stringify(body),
+  })
+
+/** The events of an Anthropic event stream, each checked to name its own type in its `event:` line. */
+async function events(res: Response): Promise<any[]> {
+  const out: any[] = []
+  for (const block of (await res.text()).split('\n\n').filter(Boolean)) {
+    const [eventLine, dataLine] = block.split('\n')
+    const data = JSON.parse(dataLine.slice('data: '.length))
+    expect(eventLine).toBe(`event: ${data.type}`)
+    out.push(data)
+  }
+  return out
+}
+const typeOf = (event: any) => (event.type === 'content_block_delta' ? `${event.type}:${event.delta.type}` : event.type)
+
+describe('POST /api/v1/messages, streamed', () => {
+  it("sends Anthropic's documented sequence for a text answer, with the usage in message_delta", async () => {
+    const res = await post({ model: 'anthropic/claude-haiku-4.5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi there' }] })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    const id = res.headers.get('x-generation-id')
+    const list = await events(res)
+    expect(list.map(typeOf)).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      ...Array(5).fill('content_block_delta:text_delta'),
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ])
+    expect(list[0].message).toEqual({
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: 'anthropic/claude-haiku-4.5',
+      provider: 'Anthropic',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      stop_details: null,
+      usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+    })
+    expect(list[2]).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } })
+    expect(
+      list
+        .slice(3, 8)
+        .map((e) => e.delta.text)
+        .join(''),
+    ).toBe('Hello from claude-haiku-4-5: Hi there')
+    const upstream = fake.requests.at(-1)!.body
+    const input = Math.ceil(JSON.stringify({ system: upstream.system, tools: upstream.tools, messages: upstream.messages }).length / 4)
+    expect(list[9]).toMatchObject({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null, stop_details: null },
+      usage: {
+        input_tokens: input,
+        output_tokens: 5,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens_details: { thinking_tokens: 0 },
+      },
+    })
+    expect(typeof list[9].usage.cost).toBe('number')
+  })
+
+  it('sends thinking (with its signature) and a tool call as their blocks, then stop_reason tool_use', async () => {
+    const res = await post({
+      model: 'anthropic/claude-haiku-4.5',
+      max_tokens: 3000,
+      stream: true,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [weather],
+      messages: [{ role: 'user', content: 'Lima' }],
+    })
+    const list = await events(res)
+    const thought = 'The user asked about Lima; I should answer plainly.'
+    const arguments_ = '{"city":"Lima"}'.match(/.{1,6}/g)!.length
+    expect(list.map(typeOf)).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      ...Array(thought.split(' ').length).fill('content_block_delta:thinking_delta'),
+      'content_block_delta:signature_delta',
+      'content_block_stop',
+      'content_block_start',
+      ...Array(arguments_).fill('content_block_delta:input_json_delta'),
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ])
+    const starts = list.filter((e) => e.type === 'content_block_start')
+    expect(starts.map((e) => [e.index, e.content_block.type])).toEqual([
+      [0, 'thinking'],
+      [1, 'tool_use'],
+    ])
+    const deltas = list.filter((e) => e.type === 'content_block_delta')
+    expect(
+      deltas
+        .filter((e) => e.delta.type === 'thinking_delta')
+        .map((e) => e.delta.thinking)
+        .join(''),
+    ).toBe(thought)
+    expect(deltas.find((e) => e.delta.type === 'signature_delta').delta.signature).toMatch(/^fakesig_/)
+    expect(
+      deltas
+        .filter((e) => e.index === 1)
+        .map((e) => e.delta.partial_json)
+        .join(''),
+    ).toBe('{"city":"Lima"}')
+    expect(list.at(-2).delta.stop_reason).toBe('tool_use')
+  })
+
+  it('ends with an error event when the provider fails after content began', async () => {
+    const res = await post({ model: 'anthropic/claude-midstream-error', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'one two three' }] })
+    expect(res.status).toBe(200)
+    const list = await events(res)
+    expect(list.map(typeOf)).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta:text_delta',
+      'content_block_delta:text_delta',
+      'error',
+    ])
+    expect(list.at(-1)).toMatchObject({
+      type: 'error',
+      error: { type: 'overloaded_error', message: expect.stringContaining('Anthropic'), metadata: { provider_name: 'Anthropic' } },
+    })
+  })
+
+  it('names the stop sequence that ended the answer', async () => {
+    const res = await post({ model: 'anthropic/claude-haiku-4.5', max_tokens: 100, stop_sequences: ['claude'], messages: [{ role: 'user', content: 'x' }] })
+    const message = await res.json()
+    expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'claude', content: [{ type: 'text', text: 'Hello from ' }] })
+  })
+})
+
+describe("POST /api/v1/messages: errors in Anthropic's shape", () => {
+  it('401 without a key names both headers', async () => {
+    const res = await post({ model: 'anthropic/claude-haiku-4.5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }, {})
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual({
+      type: 'error',
+      error: { type: 'authentication_error', message: 'Missing API key: send "Authorization: Bearer <API_KEY>" or "x-api-key: <API_KEY>"' },
+    })
+  })
+
+  it('400 when max_tokens is missing, naming it', async () => {
+    const res = await post({ model: 'anthropic/claude-haiku-4.5', messages: [{ role: 'user', content: 'x' }] })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: is required', param: 'max_tokens' } })
+  })
+
+  it('400 for a server tool, naming its type, before anything is sent', async () => {
+    const sent = fake.requests.length
+    const res = await post({
+      model: 'anthropic/claude-haiku-4.5',
+      max_tokens: 10,
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      messages: [{ role: 'user', content: 'x' }],
+    })
+    expect(res.status).toBe(400)
+    expect((await res.json()).error).toEqual({
+      type: 'invalid_request_error',
+      message: "tools.0: web_search_20250305 is one of Anthropic's server tools, which this gateway does not run; send custom tools (name, input_schema)",
+      param: 'tools.0.type',
+    })
+    expect(fake.requests.length).toBe(sent)
+  })
+
+  it('400 for a server tool block in the conversation', async () => {
+    const res = await post({
+      model: 'anthropic/claude-haiku-4.5',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }] },
+      ],
+    })
+    expect(res.status).toBe(400)
+    expect((await res.json()).error.message).toBe(
+      "messages.1.content.0: server_tool_use blocks come from Anthropic's server tools, which this gateway does not run",
+    )
+  })
+
+  it('404 for an unknown model', async () => {
+    const res = await post({ model: 'nobody/nothing', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+    expect(res.status).toBe(404)
+    expect((await res.json()).error.type).toBe('not_found_error')
+  })
+})
+
+describe('POST /api/v1/messages/count_tokens', () => {
+  it('needs a key, and counts without billing or calling a provider', async () => {
+    const body = { model: 'anthropic/claude-haiku-4.5', tools: [weather], messages: [{ role: 'user', content: 'count me' }] }
+    expect((await post(body, {}, '/api/v1/messages/count_tokens')).status).toBe(401)
+    const sent = fake.requests.length
+    const res = await post(body, { authorization: `Bearer ${customer.key}` }, '/api/v1/messages/count_tokens')
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: weather.input_schema } }]
+    const chars = JSON.stringify([{ role: 'user', content: 'count me' }]).length + JSON.stringify(tools).length
+    expect(await res.json()).toEqual({ input_tokens: Math.ceil(chars / 4) })
+    expect(fake.requests.length).toBe(sent)
+  })
+})

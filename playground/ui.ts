@@ -34,8 +34,14 @@ table{width:100%;border-collapse:collapse;font-size:.9rem}td,th{text-align:left;
 <main>
 <section aria-labelledby="chat-title">
 <h2 id="chat-title">Chat</h2>
-<label for="model">Model</label>
-<select id="model"></select>
+<div class="row">
+<p><label for="model">Model</label><select id="model"></select></p>
+<p><label for="chat-api">API</label><select id="chat-api">
+<option value="chat">Chat Completions (/chat/completions)</option>
+<option value="responses">OpenAI Responses (/responses)</option>
+<option value="messages">Anthropic Messages (/messages)</option>
+</select></p>
+</div>
 <div id="transcript" aria-live="polite"></div>
 <form id="chat-form" class="row">
 <label for="prompt" class="visually-hidden" hidden>Message</label>
@@ -133,6 +139,43 @@ function addMessage(role, text) {
   return body
 }
 
+// The three APIs the chat box can speak (docs/capabilities.md): the request each takes, the text and usage of its stream.
+const CHAT_APIS = {
+  chat: {
+    path: '/chat/completions',
+    body: (model, messages) => ({ model, stream: true, messages }),
+    error: (body) => body.error.message,
+    read(chunk, usage) {
+      if (chunk.error) throw new Error(chunk.error.message)
+      if (chunk.usage) Object.assign(usage, { input: chunk.usage.prompt_tokens, output: chunk.usage.completion_tokens, cost: chunk.usage.cost_eur, byok: chunk.usage.is_byok })
+      return chunk.choices?.[0]?.delta?.content ?? ''
+    },
+  },
+  responses: {
+    path: '/responses',
+    body: (model, messages) => ({ model, stream: true, store: false, input: messages.map((m) => ({ role: m.role, content: m.content })) }),
+    error: (body) => body.error.message,
+    read(event, usage) {
+      if (event.type === 'response.failed') throw new Error(event.response?.error?.message ?? 'the response failed')
+      if (event.type === 'error') throw new Error(event.message ?? 'the response failed')
+      const done = event.type === 'response.completed' || event.type === 'response.incomplete' ? event.response.usage : undefined
+      if (done) Object.assign(usage, { input: done.input_tokens, output: done.output_tokens, cost: done.cost_eur, byok: done.is_byok })
+      return event.type === 'response.output_text.delta' ? event.delta : ''
+    },
+  },
+  messages: {
+    path: '/messages',
+    body: (model, messages) => ({ model, stream: true, max_tokens: 1024, messages }),
+    error: (body) => body.error.message,
+    read(event, usage) {
+      if (event.type === 'error') throw new Error(event.error.message)
+      // message_delta carries the whole usage (the gateway knows the input tokens only at the end), and the cost.
+      if (event.type === 'message_delta' && event.usage) Object.assign(usage, { input: event.usage.input_tokens, output: event.usage.output_tokens, cost: event.usage.cost_eur, byok: event.usage.is_byok })
+      return event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : ''
+    },
+  },
+}
+
 const history_ = []
 $('chat-form').addEventListener('submit', async (event) => {
   event.preventDefault()
@@ -146,12 +189,13 @@ $('chat-form').addEventListener('submit', async (event) => {
   const out = addMessage('assistant', '')
   $('chat-status').textContent = 'Streaming…'
   try {
-    const res = await fetch(api + '/chat/completions', authed({ method: 'POST', body: JSON.stringify({ model: $('model').value, stream: true, messages: history_ }) }))
-    if (!res.ok) throw new Error((await res.json()).error.message)
+    const wire = CHAT_APIS[$('chat-api').value]
+    const res = await fetch(api + wire.path, authed({ method: 'POST', body: JSON.stringify(wire.body($('model').value, history_)) }))
+    if (!res.ok) throw new Error(wire.error(await res.json()))
     const reader = res.body.getReader()
     const decoder = new TextDecoder()
     let buffer = ''
-    let usage
+    const usage = {}
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
@@ -162,18 +206,15 @@ $('chat-form').addEventListener('submit', async (event) => {
         buffer = buffer.slice(cut + 2)
         for (const line of block.split('\\n')) {
           if (!line.startsWith('data: ') || line === 'data: [DONE]') continue
-          const chunk = JSON.parse(line.slice(6))
-          if (chunk.error) throw new Error(chunk.error.message)
-          if (chunk.usage) usage = chunk.usage
-          out.textContent += chunk.choices?.[0]?.delta?.content ?? ''
+          out.textContent += wire.read(JSON.parse(line.slice(6)), usage)
         }
       }
     }
     history_.push({ role: 'assistant', content: out.textContent })
-    if (usage) {
+    if (usage.input !== undefined) {
       const cost = document.createElement('div')
       cost.className = 'cost'
-      cost.textContent = usage.prompt_tokens + ' + ' + usage.completion_tokens + ' tokens, cost ' + usage.cost_eur + ' EUR' + (usage.is_byok ? ' (your key)' : '')
+      cost.textContent = usage.input + ' + ' + usage.output + ' tokens' + (usage.cost !== undefined ? ', cost ' + usage.cost + ' EUR' : '') + (usage.byok ? ' (your key)' : '')
       out.parentElement.after(cost)
     }
     $('chat-status').textContent = ''

@@ -33,6 +33,24 @@ describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
     // The balance shown is the credits minus exactly the request's cost.
     expect(BigInt(Math.round(Number(balance) * 1e12)) + BigInt(Math.round(Number(charged) * 1e12))).toBe(10n * 10n ** 12n)
 
+    // The same conversation through OpenAI's Responses API, then Anthropic's Messages API: each answer streamed, billed.
+    for (const [api, text] of [
+      ['OpenAI Responses (/responses)', 'Hello through Responses'],
+      ['Anthropic Messages (/messages)', 'Hello through Messages'],
+    ]) {
+      const before = await page.locator('#balance').textContent()
+      await page.getByLabel('API', { exact: true }).selectOption({ label: api })
+      await page.getByLabel('Message').fill(text)
+      await page.getByRole('button', { name: 'Send' }).click()
+      await expect.poll(() => page.locator('.msg.assistant span').last().textContent(), { timeout: 10_000 }).toBe(`Echo: ${text}`)
+      expect(await page.locator('#chat-status').textContent()).toBe('')
+      await expect.poll(() => page.locator('.cost').count()).toBe(api.startsWith('OpenAI') ? 2 : 3)
+      // "Echo: Hello through …": four words, four tokens for the demo.
+      expect(await page.locator('.cost').last().textContent()).toMatch(/^\d+ \+ 4 tokens, cost 0\.\d+ EUR$/)
+      await expect.poll(() => page.locator('#balance').textContent()).not.toBe(before)
+    }
+    await page.getByLabel('API', { exact: true }).selectOption('chat')
+
     // BYOK: add a key for Groq, see it listed (masked), delete it.
     await page.getByLabel('Provider', { exact: true }).selectOption('groq')
     await page.getByLabel('Key', { exact: true }).fill('gsk_playground_secret_4321')

@@ -7,6 +7,7 @@ import type { MessagesRequest } from '../schemas/messages'
 import type { Principal } from '../stores/accounts'
 import { parseExact } from './exact'
 import { toMessage } from './message'
+import { gatewayModelId } from './model-id'
 import { toChatRequest } from './request'
 import { toMessageEvents } from './stream'
 
@@ -22,7 +23,8 @@ export async function serveMessages(
   ctx: GatewayContext,
   input: { principal: Principal; request: MessagesRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
 ): Promise<Response> {
-  const chat = toChatRequest(input.request)
+  const model = input.request.model ? await gatewayModelId(ctx, input.request.model) : input.request.model
+  const chat = toChatRequest({ ...input.request, model })
   const answer = await serveChat(ctx, { principal: input.principal, request: chat, abort: input.abort, requestId: input.requestId, tags: input.tags })
   const headers: Record<string, string> = {}
   for (const name of KEPT) {

@@ -269,6 +269,16 @@ describe('@anthropic-ai/sdk: auth, errors, fallbacks, count_tokens', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: key?', citations: null }])
   })
 
+  it('takes Anthropic’s bare model ids, as Claude Code sends them (claude-haiku-4-5 → anthropic/claude-haiku-4.5)', async () => {
+    const { sdk } = await customerWithSdk()
+    const message = await sdk.messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'bare?' }] })
+    expect(message.model).toBe('anthropic/claude-haiku-4.5')
+    expect(lastClaude().body.model).toBe('claude-haiku-4-5')
+    const unknown = await sdk.messages.create({ model: 'claude-nothing-9', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+    expect(unknown).toBeInstanceOf(Anthropic.NotFoundError)
+    expect(unknown.error.error.message).toMatch(/^Model claude-nothing-9 is not available on this gateway/)
+  })
+
   it('answers 401, 402, 404 and 400 in Anthropic shape, as the SDK error classes', async () => {
     const bad = new Anthropic({ apiKey: 'sk-nope', baseURL: `${t.url}/api`, maxRetries: 0 })
     const request = { model: 'fake/gpt-test', max_tokens: 50, messages: [{ role: 'user' as const, content: 'x' }] }

@@ -105,7 +105,7 @@ export function toGatewayError(value: unknown, requestId: string): GatewayError 
 }
 
 /** The body of an error in an API's own shape (Anthropic's, OpenAI's Responses), for routes that speak one (docs/errors.md). */
-export type ErrorBodyShape = (error: GatewayError) => unknown
+export type ErrorBodyShape = (error: GatewayError, requestId: string) => unknown
 
 /** Builds the JSON error response for a GatewayError: the envelope, or the route's own shape. */
 export function errorResponse(error: GatewayError, requestId: string, shape?: ErrorBodyShape): Response {
@@ -113,5 +113,5 @@ export function errorResponse(error: GatewayError, requestId: string, shape?: Er
   for (const [name, value] of Object.entries(error.headers ?? {})) headers[name.toLowerCase()] = value
   headers['content-type'] = 'application/json; charset=utf-8'
   headers['cache-control'] = 'no-store'
-  return gatewayResponse(JSON.stringify(shape ? shape(error) : error.toJSON()), error.status, headers, requestId)
+  return gatewayResponse(JSON.stringify(shape ? shape(error, requestId) : error.toJSON()), error.status, headers, requestId)
 }

@@ -42,12 +42,7 @@ export function anthropicError(status: number, message: string, extra: { param?:
   }
 }
 
-/** A GatewayError as Anthropic's error body (the route's `errorBody`). */
-export function anthropicErrorBody(error: GatewayError): unknown {
-  const requestId = error.metadata?.request_id
-  return {
-    type: 'error',
-    error: anthropicError(error.status, error.message, error),
-    ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
-  }
+/** A GatewayError as Anthropic's error body (the route's `errorBody`), with the request's id as Anthropic gives its own. */
+export function anthropicErrorBody(error: GatewayError, requestId: string): unknown {
+  return { type: 'error', error: anthropicError(error.status, error.message, error), request_id: requestId }
 }

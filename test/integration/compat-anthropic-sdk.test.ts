@@ -301,7 +301,11 @@ describe('@anthropic-ai/sdk: auth, errors, fallbacks, count_tokens', () => {
 
     const invalid = await sdk.messages.create({ ...request, max_tokens: 0 }).catch((e) => e)
     expect(invalid).toBeInstanceOf(Anthropic.BadRequestError)
-    expect(invalid.error).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: must be >=1', param: 'max_tokens' } })
+    expect(invalid.error).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'max_tokens: must be >=1', param: 'max_tokens' },
+      request_id: invalid.headers.get('x-request-id'),
+    })
   })
 
   it('falls back to the models list when the model fails', async () => {

@@ -180,13 +180,19 @@ describe("POST /api/v1/messages: errors in Anthropic's shape", () => {
     expect(await res.json()).toEqual({
       type: 'error',
       error: { type: 'authentication_error', message: 'Missing API key: send "Authorization: Bearer <API_KEY>" or "x-api-key: <API_KEY>"' },
+      request_id: res.headers.get('x-request-id'),
     })
   })
 
   it('400 when max_tokens is missing, naming it', async () => {
     const res = await post({ model: 'anthropic/claude-haiku-4.5', messages: [{ role: 'user', content: 'x' }] })
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: is required', param: 'max_tokens' } })
+    expect(await res.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'max_tokens: is required', param: 'max_tokens' },
+      request_id: res.headers.get('x-request-id'),
+    })
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/)
   })
 
   it('400 for a server tool, naming its type, before anything is sent', async () => {

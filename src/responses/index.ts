@@ -4,12 +4,14 @@ import { GatewayError, invalidRequest } from '../errors'
 import type { GenerationTags } from '../http/attribution'
 import { stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
-import type { InputItem, ResponsesRequest } from '../schemas/responses'
+import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import type { Principal } from '../stores/accounts'
 import { parseExact } from './exact'
 import { newResponseId } from './ids'
+import { withItemIds } from './items'
 import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
 import { inputItemsOf, toChatRequest } from './request'
+import { resolveReferences, type StoredItems } from './references'
 import { responseErrorOf, translateStream } from './stream'
 import { outputOfMessage } from './whole'
 import type { Json } from './json'
@@ -17,6 +19,24 @@ import type { Json } from './json'
 /** 404 in OpenAI's words for a response id the org has not stored (unknown, another org's, deleted or expired). */
 export const responseNotFound = (id: string, param?: string): GatewayError =>
   new GatewayError(404, `Response with id '${id}' not found.`, param ? { param } : {})
+
+/**
+ * The items of the org's stored responses, by response id: its input items (with ids, docs/responses.md#item-ids)
+ * then its output items; undefined for an id the org has not stored.
+ */
+export function storedItems(ctx: GatewayContext, org: string): StoredItems {
+  return async (responseId) => {
+    const stored = await ctx.responses.get(org, responseId)
+    return stored ? [...withItemIds(stored.input as ResolvedItem[], responseId), ...(stored.output as ResolvedItem[])] : undefined
+  }
+}
+
+/** The input items of the org's stored response, with ids (docs/responses.md#input-items-of-a-stored-response); 404 when it has none by that id. */
+export async function storedInputItems(ctx: GatewayContext, org: string, responseId: string): Promise<ResolvedItem[]> {
+  const stored = await ctx.responses.get(org, responseId)
+  if (!stored) throw responseNotFound(responseId)
+  return withItemIds(stored.input as ResolvedItem[], responseId)
+}
 
 /**
  * Serves POST /responses (docs/responses.md): the stored conversation of `previous_response_id` and the input become
@@ -31,23 +51,26 @@ export async function serveResponses(
   const { request, principal, requestId } = input
   const org = principal.org.id
   const store = request.store !== false
-  let previous: InputItem[] = []
+  const now = ctx.now()
+  const id = newResponseId(now)
+  const stored = storedItems(ctx, org)
+  let previous: ResolvedItem[] = []
   if (request.previous_response_id) {
-    const stored = await ctx.responses.get(org, request.previous_response_id)
-    if (!stored) throw responseNotFound(request.previous_response_id, 'previous_response_id')
-    previous = [...stored.input, ...stored.output] as InputItem[]
+    const items = await stored(request.previous_response_id)
+    if (!items) throw responseNotFound(request.previous_response_id, 'previous_response_id')
+    previous = items
   }
-  const conversation = [...previous, ...inputItemsOf(request.input)]
+  const sent = withItemIds(await resolveReferences(inputItemsOf(request.input), previous, stored), id, previous.length)
+  const conversation = [...previous, ...sent]
   if (store && Buffer.byteLength(JSON.stringify(conversation)) > ctx.responses.maxBytes) {
     throw invalidRequest(
       `input: the conversation is over ${ctx.responses.maxBytes} bytes, the most one stored response holds: start a new conversation, or send it with store: false`,
       request.previous_response_id ? 'previous_response_id' : 'input',
     )
   }
-  const chatRequest = toChatRequest(request, previous)
-  const now = ctx.now()
+  const chatRequest = toChatRequest(request, conversation)
   const frame: ResponseFrame = {
-    id: newResponseId(now),
+    id,
     createdAt: Math.floor(now / 1000),
     request,
     store,
@@ -73,7 +96,7 @@ export async function serveResponses(
     const outcome = outcomeOf(choice.finish_reason)
     frame.model = completion.model
     frame.provider = completion.provider
-    const output = outputOfMessage(choice.message ?? {}, outcome.status === 'completed' ? 'completed' : 'incomplete')
+    const output = outputOfMessage(choice.message ?? {}, outcome.status === 'completed' ? 'completed' : 'incomplete', frame.id)
     const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice.native_finish_reason})` }) : null
     const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(completion.usage) })
     await save(response, output)

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { invalidRequest } from '../errors'
 import { describeIssue } from '../http/validate'
 import { type ChatRequest, chatRequestSchema } from '../schemas/chat'
-import type { InputItem, ResponsesRequest } from '../schemas/responses'
+import type { InputItem, ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import { reasoningDetailsOf } from './reasoning'
 import type { Json } from './json'
 
@@ -48,7 +48,7 @@ const assistantText = (content: string | Json[]): string =>
  * message before them as its tool_calls; function_call_output items are tool messages; a reasoning item's signed
  * blocks (its encrypted_content) go with the next assistant message as its reasoning_details.
  */
-export function messagesOf(items: InputItem[], instructions: string | null | undefined): Json[] {
+export function messagesOf(items: ResolvedItem[], instructions: string | null | undefined): Json[] {
   const messages: Json[] = []
   if (instructions) messages.push({ role: 'system', content: instructions })
   let reasoning: Json[] = []
@@ -122,12 +122,13 @@ function responseFormatOf(text: ResponsesRequest['text']): Json | undefined {
 
 /**
  * The chat request that serves a Responses request (docs/responses.md#how-it-maps), validated by chat's own schema.
- * `previous` holds the stored conversation of `previous_response_id` (its input then its output items).
+ * `conversation` is the stored conversation of `previous_response_id` (its input then its output items) and the
+ * request's input, its item references resolved.
  */
-export function toChatRequest(request: ResponsesRequest, previous: InputItem[]): ChatRequest {
+export function toChatRequest(request: ResponsesRequest, conversation: ResolvedItem[]): ChatRequest {
   if (request.background) throw invalidRequest('background: background responses are not served by this gateway', 'background')
   const chat: Json = {
-    messages: messagesOf([...previous, ...inputItemsOf(request.input)], request.instructions),
+    messages: messagesOf(conversation, request.instructions),
     stream: request.stream === true,
   }
   if (request.model !== undefined) chat.model = request.model

@@ -95,7 +95,7 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
   const begin = (kind: OpenItem['kind'], call?: OpenItem['call']): OpenItem => {
     close('completed')
     const prefix = kind === 'reasoning' ? 'rs' : kind === 'message' ? 'msg' : 'fc'
-    const item: OpenItem = { kind, index: output.length, id: newItemId(prefix), text: '', details: [], call }
+    const item: OpenItem = { kind, index: output.length, id: newItemId(prefix, frame.id), text: '', details: [], call }
     output.push({})
     open = item
     const added =

@@ -1,9 +1,17 @@
 import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { jsonResponse } from '../http/respond'
-import { responseNotFound, serveResponses } from '../responses'
+import { responseNotFound, serveResponses, storedInputItems } from '../responses'
 import { openaiErrorBody } from '../responses/errors'
-import { deletedResponseSchema, responseIdParamsSchema, responseObjectSchema, responsesRequestSchema } from '../schemas/responses'
+import { inputItemsPage } from '../responses/input-items'
+import {
+  deletedResponseSchema,
+  inputItemListSchema,
+  inputItemsQuerySchema,
+  responseIdParamsSchema,
+  responseObjectSchema,
+  responsesRequestSchema,
+} from '../schemas/responses'
 import { defineRoute } from './define'
 
 /** POST /responses (docs/responses.md): OpenAI's Responses API, served through chat; errors in OpenAI's shape. */
@@ -61,5 +69,25 @@ export const deleteResponseRoute = defineRoute({
   },
 })
 
+/** GET /responses/{id}/input_items: a page of a stored response's input items (docs/responses.md#input-items-of-a-stored-response). */
+export const listInputItemsRoute = defineRoute({
+  method: 'GET',
+  path: '/responses/:id/input_items',
+  operationId: 'listResponseInputItems',
+  summary: "List a stored response's input items (a cursor page, newest first by default)",
+  tag: 'Responses',
+  auth: 'key',
+  errorBody: openaiErrorBody,
+  status: 200,
+  params: responseIdParamsSchema,
+  query: inputItemsQuerySchema,
+  response: inputItemListSchema,
+  async handler({ ctx, principal, params, query }) {
+    const items = await storedInputItems(ctx, principal.org.id, params.id)
+    const include = [query.include ?? [], query['include[]'] ?? []].flat()
+    return inputItemsPage(items, { order: query.order, limit: query.limit, after: query.after, before: query.before, include })
+  },
+})
+
 /** The Responses API's routes (docs/responses.md). */
-export const responsesRoutes = [createResponseRoute, getResponseRoute, deleteResponseRoute]
+export const responsesRoutes = [createResponseRoute, getResponseRoute, deleteResponseRoute, listInputItemsRoute]

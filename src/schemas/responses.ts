@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { CHAT_LIMITS, REASONING_EFFORTS, providerPreferencesSchema } from './chat'
-import { int, safeInt } from './common'
+import { int, queryInteger, safeInt } from './common'
 
 /** Size bounds of a Responses request beyond chat's (docs/responses.md). */
 export const RESPONSES_LIMITS = {
@@ -8,6 +8,10 @@ export const RESPONSES_LIMITS = {
   inputItems: 10_000,
   /** Characters of a response id (`previous_response_id`, the path of GET /responses/{id}). */
   responseId: 64,
+  /** Characters of an item id (`item_reference`, the cursors of GET /responses/{id}/input_items). */
+  itemId: 128,
+  /** Items of one page of GET /responses/{id}/input_items (docs/responses.md#input-items-of-a-stored-response). */
+  pageItems: 100,
 } as const
 
 /** A response id as the gateway makes them: `resp_` and hex digits (docs/responses.md#stored-responses). */
@@ -71,8 +75,16 @@ const reasoningItem = v.looseObject({
   status: v.optional(v.string()),
 })
 
-/** One item of `input`: a message (its `type` may be left out), a function call, its output, or a reasoning item. */
-export const inputItemSchema = v.union([messageItem, functionCallItem, functionCallOutputItem, reasoningItem])
+const itemReference = v.object({
+  type: v.literal('item_reference'),
+  id: v.pipe(v.string(), v.minLength(1), v.maxLength(RESPONSES_LIMITS.itemId)),
+})
+
+/**
+ * One item of `input`: a message (its `type` may be left out), a function call, its output, a reasoning item, or an
+ * `item_reference` to an item of a stored response (docs/responses.md#item-references).
+ */
+export const inputItemSchema = v.union([messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference])
 
 const functionTool = v.looseObject({
   type: v.literal('function'),
@@ -149,9 +161,37 @@ export const responsesRequestSchema = v.looseObject({
 export type ResponsesRequest = v.InferOutput<typeof responsesRequestSchema>
 /** One validated input item. */
 export type InputItem = v.InferOutput<typeof inputItemSchema>
+/** An input item once item references are resolved: what is stored and turned into chat messages. */
+export type ResolvedItem = Exclude<InputItem, { type: 'item_reference' }>
 
 /** The path of GET and DELETE /responses/{id}. */
 export const responseIdParamsSchema = v.object({ id: responseIdSchema })
+
+const itemCursor = v.pipe(v.string(), v.minLength(1), v.maxLength(RESPONSES_LIMITS.itemId))
+const includes = v.union([v.string(), v.array(v.string())])
+
+/**
+ * The query of GET /responses/{id}/input_items (docs/responses.md#input-items-of-a-stored-response): `order` (default
+ * desc, as OpenAI), `limit` 1–100 (default 20), the cursors `after` and `before` (item ids), and `include` (the
+ * openai SDK sends it as `include[]`).
+ */
+export const inputItemsQuerySchema = v.looseObject({
+  order: v.optional(v.picklist(['asc', 'desc'], 'must be asc or desc'), 'desc'),
+  limit: v.optional(queryInteger(1, RESPONSES_LIMITS.pageItems), '20'),
+  after: v.optional(itemCursor),
+  before: v.optional(itemCursor),
+  include: v.optional(includes),
+  'include[]': v.optional(includes),
+})
+
+/** A page of a stored response's input items, in OpenAI's list shape. */
+export const inputItemListSchema = v.object({
+  object: v.literal('list'),
+  data: v.array(v.looseObject({ id: v.string(), type: v.string() })),
+  first_id: v.nullable(v.string()),
+  last_id: v.nullable(v.string()),
+  has_more: v.boolean(),
+})
 
 const outputTextPart = v.object({ type: v.literal('output_text'), text: v.string(), annotations: v.array(v.unknown()) })
 

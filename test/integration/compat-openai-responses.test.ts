@@ -101,7 +101,7 @@ describe('openai SDK: client.responses on an OpenAI-compatible model', () => {
     expect(response.output_text).toBe(answer)
     expect(response.output).toEqual([
       {
-        id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+        id: expect.stringMatching(new RegExp(`^msg_${response.id.slice(5)}[0-9a-f]{8}$`)),
         type: 'message',
         role: 'assistant',
         status: 'completed',
@@ -185,7 +185,8 @@ describe('openai SDK: client.responses on an OpenAI-compatible model', () => {
     const first = await client.responses.create({ model: 'fake/gpt-test', input: 'Paris', tools: [weatherTool] })
     expect(first.output).toEqual([
       {
-        id: expect.stringMatching(/^fc_[0-9a-f]{32}$/),
+        // An item's id carries its response's: fc_, the response id's 44 hex digits, 8 random ones.
+        id: expect.stringMatching(new RegExp(`^fc_${first.id.slice(5)}[0-9a-f]{8}$`)),
         type: 'function_call',
         call_id: expect.stringMatching(/^call_fake0/),
         name: 'get_weather',
@@ -386,6 +387,208 @@ describe('openai SDK: client.responses on an Anthropic model', () => {
     })
     expect(JSON.parse(response.output_text)).toEqual({ city: 'Rome' })
     expect(messagesSince(sent)[0].body.output_config.format).toMatchObject({ type: 'json_schema', schema })
+  })
+})
+
+/** Paging params with `before`: OpenAI's API reference has the cursor, the SDK's type only `after`. */
+const withBefore = (query: { before: string; after?: string; limit?: number }) => query as OpenAI.Responses.InputItemListParams
+
+describe('openai SDK: client.responses.inputItems.list', () => {
+  /** A stored conversation of two turns: 4 input items, the answer, then one more input item. */
+  async function twoTurns(client: OpenAI) {
+    const first = await client.responses.create({
+      model: 'fake/gpt-test',
+      input: [
+        { role: 'developer', content: 'Use metric units.' },
+        { role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris?' }] },
+        { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_a', output: 'Sunny' },
+      ],
+      tools: [weatherTool],
+    })
+    const second = await client.responses.create({ model: 'fake/gpt-test', input: 'Thanks!', previous_response_id: first.id })
+    return { first, second }
+  }
+
+  it('lists the input items, newest first by default, each with an id that names its response; order asc reverses it', async () => {
+    const { client } = await customerWithClient()
+    const { first, second } = await twoTurns(client)
+    const hex = (response: { id: string }) => response.id.slice(5)
+    const asc = [
+      { id: `msg_${hex(first)}000000`, type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Use metric units.' }] },
+      { id: `msg_${hex(first)}000001`, type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris?' }] },
+      { id: `fc_${hex(first)}000002`, type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { id: `fco_${hex(first)}000003`, type: 'function_call_output', call_id: 'call_a', output: 'Sunny' },
+      first.output[0],
+      { id: `msg_${hex(second)}000005`, type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Thanks!' }] },
+    ]
+    expect(first.output).toEqual([
+      {
+        id: expect.stringMatching(new RegExp(`^msg_${hex(first)}[0-9a-f]{8}$`)),
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'The tool said: Sunny', annotations: [] }],
+      },
+    ])
+
+    const page = await client.responses.inputItems.list(second.id)
+    expect(page.data).toEqual([...asc].reverse())
+    expect(page.has_more).toBe(false)
+    const { data: body } = await client.responses.inputItems.list(second.id, { order: 'asc' }).withResponse()
+    expect(body.data).toEqual(asc)
+    expect(body.has_more).toBe(false)
+    // The raw list: OpenAI's shape, first_id and last_id.
+    const raw = await client.get(`/responses/${second.id}/input_items`, { query: { order: 'asc', limit: 2 } })
+    expect(raw).toEqual({ object: 'list', data: asc.slice(0, 2), first_id: asc[0].id, last_id: asc[1].id, has_more: true })
+    // The first response's own input items keep the same ids.
+    expect((await client.responses.inputItems.list(first.id, { order: 'asc' })).data).toEqual(asc.slice(0, 4))
+  })
+
+  it('pages with limit, after and before; the SDK’s iterator walks every page', async () => {
+    const { client } = await customerWithClient()
+    const { second } = await twoTurns(client)
+    const desc = (await client.responses.inputItems.list(second.id, { limit: 100 })).data
+    expect(desc).toHaveLength(6)
+    const ids = desc.map((item) => item.id)
+
+    const page = await client.responses.inputItems.list(second.id, { limit: 4 })
+    expect(page.data.map((item) => item.id)).toEqual(ids.slice(0, 4))
+    expect(page.has_more).toBe(true)
+    expect(page.hasNextPage()).toBe(true)
+    const next = await page.getNextPage()
+    expect(next.data.map((item) => item.id)).toEqual(ids.slice(4))
+    expect(next.has_more).toBe(false)
+
+    const walked: string[] = []
+    for await (const item of client.responses.inputItems.list(second.id, { limit: 2 })) walked.push(item.id)
+    expect(walked).toEqual(ids)
+    const ascending: string[] = []
+    for await (const item of client.responses.inputItems.list(second.id, { order: 'asc', limit: 4 })) ascending.push(item.id)
+    expect(ascending).toEqual([...ids].reverse())
+
+    expect((await client.responses.inputItems.list(second.id, { after: ids[1], limit: 3 })).data.map((i) => i.id)).toEqual(ids.slice(2, 5))
+    const before = await client.responses.inputItems.list(second.id, withBefore({ before: ids[4], limit: 2 }))
+    expect(before.data.map((i) => i.id)).toEqual(ids.slice(2, 4))
+    expect(before.has_more).toBe(true)
+    const between = await client.responses.inputItems.list(second.id, withBefore({ after: ids[0], before: ids[3] }))
+    expect(between.data.map((i) => i.id)).toEqual(ids.slice(1, 3))
+    expect(between.has_more).toBe(false)
+    const end = await client.responses.inputItems.list(second.id, { after: ids[5] })
+    expect(end.data).toEqual([])
+    expect(end.has_more).toBe(false)
+  })
+
+  it('an unknown id and another org’s are the same 404; a bad limit, order or cursor is a 400, all in OpenAI’s shape', async () => {
+    const { client } = await customerWithClient()
+    const other = await customerWithClient()
+    const theirs = await other.client.responses.create({ model: 'fake/gpt-test', input: 'Secret' })
+    const unknown = 'resp_0000000000000000000000000000000000000000000b'
+    for (const id of [unknown, theirs.id]) {
+      const error = await client.responses.inputItems.list(id).catch((e) => e)
+      expect(error).toBeInstanceOf(OpenAI.NotFoundError)
+      expect(error.error).toEqual({ message: `Response with id '${id}' not found.`, type: 'invalid_request_error', param: null, code: 'not_found' })
+    }
+    const mine = await client.responses.create({ model: 'fake/gpt-test', input: 'Mine' })
+    const cases: [Record<string, unknown>, string][] = [
+      [{ limit: 0 }, 'limit'],
+      [{ limit: 101 }, 'limit'],
+      [{ order: 'sideways' }, 'order'],
+      [{ after: 'msg_nope' }, 'after'],
+      [{ before: 'msg_nope' }, 'before'],
+    ]
+    for (const [query, param] of cases) {
+      const error = await client.responses.inputItems.list(mine.id, query as never).catch((e) => e)
+      expect(error, JSON.stringify(query)).toBeInstanceOf(OpenAI.BadRequestError)
+      expect(error.error, JSON.stringify(query)).toMatchObject({ type: 'invalid_request_error', param, code: 'invalid_request' })
+    }
+  })
+})
+
+describe('openai SDK: item_reference input items', () => {
+  it('a function call round trip that references the stored call (and the user’s message) instead of resending them', async () => {
+    const { client } = await customerWithClient()
+    const first = await client.responses.create({ model: 'fake/gpt-test', input: 'Paris', tools: [weatherTool] })
+    const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall
+    expect(call.type).toBe('function_call')
+    const [question] = (await client.responses.inputItems.list(first.id)).data
+
+    const sent = fake.requests.length
+    const second = await client.responses.create({
+      model: 'fake/gpt-test',
+      tools: [weatherTool],
+      input: [
+        { type: 'item_reference', id: question.id },
+        { type: 'item_reference', id: call.id! },
+        { type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 24 °C' },
+      ],
+    })
+    expect(second.output_text).toBe('The tool said: Sunny, 24 °C')
+    expect(second.previous_response_id).toBeNull()
+    const [upstream] = chatsSince(sent)
+    expect(upstream.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Paris' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
+      { role: 'tool', tool_call_id: call.call_id, content: 'Sunny, 24 °C' },
+    ])
+    // Stored resolved: the referenced items under their own ids, the output given one of the second response.
+    expect((await client.responses.inputItems.list(second.id, { order: 'asc' })).data).toEqual([
+      question,
+      call,
+      { id: `fco_${second.id.slice(5)}000002`, type: 'function_call_output', call_id: call.call_id, output: 'Sunny, 24 °C' },
+    ])
+  })
+
+  it('with previous_response_id, a reference may name an item the client sent with its own id', async () => {
+    const { client } = await customerWithClient()
+    const first = await client.responses.create({
+      model: 'fake/gpt-test',
+      // A message as inputItems.list gives it back, with its id (the SDK's input type has none).
+      input: [{ type: 'message', id: 'msg_client_1', role: 'user', content: 'Remember Ada' } as OpenAI.Responses.ResponseInputItem],
+    })
+    const sent = fake.requests.length
+    await client.responses.create({
+      model: 'fake/gpt-test',
+      previous_response_id: first.id,
+      input: [{ type: 'item_reference', id: 'msg_client_1' }],
+    })
+    expect(chatsSince(sent)[0].body.messages).toEqual([
+      { role: 'user', content: 'Remember Ada' },
+      { role: 'assistant', content: 'Hello from gpt-test: Remember Ada' },
+      { role: 'user', content: 'Remember Ada' },
+    ])
+  })
+
+  it('an unknown item, another org’s, or one of a deleted response is a 400 naming the input index; no provider is called', async () => {
+    const { client } = await customerWithClient()
+    const other = await customerWithClient()
+    const theirs = await other.client.responses.create({ model: 'fake/gpt-test', input: 'Paris', tools: [weatherTool] })
+    const gone = await client.responses.create({ model: 'fake/gpt-test', input: 'Paris', tools: [weatherTool] })
+    await client.responses.delete(gone.id)
+    const sent = fake.requests.length
+    for (const id of ['fc_unknown', theirs.output[0].id!, gone.output[0].id!, `msg_${gone.id.slice(5)}000000`]) {
+      const error = await client.responses
+        .create({
+          model: 'fake/gpt-test',
+          input: [
+            { role: 'user', content: 'Hi' },
+            { type: 'item_reference', id },
+          ],
+        })
+        .catch((e) => e)
+      expect(error, id).toBeInstanceOf(OpenAI.BadRequestError)
+      expect(error.error, id).toEqual({
+        message: `input.1: item '${id}' not found: an item_reference must name an input or output item of a stored response of this organization`,
+        type: 'invalid_request_error',
+        param: 'input.1.id',
+        code: 'invalid_request',
+      })
+    }
+    expect(fake.requests.length).toBe(sent)
   })
 })
 

@@ -49,6 +49,7 @@ const specOperations = [
   'POST /api/v1/responses',
   'GET /api/v1/responses/{id}',
   'DELETE /api/v1/responses/{id}',
+  'GET /api/v1/responses/{id}/input_items',
 ]
 
 describe('GET /api/v1/openapi.json', () => {

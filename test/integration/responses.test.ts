@@ -1,7 +1,8 @@
 /**
  * POST /responses over raw HTTP (docs/responses.md): the exact event stream (event names, data, sequence numbers),
  * failures mid-stream, max_output_tokens, the client's abort, stored responses (GET, DELETE, store: false, their size
- * bound and their retention), and validation errors in OpenAI's shape.
+ * bound and their retention; the input items of records stored before items had ids), and validation errors in
+ * OpenAI's shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
@@ -316,5 +317,59 @@ describe('stored responses', () => {
     expect(fake.requests.length).toBe(sent)
     const served = await post(auth, { model: 'fake/gpt-test', input: big, store: false, max_output_tokens: 5 })
     expect(served.status).toBe(200)
+  })
+
+  it('a record stored before input items had ids: they get the ids they would have had, stable, usable as references', async () => {
+    const { auth } = await customer()
+    const created = (await (await post(auth, { model: 'fake/gpt-test', input: [{ role: 'user', content: 'Old times' }] })).json()) as any
+    // Rewrite the record as an older gateway stored it: input items without ids, an output id of the old form.
+    const { storage } = t.gateway.internals
+    const key = (await storage.getKeys('gateway:responses')).find((k) => k.endsWith(created.id))!
+    const record = (await storage.getItem(key)) as any
+    const oldOutputId = 'msg_0123456789abcdef0123456789abcdef'
+    record.input = record.input.map(({ id: _id, ...item }: any) => item)
+    record.output[0].id = oldOutputId
+    await storage.setItem(key, record)
+
+    const list = async (query = '') => (await t.request(`/api/v1/responses/${created.id}/input_items${query}`, { headers: auth })).json() as Promise<any>
+    const expected = { id: `msg_${created.id.slice(5)}000000`, type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Old times' }] }
+    expect(await list()).toEqual({ object: 'list', data: [expected], first_id: expected.id, last_id: expected.id, has_more: false })
+    expect((await list()).data[0].id).toBe(expected.id)
+
+    // previous_response_id carries them with those ids, and a reference may name the old output item through it.
+    const next = (await (
+      await post(auth, {
+        model: 'fake/gpt-test',
+        previous_response_id: created.id,
+        input: [
+          { role: 'user', content: 'Again' },
+          { type: 'item_reference', id: oldOutputId },
+        ],
+      })
+    ).json()) as any
+    expect(fake.requests.at(-1)!.body.messages).toEqual([
+      { role: 'user', content: 'Old times' },
+      { role: 'assistant', content: 'Hello from gpt-test: Old times' },
+      { role: 'user', content: 'Again' },
+      { role: 'assistant', content: 'Hello from gpt-test: Old times' },
+    ])
+    const listed = (await (await t.request(`/api/v1/responses/${next.id}/input_items?order=asc`, { headers: auth })).json()) as any
+    expect(listed.data.map((item: any) => item.id)).toEqual([expected.id, oldOutputId, `msg_${next.id.slice(5)}000002`, oldOutputId])
+    // Without previous_response_id, the derived id names its response.
+    const referenced = await post(auth, { model: 'fake/gpt-test', input: [{ type: 'item_reference', id: expected.id }] })
+    expect(referenced.status).toBe(200)
+    expect(fake.requests.at(-1)!.body.messages).toEqual([{ role: 'user', content: 'Old times' }])
+  })
+
+  it('input_items shows a reasoning item’s encrypted_content only with include (include[] as the SDK sends it)', async () => {
+    const { auth } = await customer()
+    const reasoning = { type: 'reasoning', id: 'rs_mine', summary: [], encrypted_content: 'opaque-from-elsewhere' }
+    const created = (await (await post(auth, { model: 'fake/gpt-test', input: [reasoning, { role: 'user', content: 'Go' }] })).json()) as any
+    const url = `/api/v1/responses/${created.id}/input_items?order=asc`
+    const { encrypted_content: _hidden, ...shown } = reasoning
+    expect(((await (await t.request(url, { headers: auth })).json()) as any).data[0]).toEqual(shown)
+    for (const query of ['&include[]=reasoning.encrypted_content', '&include=reasoning.encrypted_content']) {
+      expect(((await (await t.request(url + query, { headers: auth })).json()) as any).data[0], query).toEqual(reasoning)
+    }
   })
 })

@@ -1,9 +1,18 @@
-// The gateway of the benchmark, in its own process (started by bench/chat.ts): memory storage (the default),
-// key auth and billing on, one OpenAI-compatible provider pointing at the fake upstream (BENCH_UPSTREAM_URL).
+// The gateway of the benchmark, in its own process (started by bench/chat.ts): key auth and billing on, one
+// OpenAI-compatible provider per fake upstream (BENCH_UPSTREAM_URLS, comma-separated, or BENCH_UPSTREAM_URL), with
+// the models fake/bench (the benchmark's) and fake/think (an open stream: the role chunk, then silence; the memory
+// phase); with more than one upstream the providers are fake, fake1, fake2, ….
+// BENCH_STORAGE: memory (the default) or redis (REDIS_URL, keys under BENCH_REDIS_BASE, cleared when the process
+// stops; the Redis commands of each request can then be counted, see bench/redis-commands.ts).
 // Prints one JSON line on stdout: { "url": "http://127.0.0.1:<port>", "key": "sk-…" }.
-// IPC: answers { type: 'stats' } with its CPU time and memory.
-import { existsSync } from 'node:fs'
+// IPC: { type: 'stats' } / { type: 'gc' } (bench/child-stats.ts), { type: 'profile-start', intervalUs } and
+// { type: 'profile-stop', file } (a CPU profile through node:inspector, written to `file`),
+// { type: 'redis-count-start' } and { type: 'redis-count-stop' } (answers the counts).
+import { existsSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector'
+import type { Storage } from 'unstorage'
 import { answerStats } from './child-stats'
+import { countRedisCommands } from './redis-commands'
 
 // BENCH_DIST=1: the built package (dist/, as users run it) instead of the TypeScript sources through tsx.
 const fromDist = Boolean(process.env.BENCH_DIST)
@@ -17,45 +26,98 @@ const { serve } = (await import(
   fromDist ? new URL('../dist/adapters/node.mjs', import.meta.url).href : '../adapters/node'
 )) as typeof import('../adapters/node')
 
-// Connections the gateway accepted (from the load generator) and opened (to the upstream), CPU and memory.
-answerStats()
-
-const upstreamUrl = process.env.BENCH_UPSTREAM_URL
-if (!upstreamUrl) {
+const upstreamUrls = (process.env.BENCH_UPSTREAM_URLS || process.env.BENCH_UPSTREAM_URL || '').split(',').filter(Boolean)
+if (!upstreamUrls.length) {
   console.error('gateway-process: set BENCH_UPSTREAM_URL to the fake upstream (…/v1)')
   process.exit(2)
 }
 
+const storageKind = process.env.BENCH_STORAGE || 'memory'
+let storage: Storage | undefined
+let redisClient: Parameters<typeof countRedisCommands>[0] | undefined
+if (storageKind === 'redis') {
+  const { createStorage } = await import('unstorage')
+  const { default: redisDriver } = await import('unstorage/drivers/redis')
+  const driver = redisDriver({ url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', base: process.env.BENCH_REDIS_BASE || `mg-bench-${process.pid}` })
+  storage = createStorage({ driver })
+  redisClient = driver.getInstance!() as unknown as Parameters<typeof countRedisCommands>[0]
+} else if (storageKind !== 'memory') {
+  console.error(`gateway-process: BENCH_STORAGE must be memory or redis, got ${storageKind}`)
+  process.exit(2)
+}
+
+const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const gateway = createGateway({
   logger: false,
   secret: 'bench-secret-bench-secret-bench-secret-0123',
-  providers: [
-    openaiCompatible({
-      slug: 'fake',
-      name: 'Fake',
-      baseURL: upstreamUrl,
+  ...(storage ? { storage } : {}),
+  providers: upstreamUrls.map((baseURL, i) => {
+    const slug = i === 0 ? 'fake' : `fake${i}`
+    return openaiCompatible({
+      slug,
+      name: `Fake ${i}`,
+      baseURL,
       apiKey: 'x',
-      models: [{ id: 'fake/bench', upstreamId: 'bench', name: 'Fake bench', pricing: { prompt: '0.000001', completion: '0.000002', currency: 'USD' } }],
-    }),
-  ],
+      models: [
+        { id: `${slug}/bench`, upstreamId: 'bench', name: 'Fake bench', pricing },
+        { id: `${slug}/think`, upstreamId: 'think', name: 'Fake open stream', pricing },
+      ],
+    })
+  }),
 })
 const user = await gateway.admin.createUser({ email: 'bench@example.com' })
 await gateway.admin.addCredits(user.org_id, '1000000')
 const { key } = await gateway.admin.issueKey({ userId: user.id })
-const server = await serve(gateway, { port: 0, hostname: '127.0.0.1' })
+const server = await serve(gateway, { port: 0, hostname: '127.0.0.1', maxConnections: 4096 })
 server.server.keepAliveTimeout = 120_000 // as the upstream's: idle between rounds is not a reason to reconnect
+
+// Connections the gateway accepted (from the load generator) and opened (to the upstream), CPU and memory.
+answerStats()
+
+const counter = redisClient ? countRedisCommands(redisClient, server.server) : undefined
+let session: Session | undefined
+const post = (method: string, params: object = {}) =>
+  new Promise<any>((resolve, reject) => session!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
+process.on('message', async (message: { type?: string; id?: number; intervalUs?: number; file?: string }) => {
+  try {
+    if (message?.type === 'redis-count-start') {
+      counter?.start()
+      process.send?.({ type: 'redis-count', id: message.id, counting: Boolean(counter) })
+    } else if (message?.type === 'redis-count-stop') {
+      process.send?.({ type: 'redis-count', id: message.id, counts: counter?.stop() ?? null })
+    } else if (message?.type === 'profile-start') {
+      session = new Session()
+      session.connect()
+      await post('Profiler.enable')
+      await post('Profiler.setSamplingInterval', { interval: message.intervalUs ?? 500 })
+      await post('Profiler.start')
+      process.send?.({ type: 'profile', id: message.id })
+    } else if (message?.type === 'profile-stop') {
+      const { profile } = await post('Profiler.stop')
+      session?.disconnect()
+      session = undefined
+      writeFileSync(message.file!, JSON.stringify(profile))
+      process.send?.({ type: 'profile', id: message.id, file: message.file })
+    }
+  } catch (error) {
+    process.send?.({ type: 'error', id: message?.id, error: String(error) })
+  }
+})
 
 let stopping = false
 const stop = () => {
   if (stopping) return
   stopping = true
   server.server.closeAllConnections()
-  // exit() after close so that --cpu-prof writes its profile.
+  setTimeout(() => process.exit(0), 30_000).unref() // clearing a long run's Redis records takes a while
   void server
     .close()
     .catch(() => undefined)
+    // The benchmark's records in Redis (usage records, keys, balances) go with it.
+    .then(() => storage?.clear())
+    .then(() => storage?.dispose())
+    .catch(() => undefined)
     .finally(() => process.exit(0))
-  setTimeout(() => process.exit(0), 2000).unref()
 }
 process.on('SIGTERM', stop)
 process.on('SIGINT', stop)

@@ -1,9 +1,10 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { defineConfig } from 'vitest/config'
 
-// The files that take longest (a Nuxt build and dev server, packing and installing the package, the CLI's child
-// processes) start first: on a fresh checkout vitest has no timings to order by, and a long file that starts last
-// runs alone at the end while the other worker idles.
+// Two files at a time (vitest's default is one less than the cores: one on a 2-core machine, although most files
+// wait on sockets and child processes), and the files that take longest (a Nuxt build and dev server, packing and
+// installing the package, the CLI's child processes) first: on a fresh checkout vitest has no timings to order by,
+// and a long file that starts last runs alone at the end while the other worker idles.
 const SLOW_FIRST = [
   'test/adapters/nuxt.test.ts',
   'test/integration/package.test.ts',
@@ -29,6 +30,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
+    maxWorkers: 2,
     sequence: { sequencer: SlowFirstSequencer },
   },
 })

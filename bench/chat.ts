@@ -683,10 +683,12 @@ async function main() {
       })
     const world: World = { upstream, benches, redis: wantRedis ? redis : undefined }
     console.log(
-      `upstream ${upstream.info.url}; ${benches
-        .slice(1)
-        .map((b) => `${b.target.name} ${b.hop!.info.url} (pid ${b.hop!.process.pid})`)
-        .join('; ')}${wantRedis ? `; Redis at ${REDIS_URL.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}` : ''}; auth and billing on`,
+      [
+        `upstream ${upstream.info.url}`,
+        ...benches.slice(1).map((b) => `${b.target.name} ${b.hop!.info.url} (pid ${b.hop!.process.pid})`),
+        ...(wantRedis ? [`Redis at ${REDIS_URL.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}`] : []),
+        'auth and billing on',
+      ].join('; '),
     )
 
     // One fully checked request per scenario before anything is measured.

@@ -1,10 +1,10 @@
 import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
 import type { AtomicOps } from './atomic'
-import { runScript, type ScriptClient } from './redis-script'
 
 /** The part of an ioredis client these operations use. */
-interface RedisClient extends ScriptClient {
+interface RedisClient {
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>
   hmget(key: string, ...fields: string[]): Promise<(string | null)[]>
   set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>
   getdel(key: string): Promise<string | null>
@@ -117,8 +117,8 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
     async addUnits(key, delta, window) {
       const [u, f] = (
         window
-          ? await runScript(client(), ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
-          : await runScript(client(), ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))
+          ? await client().eval(ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
+          : await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))
       ) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
     },
@@ -136,7 +136,7 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
       return BigInt(u ?? '0') * UNIT + BigInt(f ?? '0')
     },
     async increment(key, by = 1, ttlSeconds = 0) {
-      return Number(await runScript(client(), INCREMENT, 1, redisKey(key), by, Math.round(ttlSeconds * 1000)))
+      return Number(await client().eval(INCREMENT, 1, redisKey(key), by, Math.round(ttlSeconds * 1000)))
     },
     async setIfAbsent(key, value) {
       return (await client().set(redisKey(key), JSON.stringify(value), 'NX')) === 'OK'
@@ -158,8 +158,7 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
         const current = raw === null ? null : (JSON.parse(raw) as T)
         const next = fn(current)
         if (next === undefined || (next === null && raw === null)) return current
-        const written = await runScript(
-          client(),
+        const written = await client().eval(
           COMPARE_AND_SET,
           1,
           target,
@@ -174,7 +173,7 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
       throw new Error(`model-gateway: gave up updating ${key} after ${MAX_UPDATE_ROUNDS} conflicting writes`)
     },
     async claimAndAddUnits(claimKey, claim, counterKey, delta) {
-      const claimed = await runScript(client(), CLAIM_AND_ADD_UNITS, 2, redisKey(claimKey), redisKey(counterKey), ...splitUnits(delta), JSON.stringify(claim))
+      const claimed = await client().eval(CLAIM_AND_ADD_UNITS, 2, redisKey(claimKey), redisKey(counterKey), ...splitUnits(delta), JSON.stringify(claim))
       return Number(claimed) === 1
     },
   }

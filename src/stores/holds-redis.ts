@@ -2,12 +2,12 @@ import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
 import { restartWindowLua, splitUnits as split } from './atomic-redis'
 import type { HoldOps } from './holds'
-import { runScript, type ScriptClient } from './redis-script'
 
 type RedisDriver = Driver & { options: { base?: string }; getInstance: () => RedisClient }
 
 /** The part of an ioredis client holds use. */
-interface RedisClient extends ScriptClient {
+interface RedisClient {
+  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>
   hgetall(key: string): Promise<Record<string, string>>
 }
 
@@ -118,17 +118,7 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
         String(b.alsoUsed?.length ?? 0),
         ...split(b.units ?? units),
       ])
-      const result = (await runScript(
-        client(),
-        PLACE,
-        keys.length,
-        ...keys,
-        id,
-        Math.ceil(expiresAt),
-        Math.floor(now),
-        budgets.length,
-        ...perBudget,
-      )) as number[]
+      const result = (await client().eval(PLACE, keys.length, ...keys, id, Math.ceil(expiresAt), Math.floor(now), budgets.length, ...perBudget)) as number[]
       if (result[0] === 0) return { ok: true }
       return { ok: false, index: result[0] - 1, available: BigInt(result[1]) * UNIT + BigInt(result[2]) }
     },
@@ -140,7 +130,7 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
         c.window ? String(c.window.start) : '-',
         c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0',
       ])
-      await runScript(client(), SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter)
+      await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter)
     },
     async held(budget, now) {
       let units = 0n

@@ -1,5 +1,5 @@
 import { MessageEvents } from './events'
-import { parseExact } from './exact'
+import { parseExact } from '../http/exact-json'
 import { stringifyExact } from '../http/exact-json'
 
 /*

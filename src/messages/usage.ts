@@ -1,5 +1,5 @@
 /*
- * The gateway's usage (docs/chat.md#usage-and-cost) → Anthropic's (docs/messages.md#usage-and-cost): prompt tokens
+ * The gateway's usage (docs/chat.md#usage-and-cost) → Anthropic's (docs/messages.md#the-answer): prompt tokens
  * split into uncached input, cache reads and cache writes, as Anthropic counts them; the cost fields kept beside them.
  */
 

@@ -6,7 +6,7 @@ import { stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
 import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import type { Principal } from '../stores/accounts'
-import { parseExact } from './exact'
+import { parseExact } from '../http/exact-json'
 import { newResponseId } from './ids'
 import { withItemIds } from './items'
 import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
@@ -91,7 +91,7 @@ export async function serveResponses(
   }
 
   if (!request.stream) {
-    const completion = parseExact(await answer.text())
+    const completion = parseExact<Json>(await answer.text())
     const choice = completion.choices?.[0] ?? {}
     const outcome = outcomeOf(choice.finish_reason)
     frame.model = completion.model

@@ -10,7 +10,7 @@ import type { Json } from './json'
 export const inputItemsOf = (input: ResponsesRequest['input']): InputItem[] =>
   typeof input === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }] : input
 
-/** A built-in tool OpenAI runs itself, which the gateway cannot: 400 naming it (docs/responses.md#tools). */
+/** A built-in tool OpenAI runs itself, which the gateway cannot: 400 naming it (docs/responses.md#the-request). */
 const builtInTool = (type: string, param: string) =>
   invalidRequest(
     `${param}: "${type}" is a built-in tool of OpenAI's that this gateway cannot run; only function tools ({ type: "function" }) are served`,
@@ -44,7 +44,7 @@ const assistantText = (content: string | Json[]): string =>
   typeof content === 'string' ? content : content.map((part) => (part.type === 'refusal' ? part.refusal : (part.text ?? ''))).join('')
 
 /**
- * Input items → chat messages (docs/responses.md#how-it-maps): messages by role; function_call items join the assistant
+ * Input items → chat messages (docs/responses.md#input-items): messages by role; function_call items join the assistant
  * message before them as its tool_calls; function_call_output items are tool messages; a reasoning item's signed
  * blocks (its encrypted_content) go with the next assistant message as its reasoning_details.
  */
@@ -121,7 +121,7 @@ function responseFormatOf(text: ResponsesRequest['text']): Json | undefined {
 }
 
 /**
- * The chat request that serves a Responses request (docs/responses.md#how-it-maps), validated by chat's own schema.
+ * The chat request that serves a Responses request (docs/responses.md#the-request), validated by chat's own schema.
  * `conversation` is the stored conversation of `previous_response_id` (its input then its output items) and the
  * request's input, its item references resolved.
  */

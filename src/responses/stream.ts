@@ -1,5 +1,5 @@
 import { stringifyExact } from '../http/exact-json'
-import { parseExact } from './exact'
+import { parseExact } from '../http/exact-json'
 import { newItemId } from './ids'
 import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
 import { reasoningItem } from './whole'

@@ -164,7 +164,7 @@ export type CountTokensRequest = v.InferOutput<typeof countTokensRequestSchema>
 /** The answer of POST /messages/count_tokens. */
 export const countTokensResponseSchema = v.object({ input_tokens: int() })
 
-/** Usage of a message, with the gateway's cost beside Anthropic's counts (docs/messages.md#usage-and-cost). */
+/** Usage of a message, with the gateway's cost beside Anthropic's counts (docs/messages.md#the-answer). */
 export const messagesUsageSchema = v.looseObject({
   input_tokens: int(),
   output_tokens: int(),

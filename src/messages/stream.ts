@@ -1,6 +1,6 @@
 import { MessageEvents } from './events'
-import { parseExact } from '../http/exact-json'
-import { stringifyExact } from '../http/exact-json'
+import { parseExact, stringifyExact } from '../http/exact-json'
+import { createSseParser, type ServerSentEvent } from '../providers/sse'
 
 /*
  * serveChat's event stream (docs/chat.md#streaming) → Anthropic's (docs/messages.md#streaming), one chat chunk at a
@@ -16,26 +16,15 @@ export const sseEvent = (event: Record<string, unknown>): string => `event: ${ev
 /** Translates a chat SSE body into Anthropic's event stream; after an error event the chat stream is read to its end (so it is billed as it ended). */
 export function toMessageEvents(body: ReadableStream<Uint8Array>, stops: string[] | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader()
-  const decoder = new TextDecoder()
+  const parser = createSseParser({ comments: true })
   const events = new MessageEvents(stops)
-  let buffer = ''
 
-  // The events of every complete SSE block in the buffer.
-  const translate = (final: boolean): string => {
+  // Anthropic's events for chat's: a keep-alive comment is a ping, [DONE] the end.
+  const translate = (chat: ServerSentEvent[]): string => {
     let text = ''
-    let at = buffer.indexOf('\n\n')
-    while (at !== -1 || (final && buffer)) {
-      const block = at === -1 ? buffer : buffer.slice(0, at)
-      buffer = at === -1 ? '' : buffer.slice(at + 2)
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) for (const event of events.keepAlive()) text += sseEvent(event)
-        else if (line.startsWith('data: ')) {
-          const data = line.slice(6)
-          const out = data === '[DONE]' ? events.end() : events.chunk(parseExact(data))
-          for (const event of out) text += sseEvent(event)
-        }
-      }
-      at = buffer.indexOf('\n\n')
+    for (const { data, comment } of chat) {
+      const out = comment !== undefined ? events.keepAlive() : data === '[DONE]' ? events.end() : events.chunk(parseExact(data))
+      for (const event of out) text += sseEvent(event)
     }
     return text
   }
@@ -46,14 +35,12 @@ export function toMessageEvents(body: ReadableStream<Uint8Array>, stops: string[
         for (;;) {
           const { done, value } = await reader.read()
           if (done) {
-            buffer += decoder.decode()
-            let text = translate(true)
+            let text = translate(parser.end())
             for (const event of events.end()) text += sseEvent(event)
             if (text) controller.enqueue(encoder.encode(text))
             return controller.close()
           }
-          buffer += decoder.decode(value, { stream: true })
-          const text = translate(false)
+          const text = translate(parser.push(value))
           if (text) return controller.enqueue(encoder.encode(text))
         }
       },

@@ -4,6 +4,8 @@ import { StringDecoder } from 'node:string_decoder'
 export interface ServerSentEvent {
   event?: string
   data: string
+  /** A comment line's text (after the colon), when the parser reports comments; `data` is then empty. */
+  comment?: string
 }
 
 /** An incremental Server-Sent Events parser: bytes in, the events they complete out. */
@@ -14,8 +16,11 @@ export interface SseParser {
   end(): ServerSentEvent[]
 }
 
-/** Creates an incremental parser of a Server-Sent Events byte stream (multi-line data, UTF-8 split across chunks). */
-export function createSseParser(): SseParser {
+/**
+ * Creates an incremental parser of a Server-Sent Events byte stream (multi-line data, UTF-8 split across chunks);
+ * with `comments`, comment lines (keep-alives) come out too, as events with `comment` set.
+ */
+export function createSseParser(options: { comments?: boolean } = {}): SseParser {
   const decoder = new StringDecoder('utf8')
   let buffer = ''
   let event: string | undefined
@@ -28,7 +33,10 @@ export function createSseParser(): SseParser {
       data = []
       return
     }
-    if (line.charCodeAt(0) === 58 /* : */) return // a comment
+    if (line.charCodeAt(0) === 58 /* : */) {
+      if (options.comments) ready.push({ data: '', comment: line.slice(1) })
+      return
+    }
     const colon = line.indexOf(':')
     const field = colon === -1 ? line : line.slice(0, colon)
     const value = colon === -1 ? '' : line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1)

@@ -1,5 +1,6 @@
 import { stringifyExact } from '../http/exact-json'
 import { parseExact } from '../http/exact-json'
+import { createSseParser, type ServerSentEvent } from '../providers/sse'
 import { newItemId } from './ids'
 import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
 import { reasoningItem } from './whole'
@@ -39,8 +40,7 @@ export const responseErrorOf = (error: Json): Json => ({
  */
 export function translateStream(chat: ReadableStream<Uint8Array>, frame: ResponseFrame, finish: (end: StreamEnd) => Promise<void>): ReadableStream<Uint8Array> {
   const reader = chat.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
+  const parser = createSseParser({ comments: true })
   let sequence = 0
   let started = false
   let ended = false
@@ -178,14 +178,9 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
     event(`response.${outcome.status}`, { response })
   }
 
-  const onBlock = (block: string) => {
-    if (block.startsWith(':')) return pending.push(encoder.encode(`${block}\n\n`))
-    const data = block
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => line.slice(6))
-      .join('\n')
-    if (!data) return
+  // One event of chat's stream: a keep-alive comment passes through, [DONE] ends it, a chunk is translated.
+  const onEvent = ({ data, comment }: ServerSentEvent) => {
+    if (comment !== undefined) return pending.push(encoder.encode(`:${comment}\n\n`))
     if (data === '[DONE]') return 'done'
     onChunk(parseExact(data))
   }
@@ -199,13 +194,9 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
             await end(true)
             break
           }
-          buffer += decoder.decode(value, { stream: true })
-          let cut = buffer.indexOf('\n\n')
-          while (cut !== -1 && !ended) {
-            const block = buffer.slice(0, cut)
-            buffer = buffer.slice(cut + 2)
-            if (onBlock(block) === 'done') await end(false)
-            cut = buffer.indexOf('\n\n')
+          for (const chatEvent of parser.push(value)) {
+            if (ended) break
+            if (onEvent(chatEvent) === 'done') await end(false)
           }
         }
         for (const bytes of pending) controller.enqueue(bytes)

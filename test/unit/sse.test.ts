@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseServerSentEvents } from '../../src/providers/sse'
+import { createSseParser, parseServerSentEvents } from '../../src/providers/sse'
 
 async function parse(chunks: string[]) {
   const source = (async function* () {
@@ -36,5 +36,26 @@ describe('parseServerSentEvents', () => {
     const events = []
     for await (const event of parseServerSentEvents(source)) events.push(event.data)
     expect(events).toEqual(['héllo ✓'])
+  })
+})
+
+describe('createSseParser with comments', () => {
+  it('reports keep-alive comments in their place among the events, split anywhere; without the option skips them', () => {
+    const text = ': keep-alive\n\ndata: {"a":1}\n\n:ping\r\ndata: [DONE]\n\n'
+    const bytes = new TextEncoder().encode(text)
+    for (const size of [1, 5, bytes.length]) {
+      const parser = createSseParser({ comments: true })
+      const events = []
+      for (let at = 0; at < bytes.length; at += size) events.push(...parser.push(bytes.subarray(at, at + size)))
+      events.push(...parser.end())
+      expect(events).toEqual([
+        { data: '', comment: ' keep-alive' },
+        { event: undefined, data: '{"a":1}' },
+        { data: '', comment: 'ping' },
+        { event: undefined, data: '[DONE]' },
+      ])
+    }
+    const plain = createSseParser()
+    expect([...plain.push(bytes), ...plain.end()].map((e) => e.data)).toEqual(['{"a":1}', '[DONE]'])
   })
 })

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { handleAudio } from './openai-audio'
 import { handleEmbeddings } from './openai-embeddings'
+import { handleResponses } from './openai-responses'
 import { listenOnLoopback } from './listen'
 
 /**
@@ -20,6 +21,7 @@ import { listenOnLoopback } from './listen'
  * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
  * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
  * `POST /v1/embeddings`: see ./openai-embeddings.ts (vectors from `fakeEmbedding`, the same failure modes).
+ * `POST /v1/responses`: see ./openai-responses.ts (OpenAI's Responses API, whole and streamed, the same failure modes).
  */
 export interface FakeOpenAI {
   url: string
@@ -52,7 +54,7 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean)
 const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: any) => p.text ?? '').join(' ') : ''
 
-function sampleFromSchema(schema: any, hint: string): unknown {
+export function sampleFromSchema(schema: any, hint: string): unknown {
   if (!schema || typeof schema !== 'object') return hint
   if (schema.type === 'object' || schema.properties) {
     const out: Record<string, unknown> = {}
@@ -215,6 +217,7 @@ export async function startFakeOpenAI(
       return handleAudio(fake, { req, res, path, raw: bytes, body, bearer, errors: ERRORS })
     }
     if (req.method === 'POST' && path === '/v1/embeddings') return handleEmbeddings(fake, { req, res, body, bearer, errors: ERRORS })
+    if (req.method === 'POST' && path === '/v1/responses') return handleResponses(fake, { req, res, body, bearer, errors: ERRORS })
     if (req.method !== 'POST' || path !== '/v1/chat/completions')
       return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 

@@ -1,5 +1,8 @@
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
+import { nativeCallsOf, type NativeRoute } from '../native/route'
+import { completeNativeStream } from '../native/stream'
+import { completeNativeWhole } from '../native/whole'
 import { serveCapability } from '../pipeline/serve'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
@@ -14,20 +17,27 @@ import { completeWhole } from './whole'
 /**
  * Serves POST /chat/completions on the capability pipeline: plan the attempts, hold the request's maximum cost (402
  * when it cannot be covered), then answer whole or streamed; the hold is replaced by the exact charge, or released,
- * however the request ends.
+ * however the request ends. With `native` (another client API, docs/native.md), the request is served in that API:
+ * passed on unchanged when every attempt's provider speaks it, else served as chat and translated.
  */
 export async function serveChat(
   ctx: GatewayContext,
-  input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+  input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags; native?: NativeRoute },
 ): Promise<Response> {
   assertToolMessagesAnswered(input.request.messages)
-  const run = input.request.stream ? completeStream : completeWhole
+  const { native, ...chat } = input
+  const stream = input.request.stream === true
   return serveCapability(ctx, {
     principal: input.principal,
     routing: chatRouting(input.request),
     requestId: input.requestId,
     refine: (planned) => withChoices(input.request, withPricedFields(input.request, planned)),
     maxCost: (attempts) => maxChatCost(ctx, input.request, attempts),
-    run: (attempts, hold) => run(ctx, { ...input, signal: input.abort.signal, attempts, hold }),
+    run: async (attempts, hold) => {
+      const served = { ...chat, signal: input.abort.signal, attempts, hold }
+      if (native && nativeCallsOf(attempts, native.api)) return stream ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
+      const answer = await (stream ? completeStream : completeWhole)(ctx, served)
+      return native ? native.translate(answer) : answer
+    },
   })
 }

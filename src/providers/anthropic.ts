@@ -80,6 +80,18 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
       body: (request) => toBody(request, true),
       events: (body, { request }) => anthropicChunks(body, name, { excludeReasoning: excludesReasoning(request) }),
     },
+    // Anthropic's own Messages API: `/messages` requests are passed on unchanged (docs/native.md); an `error` event fails the stream.
+    native: {
+      messages: {
+        path: '/v1/messages',
+        isAnswer: (answer) => answer.type === 'message' && Array.isArray(answer.content),
+        streamError: ({ type, data }) => {
+          if (type !== 'error') return undefined
+          const error = data.error as { type?: string; message?: string } | undefined
+          return anthropicError(name, undefined, { type: error?.type, message: error?.message ?? 'the stream failed' })
+        },
+      },
+    },
     check: { path: '/v1/models', read: (answer: { data?: unknown[] }) => `${answer?.data?.length ?? 0} models listed` },
   }
 }

@@ -11,7 +11,7 @@ import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
 export interface OpenAICompatibleConfig
-  extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe' | 'embed'> {
+  extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe' | 'embed' | 'native'> {
   /** API root including the version, e.g. `https://api.groq.com/openai/v1`. */
   baseURL: string
   /** The service's key for this host; optional for local hosts. */
@@ -34,6 +34,8 @@ export interface OpenAICompatibleConfig
   chatBody?: (body: Record<string, unknown>, request: UpstreamChatRequest) => Record<string, unknown>
   /** The same for embeddings: OpenAI's `/embeddings` body → the host's (Mistral: `dimensions` → `output_dimension`). */
   embedBody?: (body: Record<string, unknown>, request: UpstreamEmbeddingRequest) => Record<string, unknown>
+  /** The host also speaks OpenAI's Responses API (`POST /responses`): `/responses` requests are passed on to it unchanged (docs/native.md). */
+  responsesApi?: boolean
   /** Send calls through this transport instead of node:http (tests; runtimes without node:http pick ofetch by themselves). */
   transport?: Transport
 }
@@ -100,6 +102,7 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
     useMaxCompletionTokens,
     chatBody,
     embedBody,
+    responsesApi,
     transport: _transport,
     models = [],
     ...info
@@ -215,6 +218,23 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
       },
     },
     check: { path: '/models', read: (answer: { data?: unknown[] }) => `${answer?.data?.length ?? 0} models listed` },
+  }
+  // OpenAI's Responses API: a stream's `error` event (OpenAI's `{ type: "error", code, message }`) fails it.
+  if (responsesApi) {
+    declaration.native = {
+      responses: {
+        path: '/responses',
+        isAnswer: (answer) => answer.object === 'response' && Array.isArray(answer.output),
+        streamError: ({ type, data }) =>
+          type === 'error'
+            ? upstreamError(
+                provider,
+                data.code === 'rate_limit_exceeded' ? 'rate_limit_exceeded' : 'upstream_error',
+                String(data.message ?? 'the stream failed'),
+              )
+            : undefined,
+      },
+    }
   }
   if (discover) {
     declaration.discover = {

@@ -17,9 +17,9 @@ export interface HostedProviderOptions {
   transport?: OpenAICompatibleConfig['transport']
 }
 
-/** OpenAI (`https://api.openai.com/v1`), with the catalogue's OpenAI models. */
+/** OpenAI (`https://api.openai.com/v1`), with the catalogue's OpenAI models; `/responses` requests go to its own Responses API. */
 export function openai(options: HostedProviderOptions = {}): Provider {
-  return hosted(OPENAI_HOST, options, { useMaxCompletionTokens: true })
+  return hosted(OPENAI_HOST, options, { useMaxCompletionTokens: true, responsesApi: true })
 }
 
 /** A hosted OpenAI-compatible provider the catalogue knows (src/providers/hosts/): `groq`, `together`, `fireworks`, `mistral`, `deepseek` or `xai`. */

@@ -3,8 +3,12 @@ import { errorMessageOf, timedCheck } from './checks'
 import type { UpstreamResponse } from './http'
 import { offPathGetJson } from './off-path'
 import { loadTransport, type Transport } from './transport'
+import { nativeEvents } from './native-events'
 import type {
   CallOptions,
+  NativeApi,
+  NativeCalls,
+  NativeEvent,
   Provider,
   ProviderModel,
   UpstreamChatRequest,
@@ -68,8 +72,18 @@ export interface Listing<Out> {
   read(answer: any): Out
 }
 
+/** A client API the provider is called in unchanged (docs/native.md): its path, and what its stream's error events mean. */
+export interface NativeDeclaration {
+  /** Path after the provider's root (`/v1/messages`, `/responses`). */
+  path: string
+  /** Whether a whole answer is one (Anthropic's message, OpenAI's response object); any other is a malformed_response. */
+  isAnswer(answer: Record<string, unknown>): boolean
+  /** The GatewayError an event of its stream stands for (its `error` event); undefined for any other event. */
+  streamError(event: NativeEvent): GatewayError | undefined
+}
+
 /** Everything a provider is: its `/providers` facts, its models, and per capability how it is called. */
-export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream' | 'check' | 'discoverModels' | 'speech' | 'transcribe' | 'embed'> {
+export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream' | 'check' | 'discoverModels' | 'speech' | 'transcribe' | 'embed' | 'native'> {
   /** API root the paths are appended to. */
   root: string
   /** Headers of every call (auth, version, extra headers). */
@@ -81,6 +95,8 @@ export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream
   embed?: Operation<UpstreamEmbeddingRequest, UpstreamEmbeddings> | Composite<UpstreamEmbeddingRequest, UpstreamEmbeddings>
   speech?: Operation<UpstreamSpeechRequest, UpstreamSpeech>
   transcribe?: Operation<UpstreamTranscriptionRequest, UpstreamTranscription>
+  /** Client APIs it speaks natively, passed on unchanged instead of translated to chat. */
+  native?: Partial<Record<NativeApi, NativeDeclaration>>
   /** The key check: `GET {root}{path}`, and the message of a success (`12 models listed`). */
   check?: Listing<string>
   /** Model discovery: `GET {root}{path}`, and the models it lists. */
@@ -89,7 +105,7 @@ export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream
 
 /** Turns a declaration into the `Provider` the gateway calls; `transport` replaces node:http (tests, other runtimes). */
 export function createProvider(declaration: ProviderDeclaration, options: { transport?: Transport } = {}): Provider {
-  const { root, headers, error, chat, chatStream, embed, speech, transcribe, check, discover, ...info } = declaration
+  const { root, headers, error, chat, chatStream, embed, speech, transcribe, check, discover, native, ...info } = declaration
   const name = info.name
   const fail = (status: number, text: string, resHeaders: Record<string, string>, call: CallOptions): GatewayError =>
     error ? error(status, text, resHeaders, call) : fromHttpStatus(name, status, errorMessageOf(text), resHeaders)
@@ -144,6 +160,25 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     (request: In, call: CallOptions): Promise<Out> =>
       operation.run(request, call, async (path, json, sendCall) => (await send(path, { json }, 'application/json', sendCall)).text())
 
+  // A native API's calls: the client's body as JSON; a whole answer must be a JSON object, a stream is read as events.
+  const nativeCalls = (declared: NativeDeclaration): NativeCalls => ({
+    whole: run<Record<string, unknown>, Record<string, unknown>>({
+      path: declared.path,
+      body: (body) => ({ json: { ...body, stream: false } }),
+      json(answer, { text }) {
+        if (!answer || typeof answer !== 'object' || Array.isArray(answer) || !declared.isAnswer(answer))
+          throw upstreamError(name, 'malformed_response', text.slice(0, 200))
+        return answer
+      },
+    }),
+    stream: run<Record<string, unknown>, AsyncIterable<NativeEvent>>({
+      path: declared.path,
+      accept: 'text/event-stream',
+      body: (body) => ({ json: { ...body, stream: true } }),
+      events: (body) => nativeEvents(body, name, declared.streamError),
+    }),
+  })
+
   const listing = <Out>(listed: Listing<Out>, call: CallOptions): Promise<Out> =>
     offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: name, fail }).then((answer) => listed.read(answer))
 
@@ -151,6 +186,10 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
   if (embed) provider.embed = 'run' in embed ? composite(embed) : run(embed)
   if (speech) provider.speech = run(speech)
   if (transcribe) provider.transcribe = run(transcribe)
+  if (native) {
+    provider.native = {}
+    for (const [api, declared] of Object.entries(native) as [NativeApi, NativeDeclaration][]) provider.native[api] = nativeCalls(declared)
+  }
   if (check) provider.check = async (call) => [await timedCheck(`GET ${check.path}`, () => listing(check, call))]
   if (discover) provider.discoverModels = (call) => listing(discover, call)
   return provider

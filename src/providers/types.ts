@@ -267,6 +267,23 @@ export interface CallOptions {
   apiKey?: string
 }
 
+/** A client's own API that a provider can be called in, unchanged (docs/native.md): OpenAI's Responses, Anthropic's Messages. */
+export type NativeApi = 'responses' | 'messages'
+
+/** One event of a native stream: its type (the `event:` name, else the data's `type`) and its data. */
+export interface NativeEvent {
+  type: string
+  data: Record<string, unknown>
+}
+
+/** Calls of a native API: the body is the client's, with the provider's model id (docs/native.md). */
+export interface NativeCalls {
+  /** A whole answer: the provider's JSON. Throws GatewayError on failure. */
+  whole(body: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>>
+  /** A streamed answer: resolves once the provider accepted it, then yields its events (an error event is thrown as a GatewayError). */
+  stream(body: Record<string, unknown>, options: CallOptions): Promise<AsyncIterable<NativeEvent>>
+}
+
 /** The result of one connectivity check. */
 export interface ProviderCheck {
   target: string
@@ -314,4 +331,6 @@ export interface Provider {
   transcribe?(request: UpstreamTranscriptionRequest, options: CallOptions): Promise<UpstreamTranscription>
   /** Embeddings (`/embeddings`): one vector per input, in input order. Throws GatewayError on failure. */
   embed?(request: UpstreamEmbeddingRequest, options: CallOptions): Promise<UpstreamEmbeddings>
+  /** The client APIs it speaks natively: a request in one of them is passed on unchanged, not translated to chat (docs/native.md). */
+  native?: Partial<Record<NativeApi, NativeCalls>>
 }

@@ -1,7 +1,8 @@
 /**
  * Anthropic's own client, `@anthropic-ai/sdk` (pinned in package.json), unchanged against the gateway's Messages API
  * (POST /messages, docs/messages.md) over real HTTP on 127.0.0.1: `baseURL` is the gateway's `/api` (the SDK adds
- * `/v1/messages`). Behind it, the fake Anthropic API (test/fakes/anthropic.ts) through the chat translation, and the
+ * `/v1/messages`). Behind it, the fake Anthropic API (test/fakes/anthropic.ts), natively (the request passed on
+ * unchanged, docs/native.md) and through the chat translation (the same provider without its native API), and the
  * fake OpenAI API (test/fakes/openai.ts). Each test checks what the SDK parsed, what reached the upstream, and the
  * exact cost charged.
  */
@@ -13,6 +14,7 @@ import { openaiCompatible } from '../../src/providers/openai-compatible'
 import type { ProviderModel } from '../../src/providers/types'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { withoutNative } from '../helpers/providers'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { decimalText, roundUnits, units } from '../helpers/sse'
 
@@ -39,16 +41,17 @@ const costOf = (pricing: ProviderModel['pricing'], prompt: number, completion: n
 let claude: FakeAnthropic
 let openai: FakeOpenAI
 let t: TestGateway
+/** The same gateway, but its Anthropic provider without the native Messages API: every request is translated. */
+let translated: TestGateway
 
-beforeAll(async () => {
-  claude = await startFakeAnthropic({ apiKey: KEY })
-  openai = await startFakeOpenAI({ apiKey: 'sk-openai' })
-  t = await startGateway({
+const startWith = (native: boolean) => {
+  const claudeProvider = anthropic({ apiKey: KEY, baseURL: claude.url, models: [HAIKU, OVERLOADED] })
+  return startGateway({
     exchangeRates: { EUR: '1', USD: '0.86' },
     health: { failureThreshold: 1_000 },
     retry: { maxRetries: 0 },
     providers: [
-      anthropic({ apiKey: KEY, baseURL: claude.url, models: [HAIKU, OVERLOADED] }),
+      native ? claudeProvider : withoutNative(claudeProvider),
       openaiCompatible({
         slug: 'fake',
         name: 'Fake',
@@ -58,42 +61,59 @@ beforeAll(async () => {
       }),
     ],
   })
+}
+
+beforeAll(async () => {
+  claude = await startFakeAnthropic({ apiKey: KEY })
+  openai = await startFakeOpenAI({ apiKey: 'sk-openai' })
+  t = await startWith(true)
+  translated = await startWith(false)
 })
 
 afterAll(async () => {
   await t?.close()
+  await translated?.close()
   await claude?.close()
   await openai?.close()
 })
 
 /** A new customer (its own org with `credits` EUR) and an SDK client on its key. */
-async function customerWithSdk(credits = '5', options: ConstructorParameters<typeof Anthropic>[0] = {}) {
-  const customer = await createCustomer(t.gateway, { credits })
-  const sdk = new Anthropic({ apiKey: customer.key, baseURL: `${t.url}/api`, maxRetries: 0, ...options })
+async function customerWithSdk(credits = '5', options: ConstructorParameters<typeof Anthropic>[0] = {}, on = t) {
+  const customer = await createCustomer(on.gateway, { credits })
+  const sdk = new Anthropic({ apiKey: customer.key, baseURL: `${on.url}/api`, maxRetries: 0, ...options })
   return { ...customer, sdk }
 }
-const spent = async (orgId: string) => (await t.gateway.admin.getCredits(orgId)).total_usage
+const spent = async (orgId: string, on = t) => (await on.gateway.admin.getCredits(orgId)).total_usage
 const lastClaude = () => claude.requests.filter((r) => r.path === '/v1/messages').at(-1)!
 const lastOpenAI = () => openai.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!
 
-describe('@anthropic-ai/sdk on an Anthropic model (through the chat translation)', () => {
+describe.each([
+  { via: 'natively', native: true },
+  { via: 'through the chat translation', native: false },
+])('@anthropic-ai/sdk on an Anthropic model ($via)', ({ native }) => {
+  const gateway = () => (native ? t : translated)
+  const customerWithSdk_ = (credits = '5') => customerWithSdk(credits, {}, gateway())
+
   it('messages.create: text with a system prompt, exact usage, the cost charged, the message id a generation id', async () => {
-    const { sdk, user, auth } = await customerWithSdk()
-    const message = await sdk.messages.create({
+    const { sdk, user, auth } = await customerWithSdk_()
+    const params = {
       model: 'anthropic/claude-haiku-4.5',
       max_tokens: 200,
       system: 'Answer briefly.',
-      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+      messages: [{ role: 'user' as const, content: 'What is the capital of France?' }],
       metadata: { user_id: 'user-42' },
-    })
+    }
+    const message = await sdk.messages.create(params)
     const upstream = lastClaude()
-    expect(upstream.body).toMatchObject({
-      model: 'claude-haiku-4-5',
-      max_tokens: 200,
-      system: [{ type: 'text', text: 'Answer briefly.' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }],
-      metadata: { user_id: 'user-42' },
-    })
+    if (native) expect(upstream.body).toEqual({ ...params, model: 'claude-haiku-4-5', stream: false })
+    else
+      expect(upstream.body).toMatchObject({
+        model: 'claude-haiku-4-5',
+        max_tokens: 200,
+        system: [{ type: 'text', text: 'Answer briefly.' }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }],
+        metadata: { user_id: 'user-42' },
+      })
     const text = 'Hello from claude-haiku-4-5: What is the capital of France?'
     expect(message.content).toEqual([{ type: 'text', text, citations: null }])
     expect(message).toMatchObject({ type: 'message', role: 'assistant', model: 'anthropic/claude-haiku-4.5', stop_reason: 'end_turn', stop_sequence: null })
@@ -107,9 +127,9 @@ describe('@anthropic-ai/sdk on an Anthropic model (through the chat translation)
       cost: Number(cost.usd),
       is_byok: false,
     })
-    expect(await spent(user.org_id)).toBe(cost.eur)
+    expect(await spent(user.org_id, gateway())).toBe(cost.eur)
     expect(message.id).toMatch(/^gen-\d+-[A-Za-z0-9]{20}$/)
-    const generation = await t.request(`/api/v1/generation?id=${message.id}`, { headers: auth })
+    const generation = await gateway().request(`/api/v1/generation?id=${message.id}`, { headers: auth })
     expect((await generation.json()).data).toMatchObject({
       id: message.id,
       model: 'anthropic/claude-haiku-4.5',
@@ -119,7 +139,7 @@ describe('@anthropic-ai/sdk on an Anthropic model (through the chat translation)
   })
 
   it('messages.stream: the events the SDK reads, its final message and the cost charged', async () => {
-    const { sdk, user } = await customerWithSdk()
+    const { sdk, user } = await customerWithSdk_()
     const stream = sdk.messages.stream({ model: 'anthropic/claude-haiku-4.5', max_tokens: 200, messages: [{ role: 'user', content: 'Tell me a story' }] })
     const types: string[] = []
     for await (const event of stream) types.push(event.type)
@@ -139,11 +159,11 @@ describe('@anthropic-ai/sdk on an Anthropic model (through the chat translation)
     const prompt = anthropicPromptTokens(lastClaude().body)
     const cost = costOf(HAIKU.pricing, prompt, deltas)
     expect(message.usage).toMatchObject({ input_tokens: prompt, output_tokens: deltas, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 })
-    expect(await spent(user.org_id)).toBe(cost.eur)
+    expect(await spent(user.org_id, gateway())).toBe(cost.eur)
   })
 
   it('a tool round trip: tool_use, then the tool_result answered', async () => {
-    const { sdk } = await customerWithSdk()
+    const { sdk } = await customerWithSdk_()
     const question = { role: 'user' as const, content: 'Paris' }
     const first = await sdk.messages.create({ model: 'anthropic/claude-haiku-4.5', max_tokens: 300, tools: [weather], messages: [question] })
     expect(first.stop_reason).toBe('tool_use')
@@ -163,14 +183,16 @@ describe('@anthropic-ai/sdk on an Anthropic model (through the chat translation)
     })
     expect(second.content).toEqual([{ type: 'text', text: 'The tools said: Sunny, 24 °C', citations: null }])
     expect(second.stop_reason).toBe('end_turn')
+    // Natively the assistant's blocks go back as the SDK sent them; translated, as chat's tool call becomes one.
+    const sentCall = native ? first.content[0] : { type: 'tool_use', id: call.id, name: 'get_weather', input: { city: 'Paris' } }
     expect(lastClaude().body.messages.slice(1)).toEqual([
-      { role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'assistant', content: [sentCall] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny, 24 °C' }] },
     ])
   })
 
   it('thinking with a budget and a tool, streamed: the signature received is the one sent back, and Anthropic accepts it', async () => {
-    const { sdk } = await customerWithSdk()
+    const { sdk } = await customerWithSdk_()
     const params = {
       model: 'anthropic/claude-haiku-4.5',
       max_tokens: 4000,

@@ -1,13 +1,16 @@
 /**
  * POST /api/v1/messages over raw HTTP (docs/messages.md): the exact event sequence of Anthropic's streaming format,
  * event by event, a failure mid-stream as an `error` event, and the errors in Anthropic's shape. Behind the gateway,
- * the fake Anthropic API of test/fakes/anthropic.ts.
+ * the fake Anthropic API of test/fakes/anthropic.ts: natively (docs/native.md: Anthropic's own events passed on,
+ * compared with what the fake answers when called directly), and through the chat translation (the same provider
+ * without its native API).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anthropicModels } from '../../src/catalogue/anthropic-models'
 import { anthropic } from '../../src/providers/anthropic'
 import type { ProviderModel } from '../../src/providers/types'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
+import { withoutNative } from '../helpers/providers'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 
 const KEY = 'sk-ant-api03-test-key-0123456789'
@@ -16,22 +19,30 @@ const MIDSTREAM: ProviderModel = { ...HAIKU, id: 'anthropic/claude-midstream-err
 const weather = { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }
 
 let fake: FakeAnthropic
+/** The gateway whose Anthropic provider has no native API: /messages is served through the chat translation. */
 let t: TestGateway
+/** The gateway with the Anthropic provider as it is: /messages passed on natively. */
+let native: TestGateway
 let customer: Awaited<ReturnType<typeof createCustomer>>
+let nativeCustomer: Awaited<ReturnType<typeof createCustomer>>
 
 beforeAll(async () => {
   fake = await startFakeAnthropic({ apiKey: KEY })
-  t = await startGateway({ providers: [anthropic({ apiKey: KEY, baseURL: fake.url, models: [HAIKU, MIDSTREAM] })], retry: { maxRetries: 0 } })
+  const provider = () => anthropic({ apiKey: KEY, baseURL: fake.url, models: [HAIKU, MIDSTREAM] })
+  t = await startGateway({ providers: [withoutNative(provider())], retry: { maxRetries: 0 } })
+  native = await startGateway({ providers: [provider()], retry: { maxRetries: 0 } })
   customer = await createCustomer(t.gateway, { credits: '5' })
+  nativeCustomer = await createCustomer(native.gateway, { credits: '5' })
 })
 
 afterAll(async () => {
   await t?.close()
+  await native?.close()
   await fake?.close()
 })
 
-const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': customer.key }, path = '/api/v1/messages') =>
-  t.request(path, {
+const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': customer.key }, path = '/api/v1/messages', on = t) =>
+  on.request(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14', ...headers },
     body: JSON.stringify(body),
@@ -50,7 +61,7 @@ async function events(res: Response): Promise<any[]> {
 }
 const typeOf = (event: any) => (event.type === 'content_block_delta' ? `${event.type}:${event.delta.type}` : event.type)
 
-describe('POST /api/v1/messages, streamed', () => {
+describe('POST /api/v1/messages, streamed (translated)', () => {
   it("sends Anthropic's documented sequence for a text answer, with the usage in message_delta", async () => {
     const res = await post({ model: 'anthropic/claude-haiku-4.5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi there' }] })
     expect(res.status).toBe(200)
@@ -170,6 +181,103 @@ describe('POST /api/v1/messages, streamed', () => {
     const res = await post({ model: 'anthropic/claude-haiku-4.5', max_tokens: 100, stop_sequences: ['claude'], messages: [{ role: 'user', content: 'x' }] })
     const message = await res.json()
     expect(message).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'claude', content: [{ type: 'text', text: 'Hello from ' }] })
+  })
+})
+
+describe("POST /api/v1/messages, natively (Anthropic's own events passed on)", () => {
+  const nativePost = (body: unknown) => post(body, { 'x-api-key': nativeCustomer.key }, '/api/v1/messages', native)
+  /** The fake's own answer to the same request, called directly: what the gateway must pass on. */
+  const direct = (body: Record<string, unknown>) =>
+    fetch(`${fake.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ ...body, model: 'claude-haiku-4-5' }),
+    })
+  // Ids the fake counts up (messages, tool calls) differ from one call to the next.
+  const normalized = (value: unknown) =>
+    JSON.parse(
+      JSON.stringify(value)
+        .replace(/toolu_fake\d+/g, 'toolu_X')
+        .replace(/msg_[A-Za-z0-9]+/g, 'msg_X'),
+    )
+
+  for (const [name, body] of [
+    ['a text answer', { max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi there' }] }],
+    [
+      'thinking with its signature and a tool call',
+      { max_tokens: 3000, stream: true, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [weather], messages: [{ role: 'user', content: 'Lima' }] },
+    ],
+  ] as const) {
+    it(`passes on Anthropic's events exactly for ${name}: the generation's id, model and provider in message_start, the cost in message_delta`, async () => {
+      const res = await nativePost({ model: 'anthropic/claude-haiku-4.5', ...body })
+      expect(res.status).toBe(200)
+      const id = res.headers.get('x-generation-id')
+      const got = await events(res)
+      const sent = fake.requests.at(-1)!
+      expect(sent.path).toBe('/v1/messages')
+      expect(sent.body).toEqual({ ...body, model: 'claude-haiku-4-5' })
+      const expected = await events(await direct(body))
+      expect(got.map(typeOf)).toEqual(expected.map(typeOf))
+      expect(got.at(-1)).toEqual({ type: 'message_stop' })
+      const start = expected[0]
+      expect(got[0]).toEqual({ ...start, message: { ...start.message, id, model: 'anthropic/claude-haiku-4.5', provider: 'Anthropic' } })
+      // Every other event is Anthropic's as it was sent, but message_delta, whose usage gains the gateway's cost fields.
+      const delta = got.findIndex((e) => e.type === 'message_delta')
+      expect(normalized(got.slice(1, delta))).toEqual(normalized(expected.slice(1, delta)))
+      const { cost, cost_currency, cost_eur, is_byok, cost_details, ...usage } = got[delta].usage
+      expect({ ...got[delta], usage }).toEqual({
+        ...expected[delta],
+        usage: { ...expected[delta].usage, output_tokens_details: { thinking_tokens: expected[delta].usage.output_tokens_details?.thinking_tokens ?? 0 } },
+      })
+      expect(is_byok).toBe(false)
+      expect(cost_currency).toBe('USD')
+      const generation = await (await native.request(`/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${nativeCustomer.key}` } })).json()
+      expect(generation.data).toMatchObject({
+        tokens_prompt: expected[0].message.usage.input_tokens,
+        tokens_completion: expected[delta].usage.output_tokens,
+        total_cost: cost,
+      })
+      expect(cost_eur).toBe(generation.data.total_cost_eur ?? cost_eur)
+      expect(cost_details.upstream_inference_cost).toBe(cost)
+    })
+  }
+
+  it('answers a whole message as Anthropic did, with the generation id, model, provider and cost', async () => {
+    const body = { max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] }
+    const res = await nativePost({ model: 'anthropic/claude-haiku-4.5', ...body })
+    expect(res.status).toBe(200)
+    const message = await res.json()
+    const expected = await (await direct(body)).json()
+    const { cost, cost_currency, cost_eur, is_byok, cost_details, ...usage } = message.usage
+    expect({ ...message, usage }).toEqual({
+      ...expected,
+      id: res.headers.get('x-generation-id'),
+      model: 'anthropic/claude-haiku-4.5',
+      provider: 'Anthropic',
+      usage: expected.usage,
+    })
+    expect(typeof cost).toBe('number')
+    expect(cost).toBeGreaterThan(0)
+  })
+
+  it("ends with an error event in Anthropic's shape when the provider fails after content began", async () => {
+    const res = await nativePost({
+      model: 'anthropic/claude-midstream-error',
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three' }],
+    })
+    expect(res.status).toBe(200)
+    const list = await events(res)
+    expect(list.map(typeOf)).toEqual([
+      'message_start',
+      'ping',
+      'content_block_start',
+      'content_block_delta:text_delta',
+      'content_block_delta:text_delta',
+      'error',
+    ])
+    expect(list.at(-1)).toMatchObject({ type: 'error', error: { type: 'overloaded_error', metadata: { provider_name: 'Anthropic' } } })
   })
 })
 

@@ -1,0 +1,104 @@
+import type { GatewayError } from '../errors'
+import type { NativeRoute } from '../native/route'
+import { usageFrom, type AnthropicUsage } from '../providers/anthropic-translate'
+import type { NativeEvent } from '../providers/types'
+import type { Attempt } from '../routing/plan'
+import type { MessagesRequest } from '../schemas/messages'
+import { anthropicError } from './errors'
+import { sseEvent } from './stream'
+import { messagesUsage } from './usage'
+
+type Json = Record<string, unknown>
+const encoder = new TextEncoder()
+
+// Fields of the gateway's Messages request that are not Anthropic's: routing's, and `stream` (the call sets it).
+const GATEWAY_ONLY = ['models', 'provider', 'stream'] as const
+
+// Characters of generated text in a content_block_delta (text, thinking, tool input): what an estimate bills.
+function deltaLength(delta: Json | undefined): number {
+  if (!delta) return 0
+  for (const key of ['text', 'thinking', 'partial_json'] as const) if (typeof delta[key] === 'string') return (delta[key] as string).length
+  return 0
+}
+
+/** A message's `usage` with the gateway's (its counts, and cost, cost_currency, cost_eur, is_byok, cost_details) over Anthropic's own. */
+const withGatewayUsage = (usage: unknown, view: Json): Json => ({ ...((usage as Json | undefined) ?? {}), ...messagesUsage(view) })
+
+/**
+ * The Messages API served natively by Anthropic (docs/native.md#messages): the client's request goes to Anthropic's
+ * `/v1/messages` unchanged but for the model id; the answer comes back with the generation's id, the gateway's model
+ * id and provider, and usage with the cost. Streamed, Anthropic's events pass through as they come, but for
+ * message_delta and message_stop, which wait for the billing (message_delta then carries the gateway's usage).
+ */
+export function messagesNativeRoute(request: MessagesRequest, translate: NativeRoute['translate']): NativeRoute {
+  const sent: Json = { ...request }
+  for (const field of GATEWAY_ONLY) delete sent[field]
+  return {
+    api: 'messages',
+    translate,
+    body: (attempt: Attempt) => ({ ...sent, model: attempt.offer.upstreamId }),
+    usageOf: (answer) => (answer.usage && typeof answer.usage === 'object' ? usageFrom(answer.usage as AnthropicUsage) : undefined),
+    finishReasonOf: (answer) => (typeof answer.stop_reason === 'string' ? answer.stop_reason : null),
+    answer: (answer, { attempt, generationId, usage }) => ({
+      ...answer,
+      id: generationId,
+      model: attempt.entry.id,
+      provider: attempt.offer.provider.name,
+      usage: withGatewayUsage(answer.usage, usage),
+    }),
+    dialect(generationId) {
+      let served: Attempt | undefined
+      let started: AnthropicUsage = {}
+      let delta: Json | undefined
+      let stop: Json | undefined
+      let failed = false
+      const bytes = (event: Json) => encoder.encode(sseEvent(event))
+      return {
+        opened: (attempt) => {
+          served = attempt
+        },
+        account({ type, data }: NativeEvent, tally) {
+          if (type === 'message_start') {
+            const message = (data.message ?? {}) as { id?: unknown; usage?: AnthropicUsage }
+            if (typeof message.id === 'string') tally.upstreamId = message.id
+            started = { ...(message.usage ?? {}) }
+          } else if (type === 'content_block_delta') {
+            tally.generatedChars += deltaLength(data.delta as Json | undefined)
+          } else if (type === 'message_delta') {
+            // Its usage is cumulative (Anthropic's streaming docs): with message_start's input counts, the whole usage.
+            const usage = { ...started, ...Object.fromEntries(Object.entries((data.usage ?? {}) as Json).filter(([, value]) => value != null)) }
+            tally.reported = usageFrom(usage as AnthropicUsage)
+            const reason = (data.delta as Json | undefined)?.stop_reason
+            if (typeof reason === 'string') tally.nativeFinishReason = reason
+          }
+        },
+        forward({ type, data }: NativeEvent) {
+          if (type === 'message_delta') {
+            delta = data
+            return undefined
+          }
+          if (type === 'message_stop') {
+            stop = data
+            return undefined
+          }
+          if (type === 'message_start' && served) {
+            const message = (data.message ?? {}) as Json
+            return bytes({ ...data, message: { ...message, id: generationId, model: served.entry.id, provider: served.offer.provider.name } })
+          }
+          return bytes(data)
+        },
+        fail(error: GatewayError) {
+          failed = true
+          return bytes({ type: 'error', error: anthropicError(error.status, error.message, error) })
+        },
+        finish(usage) {
+          if (failed || !usage) return undefined
+          let text = ''
+          if (delta) text += sseEvent({ ...delta, usage: withGatewayUsage(delta.usage, usage) })
+          if (stop) text += sseEvent(stop)
+          return text ? encoder.encode(text) : undefined
+        },
+      }
+    },
+  }
+}

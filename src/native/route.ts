@@ -1,0 +1,45 @@
+import type { StreamDialect } from '../pipeline/stream'
+import type { NativeApi, NativeCalls, NativeEvent, UpstreamUsage } from '../providers/types'
+import type { Attempt } from '../routing/plan'
+
+type Json = Record<string, unknown>
+
+/** What a whole native answer's rewrite receives: the attempt that served it, the generation and its billed usage. */
+export interface ServedNative {
+  attempt: Attempt
+  generationId: string
+  /** The usage as chat shows it (docs/chat.md#usage-and-cost): tokens, cost, currency. */
+  usage: Json
+}
+
+/**
+ * How a client API is served natively (docs/native.md): when every attempt's provider speaks it, the client's request
+ * goes to the provider unchanged (but for the model id) and its answer comes back in the same API, billed, routed
+ * and recorded as chat is; else `translate` turns chat's answer into the API's.
+ */
+export interface NativeRoute {
+  api: NativeApi
+  /** The body sent to the attempt's provider: the client's request with the provider's model id. */
+  body(attempt: Attempt): Json
+  /** The usage a whole answer reports, in chat's names; undefined when it reports none. */
+  usageOf(answer: Json): UpstreamUsage | undefined
+  /** The provider's own finish reason of a whole answer. */
+  finishReasonOf(answer: Json): string | null
+  /** The whole answer as the client receives it, once billed. */
+  answer(answer: Json, served: ServedNative): Promise<Json> | Json
+  /** The dialect of the API's stream (one per request). */
+  dialect(generationId: string): StreamDialect<NativeEvent>
+  /** Chat's answer (the path taken when some attempt's provider does not speak the API) in the API's shape. */
+  translate(chat: Response): Promise<Response>
+}
+
+/** The native calls of every attempt's provider, or undefined when one of them does not speak the API (the request is then translated). */
+export function nativeCallsOf(attempts: Attempt[], api: NativeApi): NativeCalls[] | undefined {
+  const calls: NativeCalls[] = []
+  for (const attempt of attempts) {
+    const call = attempt.offer.provider.native?.[api]
+    if (!call) return undefined
+    calls.push(call)
+  }
+  return calls
+}

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors'
-import type { NativeRoute } from '../native/route'
+import { type NativeRoute, withCostFields } from '../native/route'
 import { usageFrom, type AnthropicUsage } from '../providers/anthropic-translate'
 import type { NativeEvent } from '../providers/types'
 import type { Attempt } from '../routing/plan'
@@ -21,8 +21,8 @@ function deltaLength(delta: Json | undefined): number {
   return 0
 }
 
-/** A message's `usage` with the gateway's (its counts, and cost, cost_currency, cost_eur, is_byok, cost_details) over Anthropic's own. */
-const withGatewayUsage = (usage: unknown, view: Json): Json => ({ ...((usage as Json | undefined) ?? {}), ...messagesUsage(view) })
+/** A message's `usage`: Anthropic's own with the gateway's cost fields; the billed usage in Anthropic's names when it sent none. */
+const withGatewayUsage = (usage: unknown, view: Json): Json | null => withCostFields(usage, view, () => messagesUsage(view))
 
 /**
  * The Messages API served natively by Anthropic (docs/native.md#messages): the client's request goes to Anthropic's

@@ -33,6 +33,20 @@ export interface NativeRoute {
   translate(chat: Response): Promise<Response>
 }
 
+const COST_FIELDS = ['cost', 'cost_currency', 'cost_eur', 'is_byok', 'cost_details', 'estimated']
+
+/**
+ * A native answer's usage with the gateway's cost fields (docs/native.md#usage-and-cost): the provider's own counts
+ * as it sent them, then `cost`, `cost_currency`, `cost_eur`, `is_byok`, `cost_details` (and `estimated`) of the
+ * billed usage; when the provider sent none, `counts` (the billed usage in the API's names).
+ */
+export function withCostFields(usage: unknown, billed: Json, counts: () => Json | null): Json | null {
+  if (!usage || typeof usage !== 'object') return counts()
+  const out: Json = { ...(usage as Json) }
+  for (const key of COST_FIELDS) if (billed[key] !== undefined) out[key] = billed[key]
+  return out
+}
+
 /** The native calls of every attempt's provider, or undefined when one of them does not speak the API (the request is then translated). */
 export function nativeCallsOf(attempts: Attempt[], api: NativeApi): NativeCalls[] | undefined {
   const calls: NativeCalls[] = []

@@ -12,7 +12,8 @@ import { withItemIds } from './items'
 import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
 import { inputItemsOf, toChatRequest } from './request'
 import { resolveReferences, type StoredItems } from './references'
-import { responseErrorOf, translateStream } from './stream'
+import { responsesNativeRoute } from './native'
+import { responseErrorOf, type StreamEnd, translateStream } from './stream'
 import { outputOfMessage } from './whole'
 import type { Json } from './json'
 
@@ -40,8 +41,9 @@ export async function storedInputItems(ctx: GatewayContext, org: string, respons
 
 /**
  * Serves POST /responses (docs/responses.md): the stored conversation of `previous_response_id` and the input become
- * a chat request served by serveChat (holds, routing, fallbacks, billing and /generation are chat's), whose answer
- * is translated back into a Response object or the Responses API's events; with `store` (default true) the
+ * a chat request served by serveChat (holds, routing, fallbacks, billing and /generation are chat's): passed on to
+ * OpenAI's own Responses API when every provider routed to speaks it (docs/native.md#responses), else served as chat
+ * and translated back into a Response object or the Responses API's events; with `store` (default true) the
  * conversation and the output are stored for the org.
  */
 export async function serveResponses(
@@ -76,11 +78,8 @@ export async function serveResponses(
     store,
     model: chatRequest.model ?? chatRequest.models?.[0] ?? '',
   }
-  const answer = await serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags })
-  const generationId = answer.headers.get('x-generation-id') ?? ''
-
   // Stores a finished response (not a failed one): its conversation and full output, for previous_response_id.
-  const save = async (response: Json, output: Json[]) => {
+  const save = async ({ response, output }: StreamEnd) => {
     if (!store || response.status === 'failed') return
     try {
       if (!(await ctx.responses.save(org, frame.id, { response, input: conversation, output })))
@@ -90,22 +89,29 @@ export async function serveResponses(
     }
   }
 
-  if (!request.stream) {
-    const completion = parseExact<Json>(await answer.text())
-    const choice = completion.choices?.[0] ?? {}
-    const outcome = outcomeOf(choice.finish_reason)
-    frame.model = completion.model
-    frame.provider = completion.provider
-    const output = outputOfMessage(choice.message ?? {}, outcome.status === 'completed' ? 'completed' : 'incomplete', frame.id)
-    const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice.native_finish_reason})` }) : null
-    const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(completion.usage) })
-    await save(response, output)
-    return gatewayResponse(stringifyExact(response), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, requestId)
+  // Chat's answer (some provider routed to does not speak the Responses API) as a Response object or its events.
+  const translate = async (answer: Response): Promise<Response> => {
+    const generationId = answer.headers.get('x-generation-id') ?? ''
+    if (!request.stream) {
+      const completion = parseExact<Json>(await answer.text())
+      const choice = completion.choices?.[0] ?? {}
+      const outcome = outcomeOf(choice.finish_reason)
+      frame.model = completion.model
+      frame.provider = completion.provider
+      const output = outputOfMessage(choice.message ?? {}, outcome.status === 'completed' ? 'completed' : 'incomplete', frame.id)
+      const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice.native_finish_reason})` }) : null
+      const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(completion.usage) })
+      await save({ response, output })
+      return gatewayResponse(stringifyExact(response), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, requestId)
+    }
+    return gatewayResponse(
+      translateStream(answer.body!, frame, save),
+      200,
+      { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-generation-id': generationId },
+      requestId,
+    )
   }
-  return gatewayResponse(
-    translateStream(answer.body!, frame, ({ response, output }) => save(response, output)),
-    200,
-    { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-generation-id': generationId },
-    requestId,
-  )
+
+  const native = responsesNativeRoute({ request, conversation, frame, save, translate })
+  return serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
 }

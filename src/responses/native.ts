@@ -1,0 +1,171 @@
+import type { GatewayError } from '../errors'
+import { stringifyExact } from '../http/exact-json'
+import { type NativeRoute, withCostFields } from '../native/route'
+import type { NativeEvent, UpstreamUsage } from '../providers/types'
+import type { Attempt } from '../routing/plan'
+import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
+import { type ItemPrefix, newItemId } from './ids'
+import type { Json } from './json'
+import { type ResponseFrame, usageOf } from './output'
+import { reasoningDetailsOf } from './reasoning'
+import type { StreamEnd } from './stream'
+import { responseErrorOf } from './stream'
+
+const encoder = new TextEncoder()
+
+// Fields of the gateway's request that are not OpenAI's, or that the gateway answers itself (stored responses).
+const GATEWAY_ONLY = ['models', 'provider', 'stream', 'store', 'previous_response_id', 'background'] as const
+const PREFIXES: Record<string, ItemPrefix> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' }
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
+const TEXT_DELTAS = new Set([
+  'response.output_text.delta',
+  'response.function_call_arguments.delta',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_text.delta',
+  'response.refusal.delta',
+])
+
+/** The Responses API's usage in chat's names (what billing reads); undefined when the answer reports none. */
+export function chatUsageOf(usage: Json | null | undefined): UpstreamUsage | undefined {
+  if (!usage || typeof usage !== 'object') return undefined
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: usage.output_tokens,
+    total_tokens: usage.total_tokens,
+    prompt_tokens_details: { cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0 },
+  }
+}
+
+/**
+ * The conversation as OpenAI receives it: items without the gateway's ids (OpenAI stores nothing of it, `store:
+ * false`); reasoning items only when they carry OpenAI's own encrypted content (a summary alone, or another
+ * provider's signed thinking, means nothing to it).
+ */
+export function upstreamInput(conversation: ResolvedItem[]): Json[] {
+  const items: Json[] = []
+  for (const item of conversation as Json[]) {
+    if (item.type === 'reasoning') {
+      if (typeof item.encrypted_content === 'string' && !reasoningDetailsOf(item.encrypted_content).length) items.push(item)
+      continue
+    }
+    const { id: _id, ...rest } = item
+    items.push(rest)
+  }
+  return items
+}
+
+/** What the Responses route needs of serveResponses: the request, its conversation, the response's frame, and how it is stored. */
+export interface ResponsesNativeInput {
+  request: ResponsesRequest
+  /** The stored conversation and the request's input, references resolved. */
+  conversation: ResolvedItem[]
+  frame: ResponseFrame
+  /** Stores a finished response (its Response object and full output). */
+  save(end: StreamEnd): Promise<void>
+  translate: NativeRoute['translate']
+}
+
+/**
+ * The Responses API served natively by OpenAI (docs/native.md#responses): the request goes to OpenAI's `/responses`
+ * with the whole conversation as its input (`previous_response_id` is the gateway's, resolved here) and `store:
+ * false`; the answer comes back under the gateway's response id, item ids, model and provider, its usage with the
+ * cost, and is stored as a translated one is. Streamed, OpenAI's events pass through as they come, renamed alike;
+ * the last one (response.completed, .incomplete or .failed) waits for the billing and the storing.
+ */
+export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
+  const { request, frame } = input
+  const sent: Json = { ...request }
+  for (const field of GATEWAY_ONLY) delete sent[field]
+  sent.input = upstreamInput(input.conversation)
+  sent.store = false
+  const ids = new Map<string, string>()
+  // The gateway's id for an item of OpenAI's (the same one each time it is named).
+  const idOf = (item: Json): string | undefined => {
+    const upstream = item.id
+    if (typeof upstream !== 'string') return upstream
+    let id = ids.get(upstream)
+    if (!id) {
+      const prefix = PREFIXES[item.type]
+      id = prefix ? newItemId(prefix, frame.id) : upstream
+      ids.set(upstream, id)
+    }
+    return id
+  }
+  const renamedItem = (item: Json): Json => (item && typeof item === 'object' && typeof item.id === 'string' ? { ...item, id: idOf(item) } : item)
+  const renamedResponse = (response: Json, attempt: Attempt | undefined): Json => ({
+    ...response,
+    id: frame.id,
+    ...(attempt ? { model: attempt.entry.id, provider: attempt.offer.provider.name } : {}),
+    output: Array.isArray(response.output) ? response.output.map(renamedItem) : response.output,
+    previous_response_id: request.previous_response_id ?? null,
+    store: frame.store,
+  })
+  const withCost = (response: Json, usage: Json): Json => ({ ...response, usage: withCostFields(response.usage, usage, () => usageOf(usage)) })
+
+  return {
+    api: 'responses',
+    translate: input.translate,
+    body: (attempt) => ({ ...sent, model: attempt.offer.upstreamId }),
+    usageOf: (answer) => chatUsageOf(answer.usage as Json | null | undefined),
+    finishReasonOf: (answer) => (answer.incomplete_details as Json | null)?.reason ?? (typeof answer.status === 'string' ? answer.status : null),
+    async answer(answer, { attempt, usage }) {
+      const response = withCost(renamedResponse(answer, attempt), usage)
+      await input.save({ response, output: response.output })
+      return response
+    },
+    dialect() {
+      let served: Attempt | undefined
+      let sequence = -1
+      let snapshot: Json | undefined
+      let terminal: Json | undefined
+      let failed = false
+      const bytes = (data: Json) => encoder.encode(`event: ${data.type}\ndata: ${stringifyExact(data)}\n\n`)
+      const next = () => ++sequence
+      return {
+        opened: (attempt) => {
+          served = attempt
+        },
+        account({ type, data }: NativeEvent, tally) {
+          const response = data.response as Json | undefined
+          if (type === 'response.created' && typeof response?.id === 'string') tally.upstreamId = response.id
+          else if (TEXT_DELTAS.has(type) && typeof data.delta === 'string') tally.generatedChars += data.delta.length
+          else if (TERMINAL.has(type) && response) {
+            const usage = chatUsageOf(response.usage)
+            if (usage) tally.reported = usage
+            tally.nativeFinishReason = response.incomplete_details?.reason ?? response.status ?? null
+          }
+        },
+        forward({ data }: NativeEvent) {
+          if (typeof data.sequence_number === 'number') sequence = data.sequence_number
+          const out: Json = { ...data }
+          if (out.response) out.response = snapshot = renamedResponse(out.response, served)
+          if (out.item) out.item = renamedItem(out.item)
+          if (typeof out.item_id === 'string') out.item_id = ids.get(out.item_id) ?? out.item_id
+          if (TERMINAL.has(String(out.type))) {
+            terminal = out
+            return undefined
+          }
+          return bytes(out)
+        },
+        fail(error: GatewayError) {
+          failed = true
+          const failure = responseErrorOf({ code: error.status, message: error.message, metadata: error.metadata })
+          if (!snapshot) return bytes({ type: 'error', code: failure.code, message: failure.message, param: null, sequence_number: next() })
+          return bytes({ type: 'response.failed', response: { ...snapshot, status: 'failed', error: failure }, sequence_number: next() })
+        },
+        async finish(usage) {
+          if (failed || !usage) return undefined
+          if (!terminal) {
+            // The provider ended its stream without saying how the response ended.
+            const failure = responseErrorOf({ code: 502, message: 'The stream ended before the response was complete' })
+            return bytes({ type: 'response.failed', response: { ...(snapshot ?? {}), status: 'failed', error: failure }, sequence_number: next() })
+          }
+          const response = withCost(terminal.response, usage)
+          await input.save({ response, output: response.output })
+          return bytes({ ...terminal, response })
+        },
+      }
+    },
+  }
+}

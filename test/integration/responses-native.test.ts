@@ -15,6 +15,7 @@ import { openaiClient } from '../helpers/clients'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { decimalText, roundUnits, units } from '../helpers/sse'
 
+const CUSTOMER_OPENAI_KEY = 'sk-cust-native-1111'
 const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const model = (id: string, upstreamId: string, extra: Partial<ProviderModel> = {}): ProviderModel => ({
   id,
@@ -42,7 +43,7 @@ let fake: FakeOpenAI
 let t: TestGateway
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI({ apiKey: 'sk-upstream' })
+  fake = await startFakeOpenAI({ apiKey: ['sk-upstream', CUSTOMER_OPENAI_KEY] })
   t = await startGateway({
     exchangeRates: { EUR: '1', USD: '0.86' },
     retry: { maxRetries: 0 },
@@ -295,6 +296,23 @@ describe('openai SDK: client.responses on an OpenAI model, natively', () => {
     expect(Number(credits.total_usage)).toBeGreaterThan(0)
     expect(Number(credits.total_usage)).toBeLessThan(0.001)
     fake.slowMs = 0
+  })
+
+  it('BYOK: the customer’s own OpenAI key calls OpenAI’s /responses; the usage record says so', async () => {
+    const { client, auth } = await customerWithClient()
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'openai', key: CUSTOMER_OPENAI_KEY, always_use: true }),
+    })
+    expect(created.status).toBe(201)
+    const from = fake.requests.length
+    const { data: response, response: raw } = await client.responses.create({ model: 'openai/gpt-test', input: 'Mine' }).withResponse()
+    const [upstream] = since(from, '/v1/responses')
+    expect(upstream.headers.authorization).toBe(`Bearer ${CUSTOMER_OPENAI_KEY}`)
+    expect(response.usage).toMatchObject({ is_byok: true })
+    const generation = await (await t.request(`/api/v1/generation?id=${raw.headers.get('x-generation-id')}`, { headers: auth })).json()
+    expect(generation.data).toMatchObject({ is_byok: true, model: 'openai/gpt-test', provider_name: 'OpenAI' })
   })
 
   it('a fallback to a provider without the Responses API serves the whole request through the chat translation', async () => {

@@ -15,6 +15,7 @@ import type { RouteDefinition } from './routes/define'
 import { apiRoutes } from './routes'
 import { createOpenApiRoute } from './routes/openapi'
 import { createAccountsStore } from './stores/accounts'
+import { createPrincipalCache } from './stores/principal-cache'
 import { createAtomicOps, type AtomicOps } from './stores/atomic'
 import { createHoldOps } from './stores/holds'
 import { createHoldsStore } from './stores/budgets'
@@ -121,6 +122,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
       transcription: options.bodyLimits?.transcription ?? 25 * 1024 * 1024,
     },
     lastUsedIntervalSeconds: options.lastUsedIntervalSeconds ?? 60,
+    authCache: options.authCache ?? {},
     requestTimeoutMs: options.requestTimeoutMs ?? 300_000,
     previousSecrets: options.previousSecrets ?? [],
     byok: {
@@ -174,6 +176,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     now,
   })
   assertPricesConvertible(resolved)
+  const principalCache = createPrincipalCache(kv, resolved.authCache, logger)
   const ctx: GatewayContext = {
     options: resolved,
     holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage) }),
@@ -184,7 +187,15 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     expiring: createExpiringStore(kv),
     now,
     logger,
-    accounts: createAccountsStore({ kv, atomic, now, keyPrefix: resolved.keyPrefix, keyTtlSeconds: resolved.keyTtlSeconds, defaultPlan: resolved.defaultPlan }),
+    accounts: createAccountsStore({
+      kv,
+      atomic,
+      now,
+      keyPrefix: resolved.keyPrefix,
+      keyTtlSeconds: resolved.keyTtlSeconds,
+      defaultPlan: resolved.defaultPlan,
+      cache: principalCache,
+    }),
     credits: createCreditsStore({ kv, atomic, now }),
     usage: createUsageStore(kv),
     rollups: createRollupStore({ kv, atomic }),
@@ -294,6 +305,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       return (closing ??= (async () => {
         await ctx.inFlight.drain(ctx.options.drainTimeoutMs, ctx.logger)
         clearInterval(settlement)
+        ctx.accounts.stopCache()
         await sweeps.stop()
         if (ownsStorage) await storage.dispose()
       })())

@@ -6,6 +6,7 @@ import type { RoutingHooks } from './routing/attempts'
 import type { Provider, ProviderModel } from './providers/types'
 import type { CatalogueFile } from './catalogue/catalogue-file'
 import type { CorsOption, ResolvedCors } from './http/cors'
+import type { AuthCacheOptions } from './stores/principal-cache'
 
 /** Options of createGateway. Every value not given takes its default (README "Configuration"; docs/README.md). */
 export interface GatewayOptions {
@@ -61,6 +62,11 @@ export interface GatewayOptions {
   bodyLimits?: { default?: number; chat?: number; transcription?: number }
   /** How often a key's `last_used` is written at most, in seconds. Default 60. */
   lastUsedIntervalSeconds?: number
+  /**
+   * The authentication cache (docs/keys.md#the-authentication-cache): resolved keys kept `ttlMs` (default 5000; 0: off),
+   * emptied at once by a change to a key or user here, and within `epochPollMs` (default 1000) on other instances.
+   */
+  authCache?: AuthCacheOptions
   /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
   auth?: AuthOptions
   /**
@@ -155,6 +161,7 @@ export interface ResolvedOptions {
   publicCatalogue: boolean
   bodyLimits: { default: number; chat: number; transcription: number }
   lastUsedIntervalSeconds: number
+  authCache: AuthCacheOptions
   requestTimeoutMs: number
   previousSecrets: string[]
   byok: Required<ByokOptions>

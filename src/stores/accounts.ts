@@ -2,6 +2,7 @@ import { GatewayError, invalidRequest, notFound } from '../errors'
 import { generateApiKey, isWellFormedKey, newId, sha256Hex } from '../crypto/keys'
 import type { AtomicOps } from './atomic'
 import type { Kv } from './kv'
+import type { PrincipalCache } from './principal-cache'
 
 /** An organisation: the billing entity whose credits its users share. */
 export interface Org {
@@ -117,6 +118,8 @@ export interface AccountsOptions {
   keyTtlSeconds?: number
   /** Plan of users created without one. */
   defaultPlan: string
+  /** The authentication cache: resolved keys, emptied by every change to a key or user (docs/keys.md#the-authentication-cache). */
+  cache?: PrincipalCache
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -200,6 +203,7 @@ export function createAccountsStore(options: AccountsOptions) {
     async updateUser(id: string, patch: { plan?: string; disabled?: boolean }): Promise<User> {
       const user = { ...(await requireUser(id)), ...patch }
       await kv.set(user, 'users', id)
+      await options.cache?.invalidate()
       return user
     },
 
@@ -249,6 +253,7 @@ export function createAccountsStore(options: AccountsOptions) {
         if (!record) throw notFound('API key not found')
         return fn(record)
       })
+      await options.cache?.invalidate()
       const used = await kv.get<{ at: string }>('key-used', hash)
       return { ...next!, last_used: used?.at ?? null }
     },
@@ -291,6 +296,11 @@ export function createAccountsStore(options: AccountsOptions) {
       return records.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => a.created_at.localeCompare(b.created_at))
     },
 
+    /** Stops the authentication cache's reading of the shared epoch (the gateway's close). */
+    stopCache(): void {
+      options.cache?.stop()
+    },
+
     /** Records that a key was used (callers throttle this); kept apart from the record so it never races a revocation. */
     async touchKey(record: ApiKeyRecord): Promise<void> {
       await kv.set({ at: iso(now()) }, 'key-used', record.hash)
@@ -299,12 +309,19 @@ export function createAccountsStore(options: AccountsOptions) {
     /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked, disabled or expired. */
     async resolveKey(key: string): Promise<Principal | null> {
       if (!isWellFormedKey(key, options.keyPrefix)) return null
-      const record = await atomic.read<ApiKeyRecord>(recordKey(sha256Hex(key)))
-      if (!record || record.revoked || record.disabled) return null
-      if (record.expires_at && Date.parse(record.expires_at) <= now()) return null
+      const hash = sha256Hex(key)
+      const expired = (record: ApiKeyRecord) => record.expires_at !== null && record.expires_at !== undefined && Date.parse(record.expires_at) <= now()
+      const cached = options.cache?.get(hash)
+      if (cached) return expired(cached.key) ? null : cached
+      const generation = options.cache?.generation() ?? 0
+      const record = await atomic.read<ApiKeyRecord>(recordKey(hash))
+      if (!record || record.revoked || record.disabled || expired(record)) return null
       const [user, ancestors] = await Promise.all([getUser(record.user_id), record.ancestors?.length ? currentAncestors(record.ancestors) : undefined])
       const org = user && (await getOrg(user.org_id))
-      return user && org ? { key: ancestors ? { ...record, ancestors } : record, user, org } : null
+      if (!user || !org) return null
+      const principal = { key: ancestors ? { ...record, ancestors } : record, user, org }
+      options.cache?.set(hash, principal, generation)
+      return principal
     },
   }
   return store

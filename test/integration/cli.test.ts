@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } 
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
+import { eventually } from '../helpers/eventually'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { version } from '../../src/version'
 
@@ -242,7 +243,15 @@ describe('the model-gateway CLI', () => {
       const revoked = await cli(['keys', 'revoke', key, '--data', data], cwd)
       expect(revoked.code).toBe(0)
       expect(revoked.stdout).toMatch(/^Revoked the key [0-9a-f]{64} \("API key"\) of grace@example\.com\.\n$/)
-      expect((await me(api, key)).status).toBe(401)
+      // Another process's change reaches the server's authentication cache within its epoch poll (1 s).
+      expect(
+        (
+          await eventually(
+            () => me(api, key),
+            (r) => r.status === 401,
+          )
+        ).status,
+      ).toBe(401)
     } finally {
       expect(await server.stop()).toBe(0)
     }

@@ -10,6 +10,7 @@ import express from 'express'
 import { builtinDrivers, createStorage, type Storage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import redisDriver from 'unstorage/drivers/redis'
+import { eventually } from '../helpers/eventually'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { toBunFetch } from '../../adapters/bun'
 import { toExpressHandler } from '../../adapters/express'
@@ -125,7 +126,12 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
       expect(shown.credits.total_usage).toBe(shown.ledger[1].amount)
 
       expect((await cli(['keys', 'revoke', key, '--storage', './.data/gateway'], app)).code).toBe(0)
-      expect((await fetch(`${url}/me`, { headers: bearer(key) })).status).toBe(401)
+      // Another process's change reaches the app's authentication cache within its epoch poll (1 s).
+      const after = await eventually(
+        () => fetch(`${url}/me`, { headers: bearer(key) }),
+        (res) => res.status === 401,
+      )
+      expect(after.status).toBe(401)
     } finally {
       await new Promise((done) => listening.close(done))
       await gateway.close()

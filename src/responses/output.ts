@@ -13,6 +13,43 @@ export interface ResponseFrame {
   provider?: string
 }
 
+const utf8 = new TextEncoder()
+
+/** Whether the request asks for the output text's logprobs (`include: ["message.output_text.logprobs"]`). */
+export const wantsLogprobs = (request: ResponsesRequest): boolean => request.include?.includes('message.output_text.logprobs') === true
+
+// A token's UTF-8 bytes: chat's own, or (chat may send null) those of its text.
+const bytesOf = (entry: Json): number[] => (Array.isArray(entry.bytes) ? entry.bytes : [...utf8.encode(String(entry.token ?? ''))])
+
+/**
+ * Chat's logprobs entries (`choices[].logprobs.content`: `{ token, logprob, bytes, top_logprobs }`) as an output_text
+ * part's `logprobs` (docs/responses.md#refusals-and-logprobs): `{ token, logprob, bytes, top_logprobs: [{ token, logprob, bytes }] }`.
+ */
+export function partLogprobsOf(entries: unknown): Json[] {
+  if (!Array.isArray(entries)) return []
+  return entries.map((entry: Json) => ({
+    token: entry.token,
+    logprob: entry.logprob,
+    bytes: bytesOf(entry),
+    top_logprobs: (Array.isArray(entry.top_logprobs) ? entry.top_logprobs : []).map((top: Json) => ({
+      token: top.token,
+      logprob: top.logprob,
+      bytes: bytesOf(top),
+    })),
+  }))
+}
+
+/**
+ * A part's logprobs as response.output_text.delta and response.output_text.done carry them (OpenAI's ResponseLogProb:
+ * `{ token, logprob, top_logprobs: [{ token, logprob }] }`, no bytes).
+ */
+export const eventLogprobsOf = (logprobs: Json[]): Json[] =>
+  logprobs.map(({ token, logprob, top_logprobs }) => ({
+    token,
+    logprob,
+    top_logprobs: top_logprobs.map((top: Json) => ({ token: top.token, logprob: top.logprob })),
+  }))
+
 /** The Response object's status after a chat finish reason (docs/responses.md#the-response). */
 export function outcomeOf(finishReason: string | null | undefined): { status: 'completed' | 'incomplete' | 'failed'; incomplete_details: Json | null } {
   if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }

@@ -3,6 +3,7 @@ import { invalidRequest } from '../errors'
 import { describeIssue } from '../http/validate'
 import { type ChatRequest, chatRequestSchema } from '../schemas/chat'
 import type { InputItem, ResolvedItem, ResponsesRequest } from '../schemas/responses'
+import { wantsLogprobs } from './output'
 import { reasoningDetailsOf } from './reasoning'
 import type { Json } from './json'
 
@@ -150,6 +151,11 @@ export function toChatRequest(request: ResponsesRequest, conversation: ResolvedI
   if (request.max_output_tokens != null) chat.max_tokens = request.max_output_tokens
   if (request.temperature != null) chat.temperature = request.temperature
   if (request.top_p != null) chat.top_p = request.top_p
+  // Logprobs only when `include` asks for them; `top_logprobs` alone changes nothing (chat would refuse it without them).
+  if (wantsLogprobs(request)) {
+    chat.logprobs = true
+    if (request.top_logprobs != null) chat.top_logprobs = request.top_logprobs
+  }
   if (request.user !== undefined) chat.user = request.user
   if (request.metadata) chat.metadata = request.metadata
   const result = v.safeParse(chatRequestSchema, chat)

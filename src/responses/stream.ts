@@ -2,7 +2,7 @@ import { stringifyExact } from '../http/exact-json'
 import { parseExact } from '../http/exact-json'
 import { createSseParser, type ServerSentEvent } from '../providers/sse'
 import { newItemId } from './ids'
-import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
+import { eventLogprobsOf, outcomeOf, partLogprobsOf, type ResponseFrame, responseObject, shownOutput, usageOf, wantsLogprobs } from './output'
 import { reasoningItem } from './whole'
 import type { Json } from './json'
 
@@ -14,7 +14,15 @@ export interface StreamEnd {
   output: Json[]
 }
 
-// The output item being streamed: reasoning, a message's text, or a function call.
+// A content part of a streamed message: its text (or refusal) and, for text, its logprobs in the part's shape.
+interface Part {
+  kind: 'output_text' | 'refusal'
+  index: number
+  text: string
+  logprobs: Json[]
+}
+
+// The output item being streamed: reasoning, a message (its parts, the last one open), or a function call.
 interface OpenItem {
   kind: 'reasoning' | 'message' | 'function_call'
   index: number
@@ -22,6 +30,8 @@ interface OpenItem {
   text: string
   details: Json[]
   call?: { call_id: string; name: string }
+  parts: Part[]
+  part?: Part
 }
 
 /** The `error` of a failed Response object from chat's error chunk (docs/chat.md#errors-before-and-after-the-first-byte). */
@@ -51,6 +61,7 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
   let usage: Json | undefined
   let failure: Json | undefined
   let pending: Uint8Array[] = []
+  const logprobs = wantsLogprobs(frame.request)
 
   const event = (type: string, fields: Json) =>
     pending.push(encoder.encode(`event: ${type}\ndata: ${stringifyExact({ type, ...fields, sequence_number: sequence++ })}\n\n`))
@@ -63,6 +74,39 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
     if (typeof chunk.provider === 'string') frame.provider = chunk.provider
     event('response.created', { response: snapshot('in_progress') })
     event('response.in_progress', { response: snapshot('in_progress') })
+  }
+
+  // A message's part as content_part.done, output_item.done and the Response object show it.
+  const partOf = (part: Part): Json =>
+    part.kind === 'refusal'
+      ? { type: 'refusal', refusal: part.text }
+      : { type: 'output_text', text: part.text, annotations: [], ...(logprobs ? { logprobs: part.logprobs } : {}) }
+
+  // Ends the message's open part: response.output_text.done or response.refusal.done, then response.content_part.done.
+  const closePart = (item: OpenItem) => {
+    const part = item.part
+    if (!part) return
+    item.part = undefined
+    const at = { item_id: item.id, output_index: item.index, content_index: part.index }
+    if (part.kind === 'refusal') event('response.refusal.done', { ...at, refusal: part.text })
+    else event('response.output_text.done', { ...at, text: part.text, logprobs: eventLogprobsOf(part.logprobs) })
+    event('response.content_part.done', { ...at, part: partOf(part) })
+  }
+
+  // The message's part of that kind: the open one, or a new one at the next content_index (the open one ends first).
+  const openPart = (item: OpenItem, kind: Part['kind']): Part => {
+    if (item.part?.kind === kind) return item.part
+    closePart(item)
+    const part: Part = { kind, index: item.parts.length, text: '', logprobs: [] }
+    item.parts.push(part)
+    item.part = part
+    event('response.content_part.added', {
+      item_id: item.id,
+      output_index: item.index,
+      content_index: part.index,
+      part: kind === 'refusal' ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], ...(logprobs ? { logprobs: [] } : {}) },
+    })
+    return part
   }
 
   // Ends the item being streamed with its done events; `status` is the message's (completed, or incomplete).
@@ -79,10 +123,8 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
       }
       done = reasoningItem(item.id, item.text, item.details)
     } else if (item.kind === 'message') {
-      const part = { type: 'output_text', text: item.text, annotations: [] }
-      event('response.output_text.done', { ...at, content_index: 0, text: item.text, logprobs: [] })
-      event('response.content_part.done', { ...at, content_index: 0, part })
-      done = { id: item.id, type: 'message', role: 'assistant', status, content: [part] }
+      closePart(item)
+      done = { id: item.id, type: 'message', role: 'assistant', status, content: item.parts.map(partOf) }
     } else {
       event('response.function_call_arguments.done', { ...at, name: item.call!.name, arguments: item.text })
       done = { id: item.id, type: 'function_call', ...item.call, arguments: item.text, status: 'completed' }
@@ -95,7 +137,7 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
   const begin = (kind: OpenItem['kind'], call?: OpenItem['call']): OpenItem => {
     close('completed')
     const prefix = kind === 'reasoning' ? 'rs' : kind === 'message' ? 'msg' : 'fc'
-    const item: OpenItem = { kind, index: output.length, id: newItemId(prefix, frame.id), text: '', details: [], call }
+    const item: OpenItem = { kind, index: output.length, id: newItemId(prefix, frame.id), text: '', details: [], call, parts: [] }
     output.push({})
     open = item
     const added =
@@ -105,18 +147,11 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
           ? { id: item.id, type: 'message', role: 'assistant', status: 'in_progress', content: [] }
           : { id: item.id, type: 'function_call', ...call, arguments: '', status: 'in_progress' }
     event('response.output_item.added', { output_index: item.index, item: added })
-    if (kind === 'message') {
-      event('response.content_part.added', {
-        item_id: item.id,
-        output_index: item.index,
-        content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [] },
-      })
-    }
     return item
   }
 
-  const onDelta = (delta: Json) => {
+  // One chunk's delta; `entries` are its choice's logprobs (chat's `logprobs.content`), kept when `include` asks for them.
+  const onDelta = (delta: Json, entries: unknown) => {
     const details = Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Json[]) : []
     const thought = typeof delta.reasoning === 'string' ? delta.reasoning : ''
     if (thought || details.length) {
@@ -131,8 +166,23 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
     }
     if (typeof delta.content === 'string' && delta.content) {
       const item = open?.kind === 'message' ? open : begin('message')
-      item.text += delta.content
-      event('response.output_text.delta', { item_id: item.id, output_index: item.index, content_index: 0, delta: delta.content, logprobs: [] })
+      const part = openPart(item, 'output_text')
+      const pieces = logprobs ? partLogprobsOf(entries) : []
+      part.text += delta.content
+      part.logprobs.push(...pieces)
+      event('response.output_text.delta', {
+        item_id: item.id,
+        output_index: item.index,
+        content_index: part.index,
+        delta: delta.content,
+        logprobs: eventLogprobsOf(pieces),
+      })
+    }
+    if (typeof delta.refusal === 'string' && delta.refusal) {
+      const item = open?.kind === 'message' ? open : begin('message')
+      const part = openPart(item, 'refusal')
+      part.text += delta.refusal
+      event('response.refusal.delta', { item_id: item.id, output_index: item.index, content_index: part.index, delta: delta.refusal })
     }
     for (const piece of Array.isArray(delta.tool_calls) ? (delta.tool_calls as Json[]) : []) {
       const index = typeof piece.index === 'number' ? piece.index : 0
@@ -157,7 +207,7 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
     if (chunk.usage) usage = chunk.usage
     for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
       if ((choice.index ?? 0) !== 0) continue
-      if (choice.delta) onDelta(choice.delta)
+      if (choice.delta) onDelta(choice.delta, choice.logprobs?.content)
       if (choice.finish_reason) finishReason = choice.finish_reason
     }
   }

@@ -1,4 +1,6 @@
+import type { ResponsesRequest } from '../schemas/responses'
 import { newItemId } from './ids'
+import { partLogprobsOf, wantsLogprobs } from './output'
 import { encryptedContentOf } from './reasoning'
 import type { Json } from './json'
 
@@ -9,15 +11,25 @@ export function reasoningItem(id: string, text: string, details: Json[]): Json {
 }
 
 /**
+ * The logprobs of a whole chat answer's choice for its output_text part: chat's `logprobs.content` (none: `[]`) when
+ * the request's `include` asks for them, else undefined (the part then has no `logprobs`).
+ */
+export const choiceLogprobs = (choice: Json, request: ResponsesRequest): Json[] | undefined =>
+  wantsLogprobs(request) ? (Array.isArray(choice.logprobs?.content) ? choice.logprobs.content : []) : undefined
+
+/**
  * The output items of a whole chat answer's message (docs/responses.md#the-response): its reasoning, then its text
  * (and refusal) as one assistant message, then one function_call per tool call; their ids name `responseId`.
+ * `logprobs` (chat's entries, see choiceLogprobs) become the output_text part's `logprobs` in OpenAI's shape.
  */
-export function outputOfMessage(message: Json, status: 'completed' | 'incomplete', responseId: string): Json[] {
+export function outputOfMessage(message: Json, status: 'completed' | 'incomplete', responseId: string, logprobs?: Json[]): Json[] {
   const output: Json[] = []
   const details: Json[] = Array.isArray(message.reasoning_details) ? message.reasoning_details : []
   if (message.reasoning || details.length) output.push(reasoningItem(newItemId('rs', responseId), message.reasoning ?? '', details))
   const content: Json[] = []
-  if (typeof message.content === 'string' && message.content) content.push({ type: 'output_text', text: message.content, annotations: [] })
+  if (typeof message.content === 'string' && message.content) {
+    content.push({ type: 'output_text', text: message.content, annotations: [], ...(logprobs ? { logprobs: partLogprobsOf(logprobs) } : {}) })
+  }
   if (typeof message.refusal === 'string' && message.refusal) content.push({ type: 'refusal', refusal: message.refusal })
   if (content.length) output.push({ id: newItemId('msg', responseId), type: 'message', role: 'assistant', status, content })
   for (const call of message.tool_calls ?? []) {

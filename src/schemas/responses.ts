@@ -140,6 +140,17 @@ export const responsesRequestSchema = v.looseObject({
   max_output_tokens: v.optional(v.nullable(safeInt(1))),
   temperature: v.optional(v.nullable(unit(0, 2))),
   top_p: v.optional(v.nullable(unit(0, 1))),
+  // The most likely tokens per position with `include: ["message.output_text.logprobs"]` (docs/responses.md#refusals-and-logprobs).
+  top_logprobs: v.optional(
+    v.nullable(
+      v.pipe(
+        v.number(),
+        v.integer('must be an integer from 0 to 20'),
+        v.minValue(0, 'must be an integer from 0 to 20'),
+        v.maxValue(20, 'must be an integer from 0 to 20'),
+      ),
+    ),
+  ),
   metadata: v.optional(
     v.nullable(
       v.pipe(
@@ -193,7 +204,14 @@ export const inputItemListSchema = v.object({
   has_more: v.boolean(),
 })
 
-const outputTextPart = v.object({ type: v.literal('output_text'), text: v.string(), annotations: v.array(v.unknown()) })
+const topLogprob = v.object({ token: v.string(), logprob: v.number(), bytes: v.array(v.number()) })
+const outputTextPart = v.object({
+  type: v.literal('output_text'),
+  text: v.string(),
+  annotations: v.array(v.unknown()),
+  // With `include: ["message.output_text.logprobs"]` (docs/responses.md#refusals-and-logprobs).
+  logprobs: v.optional(v.array(v.object({ ...topLogprob.entries, top_logprobs: v.array(topLogprob) }))),
+})
 
 /** One item of a response's `output` (docs/responses.md#the-response). */
 export const outputItemSchema = v.variant('type', [

@@ -17,7 +17,10 @@ import { listenOnLoopback } from './listen'
  * - `slow`: waits `slowMs` before each chunk (and before a whole answer);
  * - `think`: a reasoning model's stream: the role chunk, then `slowMs` of silent reasoning, then `Done.` and usage of
  *   20,015 completion tokens, 20,000 of them reasoning;
- * - `cached` / `reasoning` in the name: usage reports cached prompt tokens / reasoning tokens.
+ * - `cached` / `reasoning` in the name: usage reports cached prompt tokens / reasoning tokens;
+ * - `refuse`: a refusal, as OpenAI's models refuse: `content: null, refusal: REFUSAL` (streamed as `delta.refusal`
+ *   pieces, one a word; with `logprobs: true` the logprobs are `logprobs.refusal`'s); `refuse-after-text`: the
+ *   content `Let me see.` (streamed first), then that refusal.
  * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
  * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
  * `POST /v1/embeddings`: see ./openai-embeddings.ts (vectors from `fakeEmbedding`, the same failure modes).
@@ -68,14 +71,20 @@ export function sampleFromSchema(schema: any, hint: string): unknown {
   return hint
 }
 
+/** The refusal of the `refuse` modes. */
+export const REFUSAL = 'I can’t help with that.'
+/** The text the `refuse-after-text` mode streams before its refusal. */
+export const TEXT_BEFORE_REFUSAL = 'Let me see.'
+
 interface Plan {
   content: string | null
+  refusal?: string
   toolCalls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
   finish: string
   usage: Record<string, any>
 }
 
-function planAnswer(body: any): Plan {
+function planAnswer(body: any, mode: string): Plan {
   const messages: any[] = body.messages ?? []
   const last = messages[messages.length - 1] ?? {}
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')
@@ -94,6 +103,10 @@ function planAnswer(body: any): Plan {
       rejected_prediction_tokens: 0,
     },
   })
+  if (mode === 'refuse' || mode === 'refuse-after-text') {
+    const content = mode === 'refuse' ? null : TEXT_BEFORE_REFUSAL
+    return { content, refusal: REFUSAL, finish: 'stop', usage: usage(words(`${content ?? ''} ${REFUSAL}`).length) }
+  }
   const tools: any[] = body.tools ?? []
   if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
     const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : undefined
@@ -121,7 +134,8 @@ function planAnswer(body: any): Plan {
   return { content, finish, usage: usage(pieces.length) }
 }
 
-const logprobsFor = (text: string) =>
+/** The logprobs the fake answers for a text when asked (`logprobs: true`), in chat's shape: one entry a word (a streamed chunk: its word's). */
+export const logprobsFor = (text: string) =>
   words(text).map((token, i) => ({
     token,
     logprob: -0.25 * (i + 1),
@@ -253,7 +267,7 @@ export async function startFakeOpenAI(
     res.on('close', () => {
       if (!ended) fake.aborted++
     })
-    const plan = planAnswer(body)
+    const plan = planAnswer(body, model)
     const id = `chatcmpl-fake${fake.requests.length}`
     const created = 1_732_000_000
     const fingerprint = 'fp_fake123'
@@ -274,8 +288,17 @@ export async function startFakeOpenAI(
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: plan.content, refusal: null, annotations: [], ...(plan.toolCalls ? { tool_calls: plan.toolCalls } : {}) },
-            logprobs: wantLogprobs && plan.content ? { content: logprobsFor(plan.content), refusal: null } : null,
+            message: {
+              role: 'assistant',
+              content: plan.content,
+              refusal: plan.refusal ?? null,
+              annotations: [],
+              ...(plan.toolCalls ? { tool_calls: plan.toolCalls } : {}),
+            },
+            logprobs:
+              wantLogprobs && (plan.content || plan.refusal)
+                ? { content: plan.content ? logprobsFor(plan.content) : null, refusal: plan.refusal ? logprobsFor(plan.refusal) : null }
+                : null,
             finish_reason: plan.finish,
           },
         ],
@@ -289,7 +312,14 @@ export async function startFakeOpenAI(
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: fingerprint, choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`,
       )
-    send([{ index: 0, delta: { role: 'assistant', content: plan.toolCalls ? null : '', refusal: null }, logprobs: null, finish_reason: null }])
+    send([
+      {
+        index: 0,
+        delta: { role: 'assistant', content: plan.toolCalls || plan.content === null ? null : '', refusal: plan.refusal === undefined ? null : '' },
+        logprobs: null,
+        finish_reason: null,
+      },
+    ])
     if (model === 'think') {
       await sleep(fake.slowMs) // reasoning: nothing is streamed meanwhile
       if (res.destroyed) return
@@ -331,6 +361,10 @@ export async function startFakeOpenAI(
         }
         const token = i === 0 ? word : ` ${word}`
         send([{ index: 0, delta: { content: token }, logprobs: wantLogprobs ? { content: logprobsFor(word), refusal: null } : null, finish_reason: null }])
+      }
+      for (const [i, word] of words(plan.refusal ?? '').entries()) {
+        const token = i === 0 ? word : ` ${word}`
+        send([{ index: 0, delta: { refusal: token }, logprobs: wantLogprobs ? { content: null, refusal: logprobsFor(word) } : null, finish_reason: null }])
       }
     }
     send([{ index: 0, delta: {}, logprobs: null, finish_reason: plan.finish }])

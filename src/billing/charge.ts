@@ -9,6 +9,7 @@ import type { RequestCost } from './cost'
 import { ExactNumber } from '../http/exact-json'
 import { fromUnits } from './money'
 import type { Hold } from './holds'
+import { RecordNotWrittenError } from '../stores/record-not-written'
 
 /** A usage record before the money fields that charging fills in. */
 export type UsageFacts = Omit<
@@ -104,35 +105,29 @@ export async function chargeAndRecord(
     )
   // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
   const charged = byok ? 0n : cost.eurUnits
-  const settled = hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined)
-  // The charge's ledger entry (docs/money.md), once the charge is made: the ledger never shows a charge that was not.
-  const ledgered = settled.then(
-    () => (charged > 0n ? ledgerCharge(ctx, record, charged) : undefined),
-    () => undefined,
+  // The charge's ledger entry (docs/money.md) is written by the settlement's own atomic step: the ledger never shows a
+  // charge that was not made, and never misses one that was.
+  const ledger = charged > 0n ? ctx.credits.chargeEntry(record.org_id, charged, `${record.endpoint} ${record.model}`, record.id) : undefined
+  const settled = hold.settle(
+    charged,
+    byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined,
+    ledger && { key: ledger.key, value: ledger.entry },
   )
   try {
     await Promise.all([settled, ctx.usage.append(record), counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined])
   } catch (error) {
-    ctx.logger.error('billing failed: charge this request by hand', { record, error: (error as Error).message })
+    if (error instanceof RecordNotWrittenError) {
+      // The money is exact in the counters; only the ledger misses the entry (never retried into a second charge).
+      ctx.logger.error('a request was charged but its ledger entry could not be written: add it by hand', {
+        org_id: record.org_id,
+        amount: ledger?.entry.amount,
+        note: ledger?.entry.note,
+        generation_id: record.id,
+        at: ledger?.entry.at,
+        error: (error.cause as Error)?.message ?? String(error.cause),
+      })
+    } else ctx.logger.error('billing failed: charge this request by hand', { record, ledger: ledger?.entry, error: (error as Error).message })
   }
-  await Promise.all([rolledUp, ledgered])
+  await rolledUp
   return { ...owed, byok }
-}
-
-// The ledger entry of a request's charge, written after the atomic step that made it: the money is already exact in
-// the counters, so a failed write is logged with the entry to add, never retried into a second charge.
-async function ledgerCharge(ctx: GatewayContext, record: UsageRecord, units: bigint): Promise<void> {
-  const note = `${record.endpoint} ${record.model}`
-  try {
-    await ctx.credits.recordCharge(record.org_id, units, note, record.id)
-  } catch (error) {
-    ctx.logger.error('a request was charged but its ledger entry could not be written: add it by hand', {
-      org_id: record.org_id,
-      amount: fromUnits(units),
-      note,
-      generation_id: record.id,
-      at: record.created_at,
-      error: (error as Error).message,
-    })
-  }
 }

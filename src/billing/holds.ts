@@ -12,9 +12,10 @@ export interface Hold {
   /**
    * Replaces the hold by the exact charge in EUR ledger units, and adds to the usage counters of the request's key and
    * the keys above it (docs/keys.md); only the first call (or release) counts. A request a customer's own key served
-   * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost.
+   * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost. `record`
+   * (the charge's ledger entry) is written in the same step.
    */
-  settle(chargeEurUnits: bigint, byok?: ByokCharge): Promise<void>
+  settle(chargeEurUnits: bigint, byok?: ByokCharge, record?: { key: string; value: unknown }): Promise<void>
   /** Releases the hold without charging anything (no provider served the request); a no-op once settled. */
   release(): Promise<void>
 }
@@ -91,7 +92,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       now,
     )
   let done = false
-  const settle = async (charge: bigint, byok?: ByokCharge) => {
+  const settle = async (charge: bigint, byok?: ByokCharge, record?: { key: string; value: unknown }) => {
     if (done) return
     done = true
     // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
@@ -102,6 +103,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       budgets,
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
       counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()),
+      record,
     })
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }

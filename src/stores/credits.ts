@@ -99,7 +99,8 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
   const grantedKey = (orgId: string) => kv.key('credits', orgId, 'granted')
   const usedKey = (orgId: string) => kv.key('credits', orgId, 'used')
 
-  async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {
+  // A new ledger entry and its storage key: time-ordered and unique per entry, so appends never conflict (no lock).
+  function ledgerEntry(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): { key: string; entry: LedgerEntry } {
     const at = now()
     const entry: LedgerEntry = {
       id: ledgerId(),
@@ -110,8 +111,12 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
       at: new Date(at).toISOString(),
       ...(generationId ? { generation_id: generationId } : {}),
     }
-    // Time-ordered key, unique per entry: appends never conflict, so they need no lock.
-    await kv.set(entry, 'ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`)
+    return { key: kv.key('ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`), entry }
+  }
+
+  async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {
+    const { key, entry } = ledgerEntry(orgId, kind, units, note, generationId)
+    await kv.storage.setItem(key, entry as never)
     return entry
   }
 
@@ -151,6 +156,14 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
      */
     async recordCharge(orgId: string, units: bigint, note: string, generationId?: string): Promise<LedgerEntry> {
       return appendLedger(orgId, 'charge', units, note, generationId)
+    },
+
+    /**
+     * The ledger entry of a request's charge and its storage key, not written: the settlement writes it in the same
+     * atomic step as the charge (HoldOps.settle's `record`), so that it exists exactly when the charge was made.
+     */
+    chargeEntry(orgId: string, units: bigint, note: string, generationId: string): { key: string; entry: LedgerEntry } {
+      return ledgerEntry(orgId, 'charge', units, note, generationId)
     },
 
     /** An org's ledger entries, oldest first (every one without options; a page with them: PageOptions). */

@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage'
 import type { AtomicOps } from './atomic'
 import { lockFor } from './atomic-local'
 import type { Budget, HoldOps } from './holds'
+import { RecordNotWrittenError } from './record-not-written'
 
 /** The holds of one budget as stored: hold id → units (decimal string) and expiry (epoch ms). */
 type HoldsRecord = Record<string, { units: string; expires: number }>
@@ -54,7 +55,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: (b.units ?? units).toString(), expires: expiresAt } })))
         return { ok: true as const }
       }),
-    settle: ({ id, budgets, charges, counters = [] }) =>
+    settle: ({ id, budgets, charges, counters = [], record: written }) =>
       lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         await Promise.all(
           budgets.map(async (b, i) => {
@@ -67,6 +68,11 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
           }),
         )
         await Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
+        // Last, under the same lock: a failure here leaves the charge made, which the error says.
+        if (written)
+          await storage.setItem(written.key, written.value as never).catch((error) => {
+            throw new RecordNotWrittenError(error)
+          })
       }),
     held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,
   }

@@ -74,9 +74,9 @@ end
 return {0}
 `
 
-// KEYS: per budget i, used and holds; then each counter charged. ARGV: id, n, per budget the charge's whole and
-// fraction, then m, and per counter its charge's whole and fraction, its window start ('-' when not windowed) and
-// how long to keep it (ms).
+// KEYS: per budget i, used and holds; then each counter charged; then the record written, if any. ARGV: id, n, per
+// budget the charge's whole and fraction, then m, and per counter its charge's whole and fraction, its window start
+// ('-' when not windowed) and how long to keep it (ms); then the record's JSON, if any (the unstorage driver's format).
 const SETTLE = `${LUA_HELPERS}
 local id, n = ARGV[1], tonumber(ARGV[2])
 for i = 1, n do
@@ -92,6 +92,7 @@ for c = 1, m do
   end
   add(key, ARGV[a], ARGV[a + 1])
 end
+if #KEYS > 2 * n + m then redis.call('SET', KEYS[#KEYS], ARGV[#ARGV]) end
 return 0
 `
 
@@ -122,15 +123,17 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
       if (result[0] === 0) return { ok: true }
       return { ok: false, index: result[0] - 1, available: BigInt(result[1]) * UNIT + BigInt(result[2]) }
     },
-    async settle({ id, budgets, charges, counters = [] }) {
+    async settle({ id, budgets, charges, counters = [], record }) {
       const charged = counters.filter((c) => c.units !== 0n)
       const keys = [...budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey)]), ...charged.map((c) => redisKey(c.key))]
+      if (record) keys.push(redisKey(record.key))
       const perCounter = charged.flatMap((c) => [
         ...split(c.units),
         c.window ? String(c.window.start) : '-',
         c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0',
       ])
-      await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter)
+      const written = record ? [JSON.stringify(record.value)] : []
+      await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter, ...written)
     },
     async held(budget, now) {
       let units = 0n

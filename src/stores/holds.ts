@@ -49,9 +49,10 @@ export interface HoldOps {
   place(input: { id: string; units: bigint; expiresAt: number; now: number; budgets: Budget[] }): Promise<PlaceResult>
   /**
    * Removes hold `id` from every budget, adds `charges[i]` ledger units to budget i's spent counter (as a counter that
-   * is not windowed) and adds each of `counters`, in one step.
+   * is not windowed), adds each of `counters` and writes `record` (a charge's ledger entry: full storage key, JSON
+   * value), in one step.
    */
-  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[] }): Promise<void>
+  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[]; record?: { key: string; value: unknown } }): Promise<void>
   /** The units of live holds on a budget (for tests and the admin view). */
   held(budget: Budget, now: number): Promise<bigint>
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
-import { createGateway } from '../../src/index'
+import { createGateway, demo } from '../../src/index'
 import { createAtomicOps } from '../../src/stores/atomic'
 import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
@@ -80,6 +80,32 @@ function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 
     const ledger = await a.admin.ledger(user.org_id)
     expect(ledger.filter((e) => e.kind === 'grant')).toHaveLength(400)
     expect(ledger.filter((e) => e.kind === 'charge')).toHaveLength(400)
+  })
+
+  it('writes each request’s ledger entry in its settlement: 40 chats on two instances, 40 entries summing to the usage', async () => {
+    const [a, b] = [await startGateway({ storage: kind.open(), providers: [demo()] }), await startGateway({ storage: kind.open(), providers: [demo()] })]
+    try {
+      const { key, user } = await createCustomer(a.gateway, { credits: '1' })
+      const ids = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const res = await [a, b][i % 2].request('/api/v1/chat/completions', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'demo/echo', stream: i % 4 < 2, messages: [{ role: 'user', content: `Hello ${i}` }] }),
+          })
+          expect(res.status).toBe(200)
+          await res.text()
+          return res.headers.get('x-generation-id')
+        }),
+      )
+      const charges = (await b.gateway.admin.ledger(user.org_id)).filter((e) => e.kind === 'charge')
+      expect(charges.map((e) => e.generation_id).sort()).toEqual([...ids].sort())
+      const sum = charges.reduce((total, e) => total + toUnits(e.amount), 0n)
+      expect(fromUnits(sum)).toBe((await a.gateway.admin.getCredits(user.org_id)).total_usage)
+    } finally {
+      await a.close()
+      await b.close()
+    }
   })
 }
 

@@ -9,11 +9,12 @@ import { newGenerationId, shapeChunkChoices } from './shape'
 const encoder = new TextEncoder()
 const DONE = encoder.encode('data: [DONE]\n\n')
 
-// Characters of generated text in a delta (content, reasoning, tool arguments): what an estimate bills.
+// Characters of generated text in a delta (content, reasoning, refusal, tool arguments): what an estimate bills.
 function generatedTextLength(delta: Record<string, unknown> | undefined): number {
   if (!delta) return 0
   let length = typeof delta.content === 'string' ? delta.content.length : 0
   if (typeof delta.reasoning === 'string') length += delta.reasoning.length
+  if (typeof delta.refusal === 'string') length += delta.refusal.length
   for (const call of (delta.tool_calls as { function?: { arguments?: string } }[] | undefined) ?? []) length += call.function?.arguments?.length ?? 0
   return length
 }

@@ -14,7 +14,7 @@ import { inputItemsOf, toChatRequest } from './request'
 import { resolveReferences, type StoredItems } from './references'
 import { responsesNativeRoute } from './native'
 import { responseErrorOf, type StreamEnd, translateStream } from './stream'
-import { outputOfMessage } from './whole'
+import { choiceLogprobs, outputOfMessage } from './whole'
 import type { Json } from './json'
 
 /** 404 in OpenAI's words for a response id the org has not stored (unknown, another org's, deleted or expired). */
@@ -98,7 +98,12 @@ export async function serveResponses(
       const outcome = outcomeOf(choice.finish_reason)
       frame.model = completion.model
       frame.provider = completion.provider
-      const output = outputOfMessage(choice.message ?? {}, outcome.status === 'completed' ? 'completed' : 'incomplete', frame.id)
+      const output = outputOfMessage(
+        choice.message ?? {},
+        outcome.status === 'completed' ? 'completed' : 'incomplete',
+        frame.id,
+        choiceLogprobs(choice, request),
+      )
       const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice.native_finish_reason})` }) : null
       const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(completion.usage) })
       await save({ response, output })

@@ -244,9 +244,7 @@ describe('logprobs', () => {
     expect(plain.content).toEqual([{ type: 'output_text', text: answer, annotations: [] }])
   })
 
-  // Needs src/responses/index.ts (not this change's) to pass the choice's logprobs on: outputOfMessage(choice.message ?? {},
-  // status, frame.id, choiceLogprobs(choice, request)). Unskip once it does.
-  it.skip('whole: the Response’s output_text part carries chat’s logprobs', async () => {
+  it('whole: the Response’s output_text part carries chat’s logprobs', async () => {
     const answer = 'Hello from gpt-test: Two words'
     const whole = await client.responses.create({ model: 'fake/gpt-test', input: 'Two words', include: [LOGPROBS], top_logprobs: 1 })
     expect((whole.output[0] as OpenAI.Responses.ResponseOutputMessage).content).toEqual([

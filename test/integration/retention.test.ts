@@ -220,7 +220,7 @@ describe('retention: the sweep timer', () => {
         byok: { settlementIntervalSeconds: 0 },
         retention: { sweepIntervalSeconds: 60 },
       })
-      expect(vi.getTimerCount()).toBe(baseline + 2) // the first sweep and the interval
+      expect(vi.getTimerCount()).toBe(baseline + 3) // the first sweep, the interval, and the authentication cache's epoch poll
       const codes = gateway.context.codes
       await codes.create({ userId: 'u', challenge: 'c', method: 'S256', callbackOrigin: 'https://app.example' })
       const codeKeys = () => gateway.internals.storage.getKeys('gateway:codes:')
@@ -235,8 +235,14 @@ describe('retention: the sweep timer', () => {
       expect(await codeKeys()).toHaveLength(0)
       await gateway.close()
       expect(vi.getTimerCount()).toBe(baseline)
-      // 0 turns the sweep off: no timer at all.
-      const off = createGateway({ secret: TEST_SECRET, logger: false, byok: { settlementIntervalSeconds: 0 }, retention: { sweepIntervalSeconds: 0 } })
+      // 0 turns the sweep off: no timer at all (with the authentication cache off too).
+      const off = createGateway({
+        secret: TEST_SECRET,
+        logger: false,
+        byok: { settlementIntervalSeconds: 0 },
+        retention: { sweepIntervalSeconds: 0 },
+        authCache: { ttlMs: 0 },
+      })
       expect(vi.getTimerCount()).toBe(baseline)
       await off.close()
     } finally {

@@ -402,6 +402,10 @@ function printTrips(trips: Record<string, RedisCounts>) {
         `${''.padEnd(6)} sequence (${c.sequences[0].requests}/${c.requests} requests; | between round trips, // the upstream call): ${c.sequences[0].sequence}`,
       )
     if (c.outside.commands) console.log(`${''.padEnd(6)} ${c.outside.commands} commands outside any request`)
+    if (c.background.commands)
+      console.log(
+        `${''.padEnd(6)} ${c.background.commands} background reads (the authentication cache's epoch poll, once a second) in the phase, counted apart`,
+      )
   }
 }
 

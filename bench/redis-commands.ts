@@ -11,6 +11,10 @@
 //
 // A round trip is a wait on Redis: a command sent while none of this gateway's commands is in flight starts one;
 // commands sent while another is in flight (a pipeline, a MULTI/EXEC, commands awaited together) share it.
+//
+// The authentication cache's epoch poll (a GET of `<prefix>:auth-epoch` every second, off the request path:
+// docs/keys.md#the-authentication-cache) belongs to no request: it is counted apart (`background`), and a request's
+// command sent while it is in flight still starts a round trip of its own.
 import { subscribe } from 'node:diagnostics_channel'
 import type { Server } from 'node:http'
 
@@ -32,6 +36,8 @@ export interface RedisCounts {
   after: Part
   /** Commands while counting but outside any request (none expected). */
   outside: Part
+  /** The gateway's own background reads (the authentication cache's epoch poll), whenever they fell. */
+  background: Part
   per_request: { before: { min: number; max: number }; after: { min: number; max: number } }
   /** The distinct command sequences and how many requests had each, most frequent first (at most 5). */
   sequences: { requests: number; sequence: string }[]
@@ -40,8 +46,10 @@ export interface RedisCounts {
 const part = (): Part => ({ round_trips: 0, commands: 0, by_command: {} })
 
 interface RedisLike {
-  sendCommand(command: { name: string; promise: Promise<unknown> }, ...rest: unknown[]): unknown
+  sendCommand(command: { name: string; args?: unknown[]; promise: Promise<unknown> }, ...rest: unknown[]): unknown
 }
+
+const BACKGROUND = /:auth-epoch$/
 
 /** Installs the counter; returns start() (resets and counts) and stop() (stops and returns the counts). */
 export function countRedisCommands(client: RedisLike, server: Server) {
@@ -70,7 +78,11 @@ export function countRedisCommands(client: RedisLike, server: Server) {
 
   const original = client.sendCommand
   client.sendCommand = function sendCommand(this: RedisLike, command, ...rest) {
-    if (counting) {
+    if (counting && BACKGROUND.test(String(command.args?.[0] ?? ''))) {
+      counts.background.round_trips++
+      counts.background.commands++
+      counts.background.by_command[command.name] = (counts.background.by_command[command.name] ?? 0) + 1
+    } else if (counting) {
       const where = current ? (current.upstreamStarted ? 'after' : 'before') : 'outside'
       const bucket = counts[where]
       const newTrip = inFlight === 0
@@ -99,6 +111,7 @@ export function countRedisCommands(client: RedisLike, server: Server) {
         before: part(),
         after: part(),
         outside: part(),
+        background: part(),
         per_request: { before: { min: 0, max: 0 }, after: { min: 0, max: 0 } },
         sequences: [],
       }

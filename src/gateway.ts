@@ -28,6 +28,7 @@ import { createResponsesStore, STORED_RESPONSE_MAX_BYTES } from './stores/respon
 import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
+import { ownedStorage } from './stores/records'
 import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
@@ -214,7 +215,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
 /** Creates a gateway: every `/api/v1` route (docs/api.md#routes) on h3, over the given storage and providers. */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const ownsStorage = !options.storage
-  const storage = options.storage ?? createStorage()
+  const storage = options.storage ?? ownedStorage(createStorage())
   const { ctx, internals } = createContext(options, storage)
   const { basePath, publicCatalogue } = ctx.options
   const routes = [...apiRoutes]

@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage'
 import type { AtomicOps } from './atomic'
+import { createRecords } from './records'
 
 /** Runs `work` after every earlier work under the same key has finished. */
 export type Lock = <T>(key: string, work: () => Promise<T>) => Promise<T>
@@ -63,7 +64,9 @@ const unitsOf = (record: CounterRecord, windowStart?: number): bigint =>
 /** Single-process atomic operations for drivers without their own (memory, fs, …): a per-key lock around read-modify-write. */
 export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps {
   const lock = lockFor(storage, mountKey)
-  const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as CounterRecord
+  const records = createRecords(storage)
+  // Counter records are only read and written here: kept live (as objects) in the gateway's own memory storage.
+  const read = async (key: string) => ((await records.getLive(key)) ?? {}) as CounterRecord
   const ops: AtomicOps = {
     kind: 'local',
     // In one process each counter's lock makes each addition exact; readers see them one by one.
@@ -77,12 +80,12 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
         const current = await read(key)
         if (!window) {
           const next = unitsOf(current) + delta
-          await storage.setItem(key, { units: next.toString() })
+          await records.setLive(key, { units: next.toString() })
           return next
         }
         const start = current.window !== undefined && current.window > window.start ? current.window : window.start
         const next = unitsOf(current, window.start) + delta
-        await storage.setItem(key, { units: next.toString(), window: start })
+        await records.setLive(key, { units: next.toString(), window: start })
         return next
       }),
     // Read under the lock too: the fs driver does not write atomically, so a read racing a write could see an empty file.
@@ -95,47 +98,47 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
         const count = (live ? (current.count ?? 0) : 0) + by
         if (by === 0) return count // a read: nothing to write
         const expires = live && current.expires !== undefined ? current.expires : ttlSeconds ? now + ttlSeconds * 1000 : undefined
-        await storage.setItem(key, { count, expires })
+        await records.setLive(key, { count, expires })
         return count
       }),
     setIfAbsent: (key, value) =>
       lock(key, async () => {
-        if (await storage.hasItem(key)) return false
-        await storage.setItem(key, value as never)
+        if (await records.has(key)) return false
+        await records.set(key, value)
         return true
       }),
     take: <T>(key: string) =>
       lock(key, async () => {
-        const value = (await storage.getItem(key)) as T | null
-        if (value !== null) await storage.removeItem(key)
+        const value = (await records.get(key)) as T | null
+        if (value !== null) await records.remove(key)
         return value
       }),
-    read: <T>(key: string) => lock(key, async () => (await storage.getItem(key)) as T | null),
+    read: <T>(key: string) => lock(key, async () => (await records.get(key)) as T | null),
     update: <T>(key: string, fn: (current: T | null) => T | null | undefined) =>
       lock(key, async () => {
-        const current = (await storage.getItem(key)) as T | null
+        const current = (await records.get(key)) as T | null
         const next = fn(current)
         if (next === undefined) return current
         if (next === null) {
-          if (current !== null) await storage.removeItem(key)
+          if (current !== null) await records.remove(key)
           return null
         }
-        await storage.setItem(key, next as never)
+        await records.set(key, next)
         return next
       }),
     claimAndAddUnits: (claimKey, claim, counterKey, delta) =>
       // Always the claim's lock first, then the counter's (which addUnits takes alone): no two callers wait on each other.
       lock(claimKey, () =>
         lock(counterKey, async () => {
-          if (await storage.hasItem(claimKey)) return false
+          if (await records.has(claimKey)) return false
           // Two writes that the driver cannot join: claim first, and take the claim back if the charge fails, so a
           // retry charges it; the counter is only written when the claim is.
-          await storage.setItem(claimKey, claim as never)
+          await records.set(claimKey, claim)
           try {
             const next = BigInt((await read(counterKey)).units ?? '0') + delta
-            await storage.setItem(counterKey, { units: next.toString() })
+            await records.setLive(counterKey, { units: next.toString() })
           } catch (error) {
-            await storage.removeItem(claimKey)
+            await records.remove(claimKey)
             throw error
           }
           return true

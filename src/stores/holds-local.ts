@@ -1,8 +1,9 @@
 import type { Storage } from 'unstorage'
 import type { AtomicOps } from './atomic'
-import { lockFor } from './atomic-local'
+import { type Lock, lockFor } from './atomic-local'
 import type { Budget, HoldOps } from './holds'
 import { RecordNotWrittenError } from './record-not-written'
+import { createRecords } from './records'
 
 /** The holds of one budget as stored: hold id → units (decimal string) and expiry (epoch ms). */
 type HoldsRecord = Record<string, { units: string; expires: number }>
@@ -13,10 +14,15 @@ type HoldsRecord = Record<string, { units: string; expires: number }>
  * the counters through the local atomic operations. Exact within one process.
  */
 export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
-  const read = async (key: string) => ((await storage.getItem(key)) ?? {}) as HoldsRecord
+  const records = createRecords(storage)
+  // One engine per mount, so one lock table for all its keys: looked up once.
+  let lock: Lock | undefined
+  const lockOf = (key: string): Lock => (lock ??= lockFor(storage, key))
+  // Holds records are only read and written here: kept live (as objects) in the gateway's own memory storage.
+  const read = async (key: string) => ((await records.getLive(key)) ?? {}) as HoldsRecord
   const write = async (key: string, record: HoldsRecord) => {
-    if (Object.keys(record).length) await storage.setItem(key, record as never)
-    else await storage.removeItem(key)
+    if (Object.keys(record).length) await records.setLive(key, record)
+    else await records.remove(key)
   }
   // Live holds of a record in units; expired ones are dropped from `record` (the caller writes it back).
   const liveUnits = (record: HoldsRecord, now: number): { units: bigint; pruned: boolean } => {
@@ -40,7 +46,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
   return {
     kind: 'local',
     place: ({ id, units, expiresAt, now, budgets }) =>
-      lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+      lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         const records = await Promise.all(budgets.map((b) => read(b.holdsKey)))
         for (let i = 0; i < budgets.length; i++) {
           const budget = budgets[i]
@@ -56,7 +62,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         return { ok: true as const }
       }),
     settle: ({ id, budgets, charges, counters = [], record: written }) =>
-      lockFor(storage, budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+      lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         await Promise.all(
           budgets.map(async (b, i) => {
             const record = await read(b.holdsKey)
@@ -70,7 +76,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         await Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
         // Last, under the same lock: a failure here leaves the charge made, which the error says.
         if (written)
-          await storage.setItem(written.key, written.value as never).catch((error) => {
+          await records.set(written.key, written.value).catch((error) => {
             throw new RecordNotWrittenError(error)
           })
       }),

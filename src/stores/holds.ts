@@ -3,6 +3,7 @@ import { createAtomicOps, type CounterWindow } from './atomic'
 import { createLocalHolds } from './holds-local'
 import { createRedisHolds } from './holds-redis'
 import { isRedisDriver } from './atomic-redis'
+import { isOwnedStorage } from './records'
 
 /**
  * One budget a hold counts against (docs/money.md): its ceiling (a granted-credits counter, or a fixed amount such
@@ -61,7 +62,14 @@ export interface HoldOps {
 export function createHoldOps(storage: Storage): HoldOps {
   const atomic = createAtomicOps(storage)
   const engines = new Map<string, HoldOps>()
+  // The gateway's own storage has one mount, which nobody changes: one engine, without a mount lookup per call.
+  const single = isOwnedStorage(storage)
+  let only: ReturnType<typeof engineOf> | undefined
   const engineFor = (key: string): HoldOps => {
+    if (single) return (only ??= engineOf(key))
+    return engineOf(key)
+  }
+  function engineOf(key: string) {
     const mount = storage.getMount(key)
     let engine = engines.get(mount.base)
     if (!engine) {

@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage'
+import { createRecords } from './records'
 
 /** The gateway's view of an unstorage Storage: every key lives under one prefix. */
 export interface Kv {
@@ -19,12 +20,13 @@ export interface Kv {
 /** Creates the prefixed record helpers over a Storage. */
 export function createKv(storage: Storage, prefix: string): Kv {
   const key = (...parts: string[]) => [prefix, ...parts].filter(Boolean).join(':')
+  const records = createRecords(storage)
   return {
     storage,
     key,
-    get: <T>(...parts: string[]) => storage.getItem(key(...parts)) as Promise<T | null>,
-    set: (value, ...parts) => storage.setItem(key(...parts), value as never),
-    remove: (...parts) => storage.removeItem(key(...parts)),
+    get: <T>(...parts: string[]) => records.get<T>(key(...parts)),
+    set: (value, ...parts) => records.set(key(...parts), value),
+    remove: (...parts) => records.remove(key(...parts)),
     async list(...parts) {
       const base = `${key(...parts)}:`
       const keys = await storage.getKeys(base)

@@ -1,0 +1,95 @@
+import type { Storage } from 'unstorage'
+
+/** Reads and writes of JSON records by full storage key (docs/operations.md#storage). */
+export interface Records {
+  get<T>(key: string): Promise<T | null>
+  set(key: string, value: unknown): Promise<void>
+  remove(key: string): Promise<void>
+  has(key: string): Promise<boolean>
+  /**
+   * A record only the atomic engines read and write (counters, holds): in the gateway's own memory storage kept as
+   * the object itself, not as JSON text; the caller must not change what it reads (but to write it back at once).
+   */
+  getLive<T>(key: string): Promise<T | null>
+  /** Writes a record read by getLive: in the gateway's own memory storage, the object itself (which the caller must not change after). */
+  setLive(key: string, value: object): Promise<void>
+}
+
+// A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end).
+const UNNORMALISED = /[/\\?]|::|^:|:$/
+
+interface MemoryDriver {
+  name?: string
+  getInstance?: () => unknown
+}
+
+const parse = (raw: unknown): unknown => {
+  if (typeof raw !== 'string') return raw
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw // not JSON: unstorage's destr gives the string back too
+  }
+}
+
+// Storages the gateway created itself (its default in-memory one): nobody else holds them, wraps their methods or
+// watches them, so their memory driver may be read directly.
+const owned = new WeakSet<Storage>()
+
+/** Marks a storage the gateway created itself (docs/operations.md#storage): its records are read and written directly. */
+export function ownedStorage(storage: Storage): Storage {
+  owned.add(storage)
+  return storage
+}
+
+/** True for a storage the gateway created itself: one memory mount at its root, which nobody else changes. */
+export const isOwnedStorage = (storage: Storage): boolean => owned.has(storage)
+
+/**
+ * Records over a Storage (docs/operations.md#storage). In the gateway's own default storage, keys mounted on
+ * unstorage's memory driver are read and written straight in its Map, as unstorage itself stores them (JSON text
+ * under the key relative to the mount), without the key normalisation, mount lookup, promise wrappers and tolerant
+ * JSON parsing of each call: the same data, several times cheaper per call on the hot path. A storage the host
+ * passed (which it may wrap or watch), every other driver, and any key unstorage would rewrite go through the Storage.
+ */
+export function createRecords(storage: Storage): Records {
+  // The owned storage's one mount, at its root: its memory driver's Map, keyed by the full (normalised) key.
+  const root = owned.has(storage) ? (storage.getMount('').driver as MemoryDriver) : undefined
+  const map = root?.name === 'memory' && typeof root.getInstance === 'function' ? (root.getInstance() as Map<string, unknown>) : undefined
+  const memoryOf = (key: string): { map: Map<string, unknown>; relative: string } | undefined =>
+    map && !UNNORMALISED.test(key) ? { map, relative: key } : undefined
+  return {
+    async get<T>(key: string) {
+      const memory = memoryOf(key)
+      if (!memory) return (await storage.getItem(key)) as T | null
+      const raw = memory.map.get(memory.relative)
+      return raw === undefined || raw === null ? null : (parse(raw) as T)
+    },
+    async set(key, value) {
+      const memory = memoryOf(key)
+      if (!memory || value === undefined || value === null || typeof value !== 'object') return storage.setItem(key, value as never)
+      memory.map.set(memory.relative, JSON.stringify(value))
+    },
+    async remove(key) {
+      const memory = memoryOf(key)
+      if (!memory) return storage.removeItem(key)
+      memory.map.delete(memory.relative)
+    },
+    async getLive<T>(key: string) {
+      const memory = memoryOf(key)
+      if (!memory) return (await storage.getItem(key)) as T | null
+      const raw = memory.map.get(memory.relative)
+      return raw === undefined || raw === null ? null : (parse(raw) as T)
+    },
+    async setLive(key, value) {
+      const memory = memoryOf(key)
+      if (!memory) return storage.setItem(key, value as never)
+      memory.map.set(memory.relative, value)
+    },
+    async has(key) {
+      const memory = memoryOf(key)
+      if (!memory) return storage.hasItem(key)
+      return memory.map.has(memory.relative)
+    },
+  }
+}

@@ -28,7 +28,7 @@ import { createResponsesStore, STORED_RESPONSE_MAX_BYTES } from './stores/respon
 import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
-import { ownedStorage } from './stores/records'
+import { boundAppended, ownedStorage } from './stores/records'
 import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
 import { deriveKey } from './crypto/tokens'
@@ -217,6 +217,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const ownsStorage = !options.storage
   const storage = options.storage ?? ownedStorage(createStorage())
   const { ctx, internals } = createContext(options, storage)
+  // What the default in-memory storage appends per request is bounded (docs/retention.md#the-default-in-memory-storage).
+  if (ownsStorage) {
+    const prefix = ctx.options.storagePrefix
+    const appended = ['usage', 'generation-ids', 'ledger'].map((kind) => (prefix ? `${prefix}:${kind}:` : `${kind}:`))
+    boundAppended(storage, { prefixes: appended, max: ctx.options.retention.inMemoryRecords })
+  }
   const { basePath, publicCatalogue } = ctx.options
   const routes = [...apiRoutes]
   routes.push(createOpenApiRoute(apiRoutes, { basePath, version, publicCatalogue }))

@@ -117,6 +117,12 @@ export interface RetentionOptions {
   sweepIntervalSeconds?: number
   /** Stored responses of POST /responses are deleted this many days after they were made (docs/responses.md). Default 30. */
   responsesDays?: number
+  /**
+   * The gateway's own default in-memory storage (no `storage` given) keeps at most this many usage records, as many
+   * generation pointers and as many ledger entries; the oldest go first, so that its memory stays bounded
+   * (docs/retention.md#the-default-in-memory-storage). Default 50000; 0: no bound. A storage you pass is not bounded.
+   */
+  inMemoryRecords?: number
 }
 
 /** A fixed-window rate limit. */

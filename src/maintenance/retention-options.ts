@@ -1,7 +1,7 @@
 import type { RetentionOptions } from '../options'
 
-/** The retention defaults (docs/retention.md): usage records 90 days, stored responses 30, a sweep every 600 s. */
-export const DEFAULT_RETENTION = { usageDays: 90, sweepIntervalSeconds: 600, responsesDays: 30 } as const
+/** The retention defaults (docs/retention.md): usage records 90 days, stored responses 30, a sweep every 600 s, 50,000 records appended in the default in-memory storage. */
+export const DEFAULT_RETENTION = { usageDays: 90, sweepIntervalSeconds: 600, responsesDays: 30, inMemoryRecords: 50_000 } as const
 
 /** Fills in and checks the `retention` option: `usageDays` and `responsesDays` positive, `sweepIntervalSeconds` 0 (off) or positive. */
 export function resolveRetention(options: RetentionOptions = {}): Required<RetentionOptions> {
@@ -12,5 +12,8 @@ export function resolveRetention(options: RetentionOptions = {}): Required<Reten
   if (!(Number.isFinite(responsesDays) && responsesDays > 0)) throw new TypeError('model-gateway: `retention.responsesDays` must be a positive number')
   if (!(Number.isFinite(sweepIntervalSeconds) && sweepIntervalSeconds >= 0))
     throw new TypeError('model-gateway: `retention.sweepIntervalSeconds` must be 0 (off) or a positive number')
-  return { usageDays, sweepIntervalSeconds, responsesDays }
+  const inMemoryRecords = options.inMemoryRecords ?? DEFAULT_RETENTION.inMemoryRecords
+  if (!(Number.isInteger(inMemoryRecords) && inMemoryRecords >= 0))
+    throw new TypeError('model-gateway: `retention.inMemoryRecords` must be 0 (no bound) or a positive whole number')
+  return { usageDays, sweepIntervalSeconds, responsesDays, inMemoryRecords }
 }

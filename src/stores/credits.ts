@@ -111,12 +111,13 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
       at: new Date(at).toISOString(),
       ...(generationId ? { generation_id: generationId } : {}),
     }
-    return { key: kv.key('ledger', orgId, `${at.toString().padStart(15, '0')}-${entry.id}`), entry }
+    return { key: kv.key('ledger', orgId, ledgerSuffix(at, entry)), entry }
   }
+  const ledgerSuffix = (at: number, entry: LedgerEntry) => `${at.toString().padStart(15, '0')}-${entry.id}`
 
   async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {
-    const { key, entry } = ledgerEntry(orgId, kind, units, note, generationId)
-    await kv.storage.setItem(key, entry as never)
+    const { entry } = ledgerEntry(orgId, kind, units, note, generationId)
+    await kv.set(entry, 'ledger', orgId, ledgerSuffix(Date.parse(entry.at), entry))
     return entry
   }
 

@@ -32,18 +32,54 @@ const parse = (raw: unknown): unknown => {
   }
 }
 
+/** Records appended per request, kept at most `max` each in the gateway's own memory storage (docs/retention.md). */
+export interface AppendBound {
+  /** Full key prefixes of appended records (`gateway:usage:`, …), each bounded on its own. */
+  prefixes: string[]
+  max: number
+}
+
+// The keys appended under one bounded prefix, oldest first (from `head`).
+interface Appended {
+  prefix: string
+  keys: string[]
+  head: number
+}
+
 // Storages the gateway created itself (its default in-memory one): nobody else holds them, wraps their methods or
-// watches them, so their memory driver may be read directly.
-const owned = new WeakSet<Storage>()
+// watches them, so their memory driver may be read directly. With the bound on what they append.
+const owned = new WeakMap<Storage, { lists: Appended[]; max: number }>()
 
 /** Marks a storage the gateway created itself (docs/operations.md#storage): its records are read and written directly. */
 export function ownedStorage(storage: Storage): Storage {
-  owned.add(storage)
+  owned.set(storage, { lists: [], max: 0 })
   return storage
+}
+
+/** Of the records an owned storage appends under each of `bound.prefixes`, only the newest `bound.max` are kept (0: all). */
+export function boundAppended(storage: Storage, bound: AppendBound): void {
+  const entry = owned.get(storage)
+  if (!entry) return
+  entry.max = bound.max
+  entry.lists = bound.max > 0 ? bound.prefixes.map((prefix) => ({ prefix, keys: [], head: 0 })) : []
 }
 
 /** True for a storage the gateway created itself: one memory mount at its root, which nobody else changes. */
 export const isOwnedStorage = (storage: Storage): boolean => owned.has(storage)
+
+// Notes a key new to the map; past the bound, the oldest key of its prefix is deleted.
+function noteAppended(appended: Appended[], max: number, map: Map<string, unknown>, key: string) {
+  for (const list of appended) {
+    if (!key.startsWith(list.prefix)) continue
+    list.keys.push(key)
+    if (list.keys.length - list.head > max) map.delete(list.keys[list.head++])
+    if (list.head > 4096 && list.head * 2 > list.keys.length) {
+      list.keys = list.keys.slice(list.head)
+      list.head = 0
+    }
+    return
+  }
+}
 
 /**
  * Records over a Storage (docs/operations.md#storage). In the gateway's own default storage, keys mounted on
@@ -54,7 +90,8 @@ export const isOwnedStorage = (storage: Storage): boolean => owned.has(storage)
  */
 export function createRecords(storage: Storage): Records {
   // The owned storage's one mount, at its root: its memory driver's Map, keyed by the full (normalised) key.
-  const root = owned.has(storage) ? (storage.getMount('').driver as MemoryDriver) : undefined
+  const appended = owned.get(storage)
+  const root = appended ? (storage.getMount('').driver as MemoryDriver) : undefined
   const map = root?.name === 'memory' && typeof root.getInstance === 'function' ? (root.getInstance() as Map<string, unknown>) : undefined
   const memoryOf = (key: string): { map: Map<string, unknown>; relative: string } | undefined =>
     map && !UNNORMALISED.test(key) ? { map, relative: key } : undefined
@@ -68,6 +105,7 @@ export function createRecords(storage: Storage): Records {
     async set(key, value) {
       const memory = memoryOf(key)
       if (!memory || value === undefined || value === null || typeof value !== 'object') return storage.setItem(key, value as never)
+      if (appended?.lists.length && !memory.map.has(memory.relative)) noteAppended(appended.lists, appended.max, memory.map, memory.relative)
       memory.map.set(memory.relative, JSON.stringify(value))
     },
     async remove(key) {

@@ -57,7 +57,16 @@ const startWith = (native: boolean) => {
         name: 'Fake',
         baseURL: openai.url,
         apiKey: 'sk-openai',
-        models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing: GPT_PRICING, supportedParameters: ['tools', 'tool_choice', 'max_tokens'] }],
+        models: [
+          { id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing: GPT_PRICING, supportedParameters: ['tools', 'tool_choice', 'max_tokens'] },
+          {
+            id: 'fake/gpt-reasoning',
+            upstreamId: 'gpt-reasoning',
+            pricing: GPT_PRICING,
+            reasoning: { efforts: ['low', 'medium', 'high'] },
+            supportedParameters: ['tools', 'tool_choice', 'max_tokens', 'reasoning'],
+          },
+        ],
       }),
     ],
   })
@@ -280,6 +289,35 @@ describe('@anthropic-ai/sdk on an OpenAI model', () => {
       { role: 'tool', tool_call_id: call.id, content: 'Warm' },
     ])
     expect(second.content).toEqual([{ type: 'text', text: 'The tool said: Warm', citations: null }])
+  })
+})
+
+describe('@anthropic-ai/sdk on an OpenAI reasoning model', () => {
+  it('messages.stream with thinking and a system prompt: the budget becomes a reasoning effort, the reasoning tokens thinking tokens', async () => {
+    const { sdk, user } = await customerWithSdk()
+    const question = 'Think about the weather in Oslo today please'
+    const stream = sdk.messages.stream({
+      model: 'fake/gpt-reasoning',
+      max_tokens: 4000,
+      system: 'Answer plainly.',
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      messages: [{ role: 'user', content: question }],
+    })
+    const types: string[] = []
+    for await (const event of stream) types.push(event.type)
+    const message = await stream.finalMessage()
+    const upstream = lastOpenAI().body
+    // A budget of 2,048 tokens is OpenAI's `low` effort (docs/reasoning.md); the system prompt its system message.
+    expect(upstream).toMatchObject({ model: 'gpt-reasoning', reasoning_effort: 'low', stream: true })
+    expect(upstream.messages[0]).toEqual({ role: 'system', content: 'Answer plainly.' })
+    const text = `Hello from gpt-reasoning: ${question}`
+    expect(types[0]).toBe('message_start')
+    expect(types.at(-1)).toBe('message_stop')
+    expect(message.content).toEqual([{ type: 'text', text, citations: null }])
+    // The fake reports 7 of the completion tokens as reasoning: Anthropic's thinking tokens.
+    expect(message.usage).toMatchObject({ output_tokens: words(text), output_tokens_details: { thinking_tokens: 7 } })
+    const cost = costOf(GPT_PRICING, openaiPromptTokens(upstream), words(text))
+    expect(await spent(user.org_id)).toBe(cost.eur)
   })
 })
 

@@ -14,7 +14,11 @@ const json = { 'content-type': 'application/json' }
 
 type Customer = Awaited<ReturnType<typeof createCustomer>>
 
-/** Two gateway instances over one storage of `makeKind`, in front of one slow fake OpenAI upstream. */
+/**
+ * Two gateway instances over one storage of `makeKind`, in front of one slow fake OpenAI upstream; for `own`, one
+ * instance on its own default storage (read and written directly, its counters and holds kept as objects:
+ * docs/operations.md#storage), both `a` and `b`.
+ */
 function describeHolds(name: string, makeKind: () => StorageKind) {
   let kind: StorageKind
   let upstream: FakeOpenAI
@@ -35,11 +39,11 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
       providers: [openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models })],
     })
     a = await startGateway(options())
-    b = await startGateway(options())
+    b = name === 'own' ? a : await startGateway(options())
   })
   afterAll(async () => {
     await a?.close()
-    await b?.close()
+    if (b !== a) await b?.close()
     await upstream?.close()
     await kind?.cleanup()
   })
@@ -173,6 +177,8 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
   })
 }
 
+describe('credit holds: the default in-memory storage (one instance)', () =>
+  describeHolds('own', () => ({ name: 'own', shared: false, open: () => undefined as never, cleanup: async () => undefined })))
 describe('credit holds: memory (two instances on one storage)', () => describeHolds('memory', memoryKind))
 describe('credit holds: fs (two instances in one process over one folder)', () => describeHolds('fs', fsKind))
 describe.skipIf(!process.env.REDIS_URL)('credit holds: redis (REDIS_URL; two instances)', () => describeHolds('redis', () => redisKind(process.env.REDIS_URL!)))

@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
-import { nativeCallsOf, type NativeRoute } from '../native/route'
+import { type NativeRoute, speaksNatively } from '../native/route'
 import { completeNativeStream } from '../native/stream'
 import { completeNativeWhole } from '../native/whole'
 import { serveCapability } from '../pipeline/serve'
@@ -35,7 +35,7 @@ export async function serveChat(
     maxCost: (attempts) => maxChatCost(ctx, input.request, attempts),
     run: async (attempts, hold) => {
       const served = { ...chat, signal: input.abort.signal, attempts, hold }
-      if (native && nativeCallsOf(attempts, native.api)) return stream ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
+      if (native && speaksNatively(attempts, native.api)) return stream ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
       const answer = await (stream ? completeStream : completeWhole)(ctx, served)
       return native ? native.translate(answer) : answer
     },

@@ -1,5 +1,5 @@
 import type { StreamDialect } from '../pipeline/stream'
-import type { NativeApi, NativeCalls, NativeEvent, UpstreamUsage } from '../providers/types'
+import type { NativeApi, NativeEvent, UpstreamUsage } from '../providers/types'
 import type { Attempt } from '../routing/plan'
 
 type Json = Record<string, unknown>
@@ -47,13 +47,5 @@ export function withCostFields(usage: unknown, billed: Json, counts: () => Json 
   return out
 }
 
-/** The native calls of every attempt's provider, or undefined when one of them does not speak the API (the request is then translated). */
-export function nativeCallsOf(attempts: Attempt[], api: NativeApi): NativeCalls[] | undefined {
-  const calls: NativeCalls[] = []
-  for (const attempt of attempts) {
-    const call = attempt.offer.provider.native?.[api]
-    if (!call) return undefined
-    calls.push(call)
-  }
-  return calls
-}
+/** True when every attempt's provider speaks the API natively; else the request is translated (docs/native.md#when-a-request-goes-natively). */
+export const speaksNatively = (attempts: Attempt[], api: NativeApi): boolean => attempts.every((attempt) => attempt.offer.provider.native?.[api] !== undefined)

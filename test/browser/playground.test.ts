@@ -43,7 +43,8 @@ describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
       await page.getByLabel('Message').fill(text)
       await page.getByRole('button', { name: 'Send' }).click()
       await expect.poll(() => page.locator('.msg.assistant span').last().textContent(), { timeout: 10_000 }).toBe(`Echo: ${text}`)
-      expect(await page.locator('#chat-status').textContent()).toBe('')
+      // The text is whole before the stream ends (its completion and usage events come after the last delta).
+      await expect.poll(() => page.locator('#chat-status').textContent()).toBe('')
       await expect.poll(() => page.locator('.cost').count()).toBe(api.startsWith('OpenAI') ? 2 : 3)
       // "Echo: Hello through …": four words, four tokens for the demo.
       expect(await page.locator('.cost').last().textContent()).toMatch(/^\d+ \+ 4 tokens, cost 0\.\d+ EUR$/)

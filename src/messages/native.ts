@@ -1,10 +1,11 @@
 import type { GatewayError } from '../errors'
 import { type NativeRoute, withCostFields } from '../native/route'
-import { usageFrom, type AnthropicUsage } from '../providers/anthropic-translate'
+import { traitsOf, usageFrom, type AnthropicUsage } from '../providers/anthropic-translate'
 import type { NativeEvent } from '../providers/types'
 import type { Attempt } from '../routing/plan'
 import type { MessagesRequest } from '../schemas/messages'
 import { anthropicError } from './errors'
+import { thinkingForModel } from './native-thinking'
 import { sseEvent } from './stream'
 import { messagesUsage } from './usage'
 
@@ -26,17 +27,19 @@ const withGatewayUsage = (usage: unknown, view: Json): Json | null => withCostFi
 
 /**
  * The Messages API served natively by Anthropic (docs/native.md#messages): the client's request goes to Anthropic's
- * `/v1/messages` unchanged but for the model id; the answer comes back with the generation's id, the gateway's model
+ * `/v1/messages` unchanged but for the model id and a `thinking` the model would refuse, with the client's
+ * `anthropic-version` and `anthropic-beta`; the answer comes back with the generation's id, the gateway's model
  * id and provider, and usage with the cost. Streamed, Anthropic's events pass through as they come, but for
  * message_delta and message_stop, which wait for the billing (message_delta then carries the gateway's usage).
  */
-export function messagesNativeRoute(request: MessagesRequest, translate: NativeRoute['translate']): NativeRoute {
+export function messagesNativeRoute(request: MessagesRequest, translate: NativeRoute['translate'], headers?: Record<string, string>): NativeRoute {
   const sent: Json = { ...request }
   for (const field of GATEWAY_ONLY) delete sent[field]
   return {
     api: 'messages',
     translate,
-    body: (attempt: Attempt) => ({ ...sent, model: attempt.offer.upstreamId }),
+    headers,
+    body: (attempt: Attempt) => thinkingForModel({ ...sent, model: attempt.offer.upstreamId }, traitsOf(attempt.offer.model, attempt.offer.upstreamId)),
     usageOf: (answer) => (answer.usage && typeof answer.usage === 'object' ? usageFrom(answer.usage as AnthropicUsage) : undefined),
     finishReasonOf: (answer) => (typeof answer.stop_reason === 'string' ? answer.stop_reason : null),
     answer: (answer, { attempt, generationId, usage }) => ({

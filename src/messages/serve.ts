@@ -39,11 +39,19 @@ async function translatedAnswer(answer: Response, stops: string[] | undefined, r
  */
 export async function serveMessages(
   ctx: GatewayContext,
-  input: { principal: Principal; request: MessagesRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+  input: {
+    principal: Principal
+    request: MessagesRequest
+    abort: AbortController
+    requestId: string
+    tags?: GenerationTags
+    /** The client's Anthropic headers (`anthropic-version`, `anthropic-beta`), passed on with a native request. */
+    headers?: Record<string, string>
+  },
 ): Promise<Response> {
   const model = input.request.model ? await gatewayModelId(ctx, input.request.model) : input.request.model
   const chat = toChatRequest({ ...input.request, model })
   const stops = input.request.stop_sequences
-  const native = messagesNativeRoute(input.request, (answer) => translatedAnswer(answer, stops, input.requestId))
+  const native = messagesNativeRoute(input.request, (answer) => translatedAnswer(answer, stops, input.requestId), input.headers)
   return serveChat(ctx, { principal: input.principal, request: chat, abort: input.abort, requestId: input.requestId, tags: input.tags, native })
 }

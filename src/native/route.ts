@@ -19,6 +19,8 @@ export interface ServedNative {
  */
 export interface NativeRoute {
   api: NativeApi
+  /** The client's headers of the API (the provider passes on those it declares: docs/native.md#messages). */
+  headers?: Record<string, string>
   /** The body sent to the attempt's provider: the client's request with the provider's model id. */
   body(attempt: Attempt): Json
   /** The usage a whole answer reports, in chat's names; undefined when it reports none. */

@@ -16,6 +16,6 @@ export function completeNativeStream(
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
   return settledStream(ctx, { ...input, generationId, startedAt }, route.dialect(generationId), (attempt, options) =>
-    attempt.offer.provider.native![route.api]!.stream(route.body(attempt), options),
+    attempt.offer.provider.native![route.api]!.stream(route.body(attempt), options, route.headers),
   )
 }

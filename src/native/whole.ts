@@ -24,7 +24,7 @@ export async function completeNativeWhole(
 ): Promise<Response> {
   const startedAt = ctx.now()
   const { result, attempt, tries } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>
-    a.offer.provider.native![route.api]!.whole(route.body(a), options),
+    a.offer.provider.native![route.api]!.whole(route.body(a), options, route.headers),
   )
   const generationId = newGenerationId(startedAt)
   const reported = route.usageOf(result)

@@ -84,6 +84,8 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
     native: {
       messages: {
         path: '/v1/messages',
+        // The client's body is written for its version and betas (context_management, …): they go with it.
+        passHeaders: ['anthropic-version', 'anthropic-beta'],
         isAnswer: (answer) => answer.type === 'message' && Array.isArray(answer.content),
         streamError: ({ type, data }) => {
           if (type !== 'error') return undefined

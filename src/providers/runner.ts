@@ -76,6 +76,8 @@ export interface Listing<Out> {
 export interface NativeDeclaration {
   /** Path after the provider's root (`/v1/messages`, `/responses`). */
   path: string
+  /** The client's headers of this API passed on to the provider, replacing its own (Anthropic's `anthropic-version`, `anthropic-beta`). */
+  passHeaders?: string[]
   /** Whether a whole answer is one (Anthropic's message, OpenAI's response object); any other is a malformed_response. */
   isAnswer(answer: Record<string, unknown>): boolean
   /** The GatewayError an event of its stream stands for (its `error` event); undefined for any other event. */
@@ -111,9 +113,15 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     error ? error(status, text, resHeaders, call) : fromHttpStatus(name, status, errorMessageOf(text), resHeaders)
   let transport = options.transport
 
-  const send = async (path: string, body: RequestBody | undefined, accept: string, call: CallOptions): Promise<UpstreamResponse> => {
+  const send = async (
+    path: string,
+    body: RequestBody | undefined,
+    accept: string,
+    call: CallOptions,
+    extra?: Record<string, string>,
+  ): Promise<UpstreamResponse> => {
     transport ??= await loadTransport()
-    const head = { ...headers(call) }
+    const head = { ...headers(call), ...extra }
     let payload: string | Uint8Array | undefined
     if (body && 'json' in body) {
       payload = JSON.stringify(body.json)
@@ -160,24 +168,34 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     (request: In, call: CallOptions): Promise<Out> =>
       operation.run(request, call, async (path, json, sendCall) => (await send(path, { json }, 'application/json', sendCall)).text())
 
-  // A native API's calls: the client's body as JSON; a whole answer must be a JSON object, a stream is read as events.
-  const nativeCalls = (declared: NativeDeclaration): NativeCalls => ({
-    whole: run<Record<string, unknown>, Record<string, unknown>>({
-      path: declared.path,
-      body: (body) => ({ json: { ...body, stream: false } }),
-      json(answer, { text }) {
+  // A native API's calls: the client's body as JSON with the client's headers the API passes on; a whole answer must be
+  // a JSON object the API calls an answer, a stream is read as its events.
+  const nativeCalls = (declared: NativeDeclaration): NativeCalls => {
+    const passed = (client: Record<string, string> = {}): Record<string, string> => {
+      const out: Record<string, string> = {}
+      for (const name of declared.passHeaders ?? []) if (client[name]) out[name] = client[name]
+      return out
+    }
+    return {
+      async whole(body, call, client) {
+        const res = await send(declared.path, { json: { ...body, stream: false } }, 'application/json', call, passed(client))
+        const text = await res.text()
+        const answer = parseUpstreamJson(name, text) as Record<string, unknown>
         if (!answer || typeof answer !== 'object' || Array.isArray(answer) || !declared.isAnswer(answer))
           throw upstreamError(name, 'malformed_response', text.slice(0, 200))
         return answer
       },
-    }),
-    stream: run<Record<string, unknown>, AsyncIterable<NativeEvent>>({
-      path: declared.path,
-      accept: 'text/event-stream',
-      body: (body) => ({ json: { ...body, stream: true } }),
-      events: (body) => nativeEvents(body, name, declared.streamError),
-    }),
-  })
+      async stream(body, call, client) {
+        const res = await send(declared.path, { json: { ...body, stream: true } }, 'text/event-stream', call, passed(client))
+        const type = res.headers['content-type'] ?? ''
+        if (!type.includes('text/event-stream')) {
+          const text = await res.text().catch(() => '')
+          throw upstreamError(name, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
+        }
+        return nativeEvents(res.body, name, declared.streamError)
+      },
+    }
+  }
 
   const listing = <Out>(listed: Listing<Out>, call: CallOptions): Promise<Out> =>
     offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: name, fail }).then((answer) => listed.read(answer))

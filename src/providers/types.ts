@@ -276,12 +276,16 @@ export interface NativeEvent {
   data: Record<string, unknown>
 }
 
-/** Calls of a native API: the body is the client's, with the provider's model id (docs/native.md). */
+/**
+ * Calls of a native API: the body is the client's, with the provider's model id; `headers` are the client's headers
+ * of that API (Anthropic's `anthropic-version`, `anthropic-beta`), of which the provider passes on those it declares
+ * (docs/native.md).
+ */
 export interface NativeCalls {
   /** A whole answer: the provider's JSON. Throws GatewayError on failure. */
-  whole(body: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>>
+  whole(body: Record<string, unknown>, options: CallOptions, headers?: Record<string, string>): Promise<Record<string, unknown>>
   /** A streamed answer: resolves once the provider accepted it, then yields its events (an error event is thrown as a GatewayError). */
-  stream(body: Record<string, unknown>, options: CallOptions): Promise<AsyncIterable<NativeEvent>>
+  stream(body: Record<string, unknown>, options: CallOptions, headers?: Record<string, string>): Promise<AsyncIterable<NativeEvent>>
 }
 
 /** The result of one connectivity check. */

@@ -28,8 +28,19 @@ export const messagesRoute = defineRoute({
       abort: clientAbortController(event),
       requestId,
       tags: generationTags(event, requestId, { user: body.metadata?.user_id }),
+      headers: anthropicHeaders(event.req.headers),
     }),
 })
+
+// The client's Anthropic headers a native request takes along (docs/native.md#messages).
+function anthropicHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of ['anthropic-version', 'anthropic-beta']) {
+    const value = headers.get(name)
+    if (value) out[name] = value
+  }
+  return out
+}
 
 /** POST /messages/count_tokens (docs/messages.md#counting-tokens): the gateway's estimate of a request's input tokens, not billed. */
 export const countMessageTokensRoute = defineRoute({

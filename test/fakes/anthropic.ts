@@ -9,7 +9,8 @@ import { listenOnLoopback } from './listen'
  *
  * It checks what the real API checks and answers 400 (invalid_request_error) as it would: the key (`x-api-key`, or
  * `Authorization: Bearer`; x-api-key wins when both are sent), `anthropic-version`, `content-type`; the body's fields
- * (unknown ones are "Extra inputs are not permitted", which covers `temperature`, `top_p` and `top_k` on 2026-10-21),
+ * (unknown ones are "Extra inputs are not permitted", which covers `temperature`, `top_p` and `top_k` on 2026-10-21;
+ * version 2023-06-01 still takes those three, and the `anthropic-beta` context-management-2025-06-27 `context_management`),
  * required `model`, `max_tokens`, `messages`; roles (consecutive same-role turns are combined, as the API does);
  * content block shapes and where each may appear; tool_use / tool_result pairing and order; tools defined whenever
  * tool blocks appear; prefill on models that reject it; thinking per model (adaptive vs. budget, budget ≥ 1024 and <
@@ -208,10 +209,20 @@ interface Turn {
   content: any[]
 }
 
-/** Validates a Messages request as API version 2026-10-21 does; returns the turns, same-role turns combined. */
-function validate(body: any): Turn[] {
+// Fields an older version (2023-06-01) still takes, and those a beta adds (the `anthropic-beta` header's names).
+const OLD_VERSION_FIELDS = new Set(['temperature', 'top_p', 'top_k'])
+const BETA_FIELDS: Record<string, string> = { context_management: 'context-management-2025-06-27' }
+
+/**
+ * Validates a Messages request as API version 2026-10-21 does (2023-06-01 also takes temperature, top_p and top_k; the
+ * context-management beta, `context_management`); returns the turns, same-role turns combined.
+ */
+function validate(body: any, version = '2026-10-21', betas: string[] = []): Turn[] {
   if (!isObject(body)) fail('Request body must be a JSON object')
-  for (const key of Object.keys(body)) if (!BODY_FIELDS.has(key)) fail(`${key}: Extra inputs are not permitted`)
+  for (const key of Object.keys(body)) {
+    if (BODY_FIELDS.has(key) || (version === '2023-06-01' && OLD_VERSION_FIELDS.has(key)) || (BETA_FIELDS[key] && betas.includes(BETA_FIELDS[key]))) continue
+    fail(`${key}: Extra inputs are not permitted`)
+  }
   if (typeof body.model !== 'string' || !body.model) fail('model: Field required')
   if (body.max_tokens === undefined) fail('max_tokens: Field required')
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) fail('max_tokens: Input should be a valid integer, greater than or equal to 0')
@@ -509,7 +520,11 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
 
     let turns: Turn[]
     try {
-      turns = validate(body)
+      const betas = String(req.headers['anthropic-beta'] ?? '')
+        .split(',')
+        .map((beta) => beta.trim())
+        .filter(Boolean)
+      turns = validate(body, version, betas)
     } catch (e) {
       if (e instanceof Invalid) return error(400, 'invalid_request_error', e.message)
       throw e
@@ -556,8 +571,9 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
       await tick()
       if (block.type === 'thinking') {
         send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } })
-        for (const [i, word] of words(block.thinking).entries())
-          send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: i ? ` ${word}` : word } })
+        // Word by word with the whitespace before each word as it is (newlines included), so that the pieces joined
+        // are the signed text exactly.
+        for (const piece of block.thinking.match(/\s*\S+/g) ?? []) send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } })
         send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
       } else if (block.type === 'text') {
         send('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } })

@@ -15,6 +15,7 @@ import { createCustomer, startGateway, type TestGateway } from '../helpers/serve
 
 const KEY = 'sk-ant-api03-test-key-0123456789'
 const HAIKU = anthropicModels.find((m) => m.id === 'anthropic/claude-haiku-4.5')!
+const SONNET = anthropicModels.find((m) => m.id === 'anthropic/claude-sonnet-5.5')!
 const MIDSTREAM: ProviderModel = { ...HAIKU, id: 'anthropic/claude-midstream-error', upstreamId: 'claude-midstream-error', reasoning: undefined }
 const weather = { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }
 
@@ -28,7 +29,7 @@ let nativeCustomer: Awaited<ReturnType<typeof createCustomer>>
 
 beforeAll(async () => {
   fake = await startFakeAnthropic({ apiKey: KEY })
-  const provider = () => anthropic({ apiKey: KEY, baseURL: fake.url, models: [HAIKU, MIDSTREAM] })
+  const provider = () => anthropic({ apiKey: KEY, baseURL: fake.url, models: [HAIKU, SONNET, MIDSTREAM] })
   t = await startGateway({ providers: [withoutNative(provider())], retry: { maxRetries: 0 } })
   native = await startGateway({ providers: [provider()], retry: { maxRetries: 0 } })
   customer = await createCustomer(t.gateway, { credits: '5' })
@@ -255,6 +256,74 @@ describe("POST /api/v1/messages, natively (Anthropic's own events passed on)", (
     })
     expect(typeof cost).toBe('number')
     expect(cost).toBeGreaterThan(0)
+  })
+
+  // What Claude Code sends (its anthropic-version and betas, context_management, temperature without thinking, a
+  // thinking budget to a model that only thinks adaptively): it must reach Anthropic in a form Anthropic takes.
+  const claudeCode = (body: Record<string, unknown>, betas = 'interleaved-thinking-2025-05-14,context-management-2025-06-27,claude-code-20250219') =>
+    post(body, { 'x-api-key': nativeCustomer.key, 'anthropic-version': '2023-06-01', 'anthropic-beta': betas }, '/api/v1/messages?beta=true', native)
+
+  it('passes on the client’s anthropic-version and anthropic-beta, so that its context_management and temperature are taken', async () => {
+    const res = await claudeCode({
+      model: 'claude-haiku-4-5',
+      max_tokens: 300,
+      temperature: 1,
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+      metadata: { user_id: JSON.stringify({ device_id: 'd1', session_id: 's1' }) },
+      messages: [{ role: 'user', content: 'Say hello' }],
+    })
+    expect(res.status).toBe(200)
+    expect((await res.json()).content).toEqual([{ type: 'text', text: 'Hello from claude-haiku-4-5: Say hello', citations: null }])
+    const sent = fake.requests.at(-1)!
+    expect(sent.headers['anthropic-version']).toBe('2023-06-01')
+    expect(sent.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14,context-management-2025-06-27,claude-code-20250219')
+    expect(sent.body).toMatchObject({ temperature: 1, context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } })
+  })
+
+  it('turns a thinking budget into adaptive thinking with an effort for a model that only thinks adaptively', async () => {
+    const res = await claudeCode({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 32000,
+      stream: true,
+      thinking: { type: 'enabled', budget_tokens: 31999 },
+      messages: [{ role: 'user', content: 'Plan it' }],
+    })
+    expect(res.status).toBe(200)
+    const list = await events(res)
+    expect(list.at(-1)).toEqual({ type: 'message_stop' })
+    // 31,999 tokens is a `high` effort (above 16,384), one the model lists.
+    expect(fake.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } })
+    expect(fake.requests.at(-1)!.body.thinking.budget_tokens).toBeUndefined()
+  })
+
+  it('a thinking tool round trip, streamed then whole: the signed thinking block sent back is taken (newlines in it too)', async () => {
+    const question = { role: 'user', content: 'Lima\nand its weather, please' }
+    const params = { model: 'claude-haiku-4-5', max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 1024 }, tools: [weather] }
+    const first = await events(await claudeCode({ ...params, stream: true, messages: [question] }))
+    // The message as a client assembles it from the events.
+    const blocks: any[] = []
+    for (const event of first) {
+      if (event.type === 'content_block_start') blocks[event.index] = { ...event.content_block }
+      if (event.type !== 'content_block_delta') continue
+      const block = blocks[event.index]
+      if (event.delta.type === 'thinking_delta') block.thinking += event.delta.thinking
+      if (event.delta.type === 'signature_delta') block.signature = event.delta.signature
+      if (event.delta.type === 'input_json_delta') block.json = (block.json ?? '') + event.delta.partial_json
+    }
+    const [thinking, call] = blocks
+    expect(thinking.thinking).toContain('Lima\nand its weather')
+    const { json, ...toolUse } = call
+    const res = await claudeCode({
+      ...params,
+      messages: [
+        question,
+        { role: 'assistant', content: [thinking, { ...toolUse, input: JSON.parse(json) }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny' }] },
+      ],
+    })
+    expect(res.status).toBe(200)
+    expect((await res.json()).content.at(-1)).toEqual({ type: 'text', text: 'The tools said: Sunny', citations: null })
   })
 
   it("ends with an error event in Anthropic's shape when the provider fails after content began", async () => {

@@ -41,6 +41,26 @@ export function describeIssue(issue: v.BaseIssue<unknown>): string {
   }
 }
 
+const depth = (issue: v.BaseIssue<unknown>): number => issue.path?.length ?? 0
+
+/**
+ * The issue to report: for a value no branch of a union took (`input` that is neither a string nor a list of valid
+ * items), the deepest issue of its branches, recursively, so that the answer names the field that failed
+ * (`input.3.call_id: is required`) rather than the union (`input: expected (string | Array)`); a union with a message
+ * of its own (what it takes, in words) is reported with it.
+ */
+export function deepestIssue(issue: v.BaseIssue<unknown>): v.BaseIssue<unknown> {
+  if (!DEFAULT_MESSAGE_RE.test(issue.message)) return issue // a schema's own message says what the union takes
+  let best = issue
+  for (const inner of issue.issues ?? []) {
+    // A branch's issues are placed from the union's value: their path continues the union's.
+    const nested = deepestIssue(inner)
+    const candidate = { ...nested, path: [...(issue.path ?? []), ...(nested.path ?? [])] } as v.BaseIssue<unknown>
+    if (depth(candidate) > depth(best)) best = candidate
+  }
+  return best
+}
+
 /** Validates input against a schema; the first issue becomes a 400 naming the field (`where` prefixes query/path names). */
 export function parseInput<T extends AnySchema>(schema: T, input: unknown, where: 'body' | 'query' | 'path'): v.InferOutput<T> {
   // Every request body of the API is a JSON object (valibot would take an array for one).
@@ -49,7 +69,7 @@ export function parseInput<T extends AnySchema>(schema: T, input: unknown, where
   }
   const result = v.safeParse(schema, input)
   if (result.success) return result.output
-  const issue = result.issues[0]
+  const issue = deepestIssue(result.issues[0])
   const path = v.getDotPath(issue)
   const param = path ?? (where === 'body' ? undefined : where)
   const subject = path ?? (where === 'body' ? 'body' : `${where} parameters`)

@@ -84,7 +84,7 @@ const itemReference = v.object({
  * One item of `input`: a message (its `type` may be left out), a function call, its output, a reasoning item, or an
  * `item_reference` to an item of a stored response (docs/responses.md#item-references).
  */
-export const inputItemSchema = v.union([messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference])
+export const inputItemSchema = v.variant('type', [messageItem, functionCallItem, functionCallOutputItem, reasoningItem, itemReference])
 
 const functionTool = v.looseObject({
   type: v.literal('function'),

@@ -232,8 +232,11 @@ describe('cache_control on content parts, messages and tools', () => {
 
   it('must be { type: "ephemeral", ttl?: "5m" | "1h" }', async () => {
     for (const [body, param] of [
-      // content is a string or a list of parts: a bad part is reported at the content.
-      [{ messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'persistent' } }] }] }, 'messages.0.content'],
+      // content is a string or a list of parts: a bad part is reported at the field of the part that failed.
+      [
+        { messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'persistent' } }] }] },
+        'messages.0.content.0.cache_control.type',
+      ],
       [{ messages: [{ role: 'user', content: 'x', cache_control: { type: 'ephemeral', ttl: '2h' } }] }, 'messages.0.cache_control.ttl'],
       [{ messages: [{ role: 'user', content: 'x' }], tools: [{ ...tool, cache_control: 'yes' }] }, 'tools.0.cache_control'],
     ] as const) {

@@ -86,11 +86,11 @@ export const statsOf = (child: Child) => ask<ChildStats>(child, 'stats')
 
 const alive = (child: Child) => child.process.exitCode === null && child.process.signalCode === null
 
-/** Stops some children (SIGTERM, then SIGKILL after 35 s; a Redis gateway clears its keys on the way out). */
+/** Stops some children (SIGTERM, then SIGKILL after 160 s; a Redis gateway clears its keys on the way out, which takes about a minute after a 10-minute memory phase). */
 export async function stopChildren(which: Child[] = [...children]) {
   for (const child of which) children.delete(child)
   for (const child of which) if (alive(child)) child.process.kill('SIGTERM')
-  const deadline = new Promise<void>((done) => setTimeout(done, 35_000).unref())
+  const deadline = new Promise<void>((done) => setTimeout(done, 160_000).unref())
   await Promise.race([Promise.all(which.map((c) => c.exited)), deadline])
   for (const child of which) if (alive(child)) child.process.kill('SIGKILL')
 }

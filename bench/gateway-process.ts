@@ -119,7 +119,7 @@ const stop = () => {
   if (stopping) return
   stopping = true
   server.server.closeAllConnections()
-  setTimeout(() => process.exit(0), 30_000).unref() // clearing a long run's Redis records takes a while
+  setTimeout(() => process.exit(0), 150_000).unref() // clearing a long run's Redis records takes a while (3 million keys after 10 minutes: about a minute)
   void server
     .close()
     .catch(() => undefined)

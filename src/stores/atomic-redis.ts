@@ -9,12 +9,6 @@ interface RedisClient {
   set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>
   getdel(key: string): Promise<string | null>
   get(key: string): Promise<string | null>
-  multi(): RedisTransaction
-}
-
-interface RedisTransaction {
-  eval(script: string, numKeys: number, ...args: (string | number)[]): RedisTransaction
-  exec(): Promise<[Error | null, unknown][] | null>
 }
 
 interface RedisDriver extends Driver {
@@ -39,6 +33,19 @@ local u = redis.call('HINCRBY', ${key}, 'u', carry)
 `
 const ADD_UNITS = `${addUnitsTo('KEYS[1]')}
 return {u, f}
+`
+
+// Several decimal counters in one script (one command, one execution): KEYS[i] takes ARGV[2i-1] whole units and
+// ARGV[2i] of fraction, with the same carry as ADD_UNITS.
+const ADD_UNITS_MANY = `
+for i = 1, #KEYS do
+  local f = redis.call('HINCRBY', KEYS[i], 'f', ARGV[2 * i])
+  local carry = 0
+  if f >= ${UNIT} then carry = 1 elseif f < 0 then carry = -1 end
+  if carry ~= 0 then redis.call('HINCRBY', KEYS[i], 'f', -carry * ${UNIT}) end
+  redis.call('HINCRBY', KEYS[i], 'u', tonumber(ARGV[2 * i - 1]) + carry)
+end
+return 0
 `
 
 /**
@@ -122,13 +129,15 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
       ) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
     },
+    // One script for all of them: atomic as a transaction, in one command instead of MULTI, an EVAL each and EXEC.
     async addUnitsMany(changes) {
       if (!changes.length) return
-      const transaction = client().multi()
-      for (const change of changes) transaction.eval(ADD_UNITS, 1, redisKey(change.key), ...splitUnits(change.delta))
-      const results = await transaction.exec()
-      const failed = results?.find(([error]) => error)
-      if (!results || failed) throw failed?.[0] ?? new Error('model-gateway: a Redis transaction of counters was aborted')
+      await client().eval(
+        ADD_UNITS_MANY,
+        changes.length,
+        ...changes.map((change) => redisKey(change.key)),
+        ...changes.flatMap((change) => splitUnits(change.delta)),
+      )
     },
     async getUnits(key, windowStart) {
       const [u, f, p] = await client().hmget(redisKey(key), 'u', 'f', 'p')

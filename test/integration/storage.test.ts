@@ -64,6 +64,27 @@ function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 
     }
   })
 
+  it('adds to several counters in one step, exactly, with carries both ways, under 30 concurrent steps', async () => {
+    const atomic = createAtomicOps(kind.open())
+    const keys = ['gateway:test:many-a', 'gateway:test:many-b', 'gateway:test:many-c']
+    await Promise.all(
+      Array.from({ length: 30 }, () =>
+        atomic.addUnitsMany([
+          { key: keys[0], delta: toUnits('0.7') },
+          { key: keys[1], delta: toUnits('0.000000000001') },
+          { key: keys[2], delta: toUnits('1.999999999999') },
+        ]),
+      ),
+    )
+    expect(await Promise.all(keys.map(async (key) => fromUnits(await atomic.getUnits(key))))).toEqual(['21', '0.00000000003', '59.99999999997'])
+    await atomic.addUnitsMany([
+      { key: keys[0], delta: toUnits('-21.3') },
+      { key: keys[2], delta: toUnits('0.00000000003') },
+    ])
+    expect(fromUnits(await atomic.getUnits(keys[0]))).toBe('-0.3')
+    expect(fromUnits(await atomic.getUnits(keys[2]))).toBe('60')
+  })
+
   it('keeps the balance exact when two gateway instances each add and charge 200 times concurrently', async () => {
     const a = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false })
     const b = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false })

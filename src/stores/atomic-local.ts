@@ -66,7 +66,7 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
   const lock = lockFor(storage, mountKey)
   const records = createRecords(storage)
   // Counter records are only read and written here: kept live (as objects) in the gateway's own memory storage.
-  const read = async (key: string) => ((await records.getLive(key)) ?? {}) as CounterRecord
+  const read = async (key: string) => ((await records.get(key)) ?? {}) as CounterRecord
   const ops: AtomicOps = {
     kind: 'local',
     // In one process each counter's lock makes each addition exact; readers see them one by one.

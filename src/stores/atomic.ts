@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage'
 import { createLocalAtomic } from './atomic-local'
 import { createRedisAtomic, isRedisDriver } from './atomic-redis'
-import { isOwnedStorage } from './records'
+import { mountEngines } from './mount-engines'
 
 /**
  * The few operations that must be atomic when several gateway instances share one storage.
@@ -49,23 +49,9 @@ export interface CounterWindow {
 
 /** Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on Redis, else an in-process lock. */
 export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: string): AtomicOps } {
-  const engines = new Map<string, AtomicOps>()
-  // The gateway's own storage has one mount, which nobody changes: one engine, without a mount lookup per call.
-  const single = isOwnedStorage(storage)
-  let only: ReturnType<typeof engineOf> | undefined
-  const engineFor = (key: string): AtomicOps => {
-    if (single) return (only ??= engineOf(key))
-    return engineOf(key)
-  }
-  function engineOf(key: string) {
-    const mount = storage.getMount(key)
-    let engine = engines.get(mount.base)
-    if (!engine) {
-      engine = isRedisDriver(mount.driver) ? createRedisAtomic(storage, mount.driver) : createLocalAtomic(storage, key)
-      engines.set(mount.base, engine)
-    }
-    return engine
-  }
+  const engineFor = mountEngines<AtomicOps>(storage, (driver, key) =>
+    isRedisDriver(driver) ? createRedisAtomic(storage, driver) : createLocalAtomic(storage, key),
+  )
   return {
     get kind() {
       return engineFor('').kind

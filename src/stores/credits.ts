@@ -99,8 +99,9 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
   const grantedKey = (orgId: string) => kv.key('credits', orgId, 'granted')
   const usedKey = (orgId: string) => kv.key('credits', orgId, 'used')
 
-  // A new ledger entry and its storage key: time-ordered and unique per entry, so appends never conflict (no lock).
-  function ledgerEntry(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): { key: string; entry: LedgerEntry } {
+  // A new ledger entry and the last part of its key, under `ledger:<org>`: time-ordered and unique per entry, so
+  // appends never conflict (no lock).
+  function ledgerEntry(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): { name: string; entry: LedgerEntry } {
     const at = now()
     const entry: LedgerEntry = {
       id: ledgerId(),
@@ -111,13 +112,12 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
       at: new Date(at).toISOString(),
       ...(generationId ? { generation_id: generationId } : {}),
     }
-    return { key: kv.key('ledger', orgId, ledgerSuffix(at, entry)), entry }
+    return { name: `${at.toString().padStart(15, '0')}-${entry.id}`, entry }
   }
-  const ledgerSuffix = (at: number, entry: LedgerEntry) => `${at.toString().padStart(15, '0')}-${entry.id}`
 
   async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {
-    const { entry } = ledgerEntry(orgId, kind, units, note, generationId)
-    await kv.set(entry, 'ledger', orgId, ledgerSuffix(Date.parse(entry.at), entry))
+    const { name, entry } = ledgerEntry(orgId, kind, units, note, generationId)
+    await kv.set(entry, 'ledger', orgId, name)
     return entry
   }
 
@@ -164,7 +164,8 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
      * atomic step as the charge (HoldOps.settle's `record`), so that it exists exactly when the charge was made.
      */
     chargeEntry(orgId: string, units: bigint, note: string, generationId: string): { key: string; entry: LedgerEntry } {
-      return ledgerEntry(orgId, 'charge', units, note, generationId)
+      const { name, entry } = ledgerEntry(orgId, 'charge', units, note, generationId)
+      return { key: kv.key('ledger', orgId, name), entry }
     },
 
     /** An org's ledger entries, oldest first (every one without options; a page with them: PageOptions). */

@@ -19,7 +19,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
   let lock: Lock | undefined
   const lockOf = (key: string): Lock => (lock ??= lockFor(storage, key))
   // Holds records are only read and written here: kept live (as objects) in the gateway's own memory storage.
-  const read = async (key: string) => ((await records.getLive(key)) ?? {}) as HoldsRecord
+  const read = async (key: string) => ((await records.get(key)) ?? {}) as HoldsRecord
   const write = async (key: string, record: HoldsRecord) => {
     if (Object.keys(record).length) await records.setLive(key, record)
     else await records.remove(key)

@@ -3,7 +3,7 @@ import { createAtomicOps, type CounterWindow } from './atomic'
 import { createLocalHolds } from './holds-local'
 import { createRedisHolds } from './holds-redis'
 import { isRedisDriver } from './atomic-redis'
-import { isOwnedStorage } from './records'
+import { mountEngines } from './mount-engines'
 
 /**
  * One budget a hold counts against (docs/money.md): its ceiling (a granted-credits counter, or a fixed amount such
@@ -61,23 +61,9 @@ export interface HoldOps {
 /** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, else an in-process lock. */
 export function createHoldOps(storage: Storage): HoldOps {
   const atomic = createAtomicOps(storage)
-  const engines = new Map<string, HoldOps>()
-  // The gateway's own storage has one mount, which nobody changes: one engine, without a mount lookup per call.
-  const single = isOwnedStorage(storage)
-  let only: ReturnType<typeof engineOf> | undefined
-  const engineFor = (key: string): HoldOps => {
-    if (single) return (only ??= engineOf(key))
-    return engineOf(key)
-  }
-  function engineOf(key: string) {
-    const mount = storage.getMount(key)
-    let engine = engines.get(mount.base)
-    if (!engine) {
-      engine = isRedisDriver(mount.driver) ? createRedisHolds(storage, mount.driver as never) : createLocalHolds(storage, atomic)
-      engines.set(mount.base, engine)
-    }
-    return engine
-  }
+  const engineFor = mountEngines<HoldOps>(storage, (driver) =>
+    isRedisDriver(driver) ? createRedisHolds(storage, driver as never) : createLocalHolds(storage, atomic),
+  )
   return {
     get kind() {
       return engineFor('').kind

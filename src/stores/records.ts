@@ -7,11 +7,9 @@ export interface Records {
   remove(key: string): Promise<void>
   has(key: string): Promise<boolean>
   /**
-   * A record only the atomic engines read and write (counters, holds): in the gateway's own memory storage kept as
-   * the object itself, not as JSON text; the caller must not change what it reads (but to write it back at once).
+   * Writes a record only the atomic engines read and write (counters, holds): in the gateway's own memory storage the
+   * object itself, not JSON text, which `get` then gives back as it is (the caller changes it only to write it back).
    */
-  getLive<T>(key: string): Promise<T | null>
-  /** Writes a record read by getLive: in the gateway's own memory storage, the object itself (which the caller must not change after). */
   setLive(key: string, value: object): Promise<void>
 }
 
@@ -84,7 +82,7 @@ function noteAppended(appended: Appended[], max: number, map: Map<string, unknow
 /**
  * Records over a Storage (docs/operations.md#storage). In the gateway's own default storage, keys mounted on
  * unstorage's memory driver are read and written straight in its Map, as unstorage itself stores them (JSON text
- * under the key relative to the mount), without the key normalisation, mount lookup, promise wrappers and tolerant
+ * under the key), without the key normalisation, mount lookup, promise wrappers and tolerant
  * JSON parsing of each call: the same data, several times cheaper per call on the hot path. A storage the host
  * passed (which it may wrap or watch), every other driver, and any key unstorage would rewrite go through the Storage.
  */
@@ -93,41 +91,35 @@ export function createRecords(storage: Storage): Records {
   const appended = owned.get(storage)
   const root = appended ? (storage.getMount('').driver as MemoryDriver) : undefined
   const map = root?.name === 'memory' && typeof root.getInstance === 'function' ? (root.getInstance() as Map<string, unknown>) : undefined
-  const memoryOf = (key: string): { map: Map<string, unknown>; relative: string } | undefined =>
-    map && !UNNORMALISED.test(key) ? { map, relative: key } : undefined
+  // A key read and written straight in the Map (one unstorage would not rewrite), when there is one.
+  const direct = (key: string): Map<string, unknown> | undefined => (map && !UNNORMALISED.test(key) ? map : undefined)
   return {
     async get<T>(key: string) {
-      const memory = memoryOf(key)
-      if (!memory) return (await storage.getItem(key)) as T | null
-      const raw = memory.map.get(memory.relative)
+      const data = direct(key)
+      if (!data) return (await storage.getItem(key)) as T | null
+      const raw = data.get(key)
       return raw === undefined || raw === null ? null : (parse(raw) as T)
     },
     async set(key, value) {
-      const memory = memoryOf(key)
-      if (!memory || value === undefined || value === null || typeof value !== 'object') return storage.setItem(key, value as never)
-      if (appended?.lists.length && !memory.map.has(memory.relative)) noteAppended(appended.lists, appended.max, memory.map, memory.relative)
-      memory.map.set(memory.relative, JSON.stringify(value))
-    },
-    async remove(key) {
-      const memory = memoryOf(key)
-      if (!memory) return storage.removeItem(key)
-      memory.map.delete(memory.relative)
-    },
-    async getLive<T>(key: string) {
-      const memory = memoryOf(key)
-      if (!memory) return (await storage.getItem(key)) as T | null
-      const raw = memory.map.get(memory.relative)
-      return raw === undefined || raw === null ? null : (parse(raw) as T)
+      const data = direct(key)
+      if (!data || value === undefined || value === null || typeof value !== 'object') return storage.setItem(key, value as never)
+      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key)
+      data.set(key, JSON.stringify(value))
     },
     async setLive(key, value) {
-      const memory = memoryOf(key)
-      if (!memory) return storage.setItem(key, value as never)
-      memory.map.set(memory.relative, value)
+      const data = direct(key)
+      if (!data) return storage.setItem(key, value as never)
+      data.set(key, value)
+    },
+    async remove(key) {
+      const data = direct(key)
+      if (!data) return storage.removeItem(key)
+      data.delete(key)
     },
     async has(key) {
-      const memory = memoryOf(key)
-      if (!memory) return storage.hasItem(key)
-      return memory.map.has(memory.relative)
+      const data = direct(key)
+      if (!data) return storage.hasItem(key)
+      return data.has(key)
     },
   }
 }

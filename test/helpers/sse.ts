@@ -33,3 +33,12 @@ export const roundUnits = (value: bigint, extraDigits: number): bigint => {
   const divisor = 10n ** BigInt(extraDigits)
   return (value + divisor / 2n) / divisor
 }
+
+/**
+ * The exact cost of `input` prompt and `output` completion tokens at per-token prices (decimal strings): in the
+ * pricing currency, and in EUR at 0.86 per unit (rounded half-up once, to 12 digits), as the tests' gateways convert.
+ */
+export function tokenCost(prices: { prompt: string; completion: string }, input: number, output: number): { usd: string; eur: string } {
+  const usd = BigInt(input) * units(prices.prompt) + BigInt(output) * units(prices.completion)
+  return { usd: decimalText(usd), eur: decimalText(roundUnits(usd * 86n, 2)) }
+}

@@ -16,7 +16,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { withoutNative } from '../helpers/providers'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
-import { decimalText, roundUnits, units } from '../helpers/sse'
+import { tokenCost } from '../helpers/sse'
 
 const KEY = 'sk-ant-api03-test-key-0123456789'
 const HAIKU = anthropicModels.find((m) => m.id === 'anthropic/claude-haiku-4.5')!
@@ -33,10 +33,7 @@ const anthropicPromptTokens = (body: any) => Math.ceil(JSON.stringify({ system: 
 const openaiPromptTokens = (body: any) => Math.ceil(JSON.stringify(body.messages).length / 4)
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length
 /** The exact cost in USD at the prices, and in EUR (× 0.86, rounded half-up to 12 digits). */
-const costOf = (pricing: ProviderModel['pricing'], prompt: number, completion: number) => {
-  const usd = BigInt(prompt) * units(pricing.prompt) + BigInt(completion) * units(pricing.completion)
-  return { usd: decimalText(usd), eur: decimalText(roundUnits(usd * 86n, 2)) }
-}
+const costOf = tokenCost
 
 let claude: FakeAnthropic
 let openai: FakeOpenAI

@@ -13,7 +13,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { openaiClient } from '../helpers/clients'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
-import { decimalText, roundUnits, units } from '../helpers/sse'
+import { tokenCost } from '../helpers/sse'
 
 const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const SONNET = 'anthropic/claude-sonnet-5.5'
@@ -21,10 +21,7 @@ const SONNET_PRICING = { prompt: '0.000002', completion: '0.00001' }
 const ANTHROPIC_KEY = 'sk-ant-api03-test-key-0123456789'
 
 /** The exact cost of a request in USD at the given prices, and in EUR at 0.86 (rounded half-up once, to 12 digits). */
-function costOf(prices: { prompt: string; completion: string }, input: number, output: number) {
-  const usd = BigInt(input) * units(prices.prompt) + BigInt(output) * units(prices.completion)
-  return { usd: decimalText(usd), eur: decimalText(roundUnits(usd * 86n, 2)) }
-}
+const costOf = tokenCost
 /** The fake OpenAI's prompt tokens: the JSON of the messages it received / 4. */
 const fakePromptTokens = (body: any) => Math.ceil(JSON.stringify(body.messages).length / 4)
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length

@@ -13,7 +13,7 @@ import type { ProviderModel } from '../../src/providers/types'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { openaiClient } from '../helpers/clients'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
-import { decimalText, roundUnits, units } from '../helpers/sse'
+import { tokenCost } from '../helpers/sse'
 
 const CUSTOMER_OPENAI_KEY = 'sk-cust-native-1111'
 const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -34,10 +34,7 @@ const weatherTool = {
 }
 
 /** The exact cost in USD at PRICING, and in EUR at 0.86 (rounded half-up once, to 12 digits). */
-function costOf(input: number, output: number) {
-  const usd = BigInt(input) * units(PRICING.prompt) + BigInt(output) * units(PRICING.completion)
-  return { usd: decimalText(usd), eur: decimalText(roundUnits(usd * 86n, 2)) }
-}
+const costOf = (input: number, output: number) => tokenCost(PRICING, input, output)
 
 let fake: FakeOpenAI
 let t: TestGateway

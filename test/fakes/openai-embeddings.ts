@@ -1,3 +1,4 @@
+import { answeredError, behaviourOf } from './behaviour'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { fakeEmbedding, tokensText } from './embedding-vector'
 import type { FakeOpenAI } from './openai'
@@ -75,15 +76,9 @@ export async function handleEmbeddings(fake: FakeOpenAI, ctx: EmbeddingsContext)
   const named: string = body.model
   const inputs = inputsOf(body.input)
   const prompt = typeof inputs === 'string' ? '' : inputs.texts.join('\n')
-  const byPrompt = Object.entries(fake.promptModes).find(([text]) => prompt.includes(text))?.[1]
-  const model: string = fake.script[named]?.shift() ?? fake.keyModes[bearer] ?? byPrompt ?? fake.modes[named] ?? named
+  const model = behaviourOf(fake, named, bearer, prompt)
   fake.arrivals.push(performance.now())
-  if (ctx.errors[model]) {
-    const [status, error, headers = {}] = ctx.errors[model]
-    const { 'retry-after': _default, ...rest } = headers
-    const retryAfter = fake.retryAfter === undefined ? _default : fake.retryAfter
-    return json(status, error, retryAfter != null && (status === 429 || status === 503) ? { ...rest, 'retry-after': retryAfter } : rest)
-  }
+  if (answeredError(fake, ctx.errors, model, json)) return
   if (model === 'fail-reset') {
     req.socket.destroy()
     return

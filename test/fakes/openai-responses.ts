@@ -1,3 +1,4 @@
+import { answeredError, behaviourOf } from './behaviour'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type FakeOpenAI, sampleFromSchema } from './openai'
 
@@ -221,15 +222,9 @@ export async function handleResponses(fake: FakeOpenAI, ctx: ResponsesContext): 
   const n = fake.requests.length
   const items = itemsOf(body.input)
   const prompt = textOf([...items].reverse().find((item) => isMessage(item) && item.role === 'user')?.content)
-  const byPrompt = Object.entries(fake.promptModes).find(([text]) => prompt.includes(text))?.[1]
-  const model: string = fake.script[named]?.shift() ?? fake.keyModes[bearer] ?? byPrompt ?? fake.modes[named] ?? named
+  const model = behaviourOf(fake, named, bearer, prompt)
   fake.arrivals.push(performance.now())
-  if (ctx.errors[model]) {
-    const [status, error, headers = {}] = ctx.errors[model]
-    const { 'retry-after': _default, ...rest } = headers
-    const retryAfter = fake.retryAfter === undefined ? _default : fake.retryAfter
-    return json(status, error, retryAfter != null && (status === 429 || status === 503) ? { ...rest, 'retry-after': retryAfter } : rest)
-  }
+  if (answeredError(fake, ctx.errors, model, json)) return
   if (model === 'fail-reset') {
     req.socket.destroy()
     return

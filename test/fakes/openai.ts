@@ -1,3 +1,4 @@
+import { answeredError, behaviourOf } from './behaviour'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { handleAudio } from './openai-audio'
 import { handleEmbeddings } from './openai-embeddings'
@@ -238,14 +239,8 @@ export async function startFakeOpenAI(
     const named: string = body?.model ?? ''
     fake.arrivals.push(performance.now())
     const prompt = textOf([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content)
-    const byPrompt = Object.entries(fake.promptModes).find(([text]) => prompt.includes(text))?.[1]
-    const model: string = fake.script[named]?.shift() ?? fake.keyModes[bearer] ?? byPrompt ?? fake.modes[named] ?? named
-    if (ERRORS[model]) {
-      const [status, error, headers = {}] = ERRORS[model]
-      const { 'retry-after': _default, ...rest } = headers
-      const retryAfter = fake.retryAfter === undefined ? _default : fake.retryAfter
-      return json(status, error, retryAfter != null && (status === 429 || status === 503) ? { ...rest, 'retry-after': retryAfter } : rest)
-    }
+    const model = behaviourOf(fake, named, bearer, prompt)
+    if (answeredError(fake, ERRORS, model, json)) return
     if (model === 'fail-reset') return req.socket.destroy()
     if (model === 'fail-malformed') return json(200, { object: 'chat.completion', choices: 'nope' })
     if (model === 'fail-badjson') {

@@ -42,7 +42,7 @@ const ROUNDS = Math.max(1, Math.min(REQUESTS, Math.round(intEnv('BENCH_ROUNDS', 
 const RESULTS = resolve(process.env.BENCH_RESULTS || join(here, 'results.json'))
 const KINDS = listEnv('BENCH_KINDS', 'whole,stream', ['whole', 'stream'] as const)
 const PHASES = listEnv('BENCH_PHASES', 'latency,capacity,redis-trips,profile', ['latency', 'capacity', 'redis-trips', 'profile', 'memory'] as const)
-const TARGETS = listEnv('BENCH_TARGETS', 'proxy,gateway,gateway-redis', ['proxy', 'gateway', 'gateway-redis'] as const)
+const TARGETS = listEnv('BENCH_TARGETS', 'proxy,gateway,gateway-redis', ['proxy', 'h3', 'gateway', 'gateway-redis'] as const)
 const LATENCIES = (process.env.BENCH_UPSTREAM_LATENCY_MS || process.env.BENCH_UPSTREAM_LATENCIES_MS || '100,20').split(',').map((x, i) => {
   const ms = Number(x)
   if (!Number.isFinite(ms) || ms <= 0) throw new Error(`BENCH_UPSTREAM_LATENCIES_MS: entry ${i} must be a positive number of ms, got ${x}`)
@@ -669,8 +669,9 @@ async function main() {
   if (needMain) {
     const upstream = await startChild('upstream', 'upstream-process.ts', {})
     const env = { BENCH_UPSTREAM_URL: upstream.info.url }
-    const [proxy, gateway, gatewayRedis] = await Promise.all([
+    const [proxy, floor, gateway, gatewayRedis] = await Promise.all([
       TARGETS.includes('proxy') ? startChild('proxy', 'baseline-proxy-process.ts', env) : undefined,
+      TARGETS.includes('h3') ? startChild('h3', 'h3-floor-process.ts', env) : undefined,
       TARGETS.includes('gateway') ? startChild('gateway', 'gateway-process.ts', { ...env, BENCH_STORAGE: 'memory' }) : undefined,
       wantRedis
         ? startChild('gateway-redis', 'gateway-process.ts', { ...env, BENCH_STORAGE: 'redis', BENCH_REDIS_BASE: `mg-bench-${process.pid}` })
@@ -679,6 +680,7 @@ async function main() {
     const path = '/api/v1/chat/completions'
     const benches: Bench[] = [{ target: targetOf('direct', upstream.info.url, '/chat/completions', 'bench', CONNECTIONS) }]
     if (proxy) benches.push({ target: targetOf('proxy', proxy.info.url, path, 'fake/bench', CONNECTIONS), hop: proxy })
+    if (floor) benches.push({ target: targetOf('h3', floor.info.url, path, 'fake/bench', CONNECTIONS), hop: floor })
     if (gateway) benches.push({ target: targetOf('gateway', gateway.info.url, path, 'fake/bench', CONNECTIONS, `Bearer ${gateway.info.key}`), hop: gateway })
     if (gatewayRedis)
       benches.push({

@@ -1,7 +1,7 @@
 // The benchmark's load generator: node:http, one keep-alive Agent per target with maxSockets = the connections.
 import { Agent, type OutgoingHttpHeaders, request } from 'node:http'
 
-export type TargetName = 'direct' | 'proxy' | 'gateway' | 'gateway-redis'
+export type TargetName = 'direct' | 'proxy' | 'h3' | 'gateway' | 'gateway-redis'
 export interface Target {
   name: TargetName
   agent: Agent

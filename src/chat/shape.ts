@@ -57,10 +57,16 @@ export function shapeChoice(choice: UpstreamChoice) {
 
 /** A streamed chunk's choices with finish reasons normalized. */
 export function shapeChunkChoices(choices: UpstreamChunk['choices']) {
-  return choices.map((choice) => {
-    const { finish_reason, native_finish_reason, ...rest } = choice
-    const shaped: Record<string, unknown> = { ...rest, finish_reason: normalizeFinishReason(finish_reason) }
-    if (finish_reason) shaped.native_finish_reason = typeof native_finish_reason === 'string' ? native_finish_reason : finish_reason
-    return shaped
-  })
+  // Copied key by key: a rest pattern or a spread here costs several times more, once per chunk (bench/README.md#object-literals-on-node-20).
+  const shaped: Record<string, unknown>[] = new Array(choices.length)
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i] as unknown as Record<string, unknown>
+    const copy: Record<string, unknown> = {}
+    for (const key in choice) if (key !== 'finish_reason' && key !== 'native_finish_reason') copy[key] = choice[key]
+    const finishReason = choice.finish_reason as string | null | undefined
+    copy.finish_reason = normalizeFinishReason(finishReason)
+    if (finishReason) copy.native_finish_reason = typeof choice.native_finish_reason === 'string' ? choice.native_finish_reason : finishReason
+    shaped[i] = copy
+  }
+  return shaped
 }

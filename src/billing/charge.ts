@@ -53,8 +53,8 @@ export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
   const now = ctx.now()
   const latency = Math.max(0, now - input.startedAt)
   const native = input.nativeFinishReason ?? null
-  return {
-    ...input.tags,
+  // Object.assign, not a spread first: extending a spread's copy costs ~1 µs a field on Node 20 (bench/README.md#object-literals-on-node-20).
+  return Object.assign({}, input.tags, {
     id: input.generationId,
     org_id: input.principal.org.id,
     user_id: input.principal.user.id,
@@ -71,7 +71,7 @@ export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
     native_finish_reason: native,
     attempts: input.attempts,
     created_at: new Date(now).toISOString(),
-  }
+  })
 }
 
 /**
@@ -89,14 +89,12 @@ export async function chargeAndRecord(
   const counted = byok && facts.status === 'success'
   const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
   const owed = fee ? { units: fee.units, eurUnits: fee.eurUnits } : { units: cost.units, eurUnits: cost.eurUnits }
-  const record: UsageRecord = {
-    ...facts,
-    cost: fromUnits(owed.units),
-    cost_eur: fromUnits(owed.eurUnits),
-    is_byok: byok,
-    upstream_inference_cost: fromUnits(cost.units),
-    ...(byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : {}),
-  }
+  const record: UsageRecord = Object.assign(
+    {},
+    facts,
+    { cost: fromUnits(owed.units), cost_eur: fromUnits(owed.eurUnits), is_byok: byok, upstream_inference_cost: fromUnits(cost.units) },
+    byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : undefined,
+  )
   // The day's rollups behind GET /activity (docs/usage.md): apart from the charge, whose failure means something else.
   const rolledUp = ctx.rollups
     .add(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
@@ -129,5 +127,5 @@ export async function chargeAndRecord(
     } else ctx.logger.error('billing failed: charge this request by hand', { record, ledger: ledger?.entry, error: (error as Error).message })
   }
   await rolledUp
-  return { ...owed, byok }
+  return { units: owed.units, eurUnits: owed.eurUnits, byok }
 }

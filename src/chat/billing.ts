@@ -68,8 +68,7 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
   const cost = priceUsage(pricing, usage, { images: countImages(input.request) }, ctx.options.exchangeRates[currency])
-  const facts = {
-    ...requestFacts(ctx, input),
+  const facts = Object.assign(requestFacts(ctx, input), {
     endpoint: 'chat' as const,
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
@@ -78,7 +77,7 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     usage_estimated: input.estimated,
     currency,
-  }
+  })
   const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts, hold: input.hold })
   recordSpeed(ctx, input)
   return {

@@ -62,7 +62,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
     const tokens = maxCompletionTokens(request, attempt, prompt) * choices
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
     const cost = priceUsage(
-      { ...pricing, completion: completionPrice(pricing), internal_reasoning: undefined },
+      Object.assign({}, pricing, { completion: completionPrice(pricing), internal_reasoning: undefined }),
       { prompt_tokens: prompt, completion_tokens: tokens },
       { images },
       rate,

@@ -49,7 +49,7 @@ export function withPricedFields(request: ChatRequest, attempts: Attempt[]): Att
   }
   const options: PricedOptions = { serviceTier: request.service_tier, webSearch: request.web_search_options != null }
   return kept.map((attempt) => {
-    const model = { ...attempt.offer.model, pricing: pricingWithOptions(attempt.offer.model.pricing, options) }
-    return { ...attempt, offer: { ...attempt.offer, model } }
+    const model = Object.assign({}, attempt.offer.model, { pricing: pricingWithOptions(attempt.offer.model.pricing, options) })
+    return Object.assign({}, attempt, { offer: Object.assign({}, attempt.offer, { model }) })
   })
 }

@@ -34,8 +34,11 @@ export async function completeWhole(
     result: completion,
     attempt,
     tries,
-  } = await firstSuccessful(ctx, input.attempts, { ...input, org: input.principal.org.id }, (a, options) =>
-    a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
+  } = await firstSuccessful(
+    ctx,
+    input.attempts,
+    { signal: input.signal, abort: input.abort, requestId: input.requestId, org: input.principal.org.id },
+    (a, options) => a.offer.provider.chat(upstreamRequestFor(input.request, a), options),
   )
   const generationId = newGenerationId(startedAt)
   const reported = completion.usage

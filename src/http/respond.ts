@@ -15,7 +15,7 @@ export function gatewayResponse(
   headers: Record<string, string>,
   requestId: string,
 ): Response {
-  const response = new FastResponse(body, { status, headers: { ...headers, 'x-request-id': requestId } }) as Response
+  const response = new FastResponse(body, { status, headers: Object.assign({}, headers, { 'x-request-id': requestId }) }) as Response
   carriesRequestId.add(response)
   return response
 }

@@ -121,7 +121,7 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     extra?: Record<string, string>,
   ): Promise<UpstreamResponse> => {
     transport ??= await loadTransport()
-    const head = { ...headers(call), ...extra }
+    const head = Object.assign({}, headers(call), extra)
     let payload: string | Uint8Array | undefined
     if (body && 'json' in body) {
       payload = JSON.stringify(body.json)
@@ -178,7 +178,7 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     }
     return {
       async whole(body, call, client) {
-        const res = await send(declared.path, { json: { ...body, stream: false } }, 'application/json', call, passed(client))
+        const res = await send(declared.path, { json: Object.assign({}, body, { stream: false }) }, 'application/json', call, passed(client))
         const text = await res.text()
         const answer = parseUpstreamJson(name, text) as Record<string, unknown>
         if (!answer || typeof answer !== 'object' || Array.isArray(answer) || !declared.isAnswer(answer))
@@ -186,7 +186,7 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
         return answer
       },
       async stream(body, call, client) {
-        const res = await send(declared.path, { json: { ...body, stream: true } }, 'text/event-stream', call, passed(client))
+        const res = await send(declared.path, { json: Object.assign({}, body, { stream: true }) }, 'text/event-stream', call, passed(client))
         const type = res.headers['content-type'] ?? ''
         if (!type.includes('text/event-stream')) {
           const text = await res.text().catch(() => '')

@@ -14,13 +14,17 @@ export const healthKeyOf = (attempt: Attempt): HealthKey => ({
   credential: attempt.credential?.id,
 })
 
+// The request's fields that routing consumes: the provider receives its own model id instead.
+const ROUTING_FIELDS: ReadonlySet<string> = new Set(['model', 'models', 'provider'])
+
 // The provider as hooks and logs name it: the customer's key is told apart from the service's.
 const labelOf = (attempt: Attempt) => (attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug)
 
 /** The request as the attempt's provider receives it: gateway-only fields removed (src/chat/request-fields.ts), the provider's model id. */
 export function upstreamRequestFor(request: ChatRequest, attempt: Attempt): UpstreamChatRequest {
-  const { model: _model, models: _models, provider: _provider, ...rest } = request
-  return { ...withoutConsumedFields(rest, attempt.offer.model), model: attempt.offer.upstreamId }
+  const upstream = withoutConsumedFields(request as unknown as Record<string, unknown>, attempt.offer.model, ROUTING_FIELDS)
+  upstream.model = attempt.offer.upstreamId
+  return upstream as unknown as UpstreamChatRequest
 }
 
 /** What a routing hook receives. */
@@ -200,17 +204,20 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
       emit(ctx, 'onAttempt', event)
       const started = performance.now()
       try {
-        const result = await search.call(attempt, { signal, timeoutMs: ctx.options.upstreamTimeoutMs, ...(secret ? { apiKey: secret } : {}) })
+        const result = await search.call(
+          attempt,
+          secret ? { signal, timeoutMs: ctx.options.upstreamTimeoutMs, apiKey: secret } : { signal, timeoutMs: ctx.options.upstreamTimeoutMs },
+        )
         if (attempt.credential) void ctx.byok.touch(attempt.credential).catch(() => undefined)
         const latencyMs = performance.now() - started
         ctx.health.record(key, org, { ok: true, latencyMs })
         admitted = undefined
-        emit(ctx, 'onSuccess', { ...event, latencyMs })
+        emit(ctx, 'onSuccess', Object.assign({}, event, { latencyMs }))
         return { ok: true, result }
       } catch (thrown) {
         const latencyMs = performance.now() - started
         const error = deadline.passed ? deadlineError(ctx, attempt) : redactSecret(toGatewayError(thrown, search.requestId), secret)
-        const failed = { ...event, latencyMs, error: describe(error) }
+        const failed = Object.assign({}, event, { latencyMs, error: describe(error) })
         // Only the provider's failures count for its health: never the request's own 4xx, its client leaving or its
         // deadline. A customer's key that the provider refuses is worth falling back from (to the service's key).
         const providerFault = !signal.aborted && (isRetryable(error) || (attempt.credential !== undefined && error.metadata?.error_type === 'authentication'))

@@ -85,7 +85,7 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
   // The entry that counts this request: its own, added to the day's index when new; when the index is full of keys,
   // the model and provider's entry without a key.
   async function entryFor(orgId: string, day: string, wanted: Omit<RollupEntry, 'id'>): Promise<RollupEntry> {
-    const entry: RollupEntry = { ...wanted, id: entryIdOf(wanted) }
+    const entry: RollupEntry = Object.assign({}, wanted, { id: entryIdOf(wanted) })
     const cacheKey = `${orgId}:${day}:${entry.id}`
     const cached = known.get(cacheKey)
     if (cached) return cached
@@ -101,7 +101,7 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
       })
       listed = next?.entries.some((e) => e.id === entry.id) ?? false
     }
-    const counting = listed ? entry : await entryFor(orgId, day, { ...wanted, key_hash: null, user_id: null })
+    const counting = listed ? entry : await entryFor(orgId, day, Object.assign({}, wanted, { key_hash: null, user_id: null }))
     remember(cacheKey, counting)
     return counting
   }

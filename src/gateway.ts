@@ -18,6 +18,7 @@ import { createAccountsStore } from './stores/accounts'
 import { createPrincipalCache } from './stores/principal-cache'
 import { createAtomicOps, type AtomicOps } from './stores/atomic'
 import { createHoldOps } from './stores/holds'
+import { assertAtomicEngines } from './stores/engine-kind'
 import { createHoldsStore } from './stores/budgets'
 import { createByokFeesStore } from './stores/byok-fees'
 import { createConsentsStore } from './stores/consents'
@@ -166,7 +167,8 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   const resolved = resolveOptions(options, (message) => logger.warn(message))
   const now = options.clock ?? Date.now
   const kv = createKv(storage, resolved.storagePrefix)
-  const atomic = createAtomicOps(storage)
+  assertAtomicEngines(storage, resolved.storagePrefix, options.atomic)
+  const atomic = createAtomicOps(storage, options.atomic)
   const catalogue = createCatalogue({
     providers: resolved.providers,
     overrides: resolved.modelOverrides,
@@ -180,7 +182,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   const principalCache = createPrincipalCache(kv, resolved.authCache, logger)
   const ctx: GatewayContext = {
     options: resolved,
-    holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage) }),
+    holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage, options.atomic) }),
     keyCounters: createKeyCountersStore({ kv, atomic }),
     byokFees: createByokFeesStore({ kv, atomic }),
     rateLimitCounts: createRateLimitStore({ kv, atomic }),

@@ -3,6 +3,7 @@ import type { H3Event } from 'h3'
 import type { ConsentInfo } from './auth/consent-page'
 import type { Logger } from './logger'
 import type { RoutingHooks } from './routing/attempts'
+import type { AtomicOption } from './stores/engine-kind'
 import type { Provider, ProviderModel } from './providers/types'
 import type { CatalogueFile } from './catalogue/catalogue-file'
 import type { CorsOption, ResolvedCors } from './http/cors'
@@ -12,6 +13,12 @@ import type { AuthCacheOptions } from './stores/principal-cache'
 export interface GatewayOptions {
   /** Where the gateway keeps its records: any unstorage Storage. Default: in-memory (lost on restart). */
   storage?: Storage
+  /**
+   * How counters, holds and claims are made atomic (docs/operations.md#several-instances): `auto` (default) by the
+   * storage's driver (Redis, PostgreSQL through db0, or an in-process lock for memory and files; any other driver is
+   * refused); `local` accepts the in-process lock for any driver that only this process uses.
+   */
+  atomic?: AtomicOption
   /** Key prefix of every record in `storage`. Default `gateway`. */
   storagePrefix?: string
   /** Upstream providers (`openai()`, `openaiCompatible()`, `demo()`, …). Default: none. */

@@ -1,6 +1,8 @@
 import type { Storage } from 'unstorage'
 import { createLocalAtomic } from './atomic-local'
-import { createRedisAtomic, isRedisDriver } from './atomic-redis'
+import { createPostgresAtomic } from './atomic-postgres'
+import { createRedisAtomic } from './atomic-redis'
+import { type AtomicOption, type EngineKind, engineKindOf } from './engine-kind'
 import { mountEngines } from './mount-engines'
 
 /**
@@ -9,7 +11,7 @@ import { mountEngines } from './mount-engines'
  */
 export interface AtomicOps {
   /** Which engine makes the operations atomic for keys at this mount: `redis` (shared by instances) or `local` (one process). */
-  readonly kind: 'redis' | 'local'
+  readonly kind: EngineKind
   /**
    * Adds `delta` ledger units to an exact decimal counter and returns its new value. With `window`, the counter is
    * windowed (what was spent in one UTC day, week or month: docs/keys.md): one that counted an earlier window starts
@@ -47,11 +49,18 @@ export interface CounterWindow {
   ttlMs: number
 }
 
-/** Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on Redis, else an in-process lock. */
-export function createAtomicOps(storage: Storage): AtomicOps & { engineFor(key: string): AtomicOps } {
-  const engineFor = mountEngines<AtomicOps>(storage, (driver, key) =>
-    isRedisDriver(driver) ? createRedisAtomic(storage, driver) : createLocalAtomic(storage, key),
-  )
+/**
+ * Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on
+ * Redis, PostgreSQL functions on db0's PostgreSQL, an in-process lock on memory and files (or any driver with
+ * `atomic: 'local'`); a shareable driver without an engine is refused (src/stores/engine-kind.ts).
+ */
+export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto'): AtomicOps & { engineFor(key: string): AtomicOps } {
+  const engineFor = mountEngines<AtomicOps>(storage, (driver, key) => {
+    const kind = engineKindOf(driver, option)
+    if (kind === 'redis') return createRedisAtomic(storage, driver as never)
+    if (kind === 'postgres') return createPostgresAtomic(storage, driver as never)
+    return createLocalAtomic(storage, key)
+  })
   return {
     get kind() {
       return engineFor('').kind

@@ -1,8 +1,9 @@
 import type { Storage } from 'unstorage'
 import { createAtomicOps, type CounterWindow } from './atomic'
+import { type AtomicOption, type EngineKind, engineKindOf } from './engine-kind'
 import { createLocalHolds } from './holds-local'
+import { createPostgresHolds } from './holds-postgres'
 import { createRedisHolds } from './holds-redis'
-import { isRedisDriver } from './atomic-redis'
 import { mountEngines } from './mount-engines'
 
 /**
@@ -42,7 +43,7 @@ export type PlaceResult = { ok: true } | { ok: false; index: number; available: 
 /** Atomic holds on budgets: placed only if every budget can cover them, replaced by the exact charge in one step. */
 export interface HoldOps {
   /** Which engine makes them atomic: `redis` (shared by instances) or `local` (one process). */
-  readonly kind: 'redis' | 'local'
+  readonly kind: EngineKind
   /**
    * Places hold `id` of `units` (or a budget's own `units`) on every budget if each one's ceiling − spent − live holds
    * covers it; else places none. Holds whose `expiresAt` (epoch ms) is past `now` no longer count, and are removed.
@@ -58,12 +59,15 @@ export interface HoldOps {
   held(budget: Budget, now: number): Promise<bigint>
 }
 
-/** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, else an in-process lock. */
-export function createHoldOps(storage: Storage): HoldOps {
-  const atomic = createAtomicOps(storage)
-  const engineFor = mountEngines<HoldOps>(storage, (driver) =>
-    isRedisDriver(driver) ? createRedisHolds(storage, driver as never) : createLocalHolds(storage, atomic),
-  )
+/** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, PostgreSQL functions, else an in-process lock. */
+export function createHoldOps(storage: Storage, option: AtomicOption = 'auto'): HoldOps {
+  const atomic = createAtomicOps(storage, option)
+  const engineFor = mountEngines<HoldOps>(storage, (driver) => {
+    const kind = engineKindOf(driver, option)
+    if (kind === 'redis') return createRedisHolds(storage, driver as never)
+    if (kind === 'postgres') return createPostgresHolds(storage, driver as never)
+    return createLocalHolds(storage, atomic)
+  })
   return {
     get kind() {
       return engineFor('').kind

@@ -5,6 +5,9 @@ import { createStorage, type Storage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import memoryDriver from 'unstorage/drivers/memory'
 import redisDriver from 'unstorage/drivers/redis'
+import { createDatabase, type Database } from 'db0'
+import postgresql from 'db0/connectors/postgresql'
+import { postgresDriver } from '../../src/stores/postgres-driver'
 
 /** A storage kind under test: `open()` gives one more Storage over the same data (as a second gateway instance would). */
 export interface StorageKind {
@@ -55,6 +58,34 @@ export function redisKind(url: string): StorageKind {
     async cleanup() {
       if (opened[0]) await opened[0].clear()
       await Promise.all(opened.map((s) => s.dispose()))
+    },
+  }
+}
+
+/**
+ * PostgreSQL at DATABASE_URL through unstorage's db0 driver: each opening is a new database connection (as another
+ * instance's), all on one table of this run's own, dropped at the end with its schema row.
+ */
+export function postgresKind(url: string): StorageKind {
+  const table = `mg_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+  const databases: Database[] = []
+  const opened: Storage[] = []
+  return {
+    name: 'postgres',
+    shared: true,
+    open: () => {
+      const database = createDatabase(postgresql({ url }))
+      databases.push(database)
+      const storage = createStorage({ driver: postgresDriver({ database, tableName: table }) })
+      opened.push(storage)
+      return storage
+    },
+    async cleanup() {
+      const database = databases[0] ?? createDatabase(postgresql({ url }))
+      await database.exec(`DROP TABLE IF EXISTS "${table}"`)
+      await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`).catch(() => undefined) // absent when nothing ran
+      await Promise.all(opened.map((s) => s.dispose()))
+      await Promise.all(databases.map((d) => d.dispose?.()))
     },
   }
 }

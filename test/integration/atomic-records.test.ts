@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createAtomicOps } from '../../src/stores/atomic'
-import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 
 /** The atomic record operations (read, update, claimAndAddUnits) on every engine, two openings of the storage racing. */
 function describeRecords(makeKind: () => StorageKind) {
@@ -62,3 +62,4 @@ function describeRecords(makeKind: () => StorageKind) {
 describe('atomic records: memory', () => describeRecords(memoryKind))
 describe('atomic records: fs', () => describeRecords(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('atomic records: redis (REDIS_URL)', () => describeRecords(() => redisKind(process.env.REDIS_URL!)))
+describe.skipIf(!process.env.DATABASE_URL)('atomic records: postgres (DATABASE_URL)', () => describeRecords(() => postgresKind(process.env.DATABASE_URL!)))

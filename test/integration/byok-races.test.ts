@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CUSTOMER_KEY, startByokPair, type ByokPair } from '../helpers/byok-pair'
-import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 
 const ROUNDS = 20
 
@@ -135,3 +135,4 @@ function describeRaces(makeKind: () => StorageKind) {
 describe('BYOK races: memory', () => describeRaces(memoryKind))
 describe('BYOK races: fs', () => describeRaces(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('BYOK races: redis (REDIS_URL)', () => describeRaces(() => redisKind(process.env.REDIS_URL!)))
+describe.skipIf(!process.env.DATABASE_URL)('BYOK races: postgres (DATABASE_URL)', () => describeRaces(() => postgresKind(process.env.DATABASE_URL!)))

@@ -186,6 +186,7 @@ describe('unexpected failures', () => {
     })
     const t = await startGateway({
       storage: createStorage({ driver: broken() }),
+      atomic: 'local', // a test driver that only this process uses
       logger: { debug() {}, info() {}, warn() {}, error: (message, fields) => logged.push({ message, fields }) },
     })
     try {

@@ -5,7 +5,7 @@ import { fromUnits, toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
-import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 
 // 0.000001 USD a prompt token, 0.000002 a completion token; 0.86 EUR a USD: 0.00000086 and 0.00000172 EUR.
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -61,7 +61,7 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
   const finish = async (res: Response) => (res.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(res)).events : await res.json())
 
   it(`${name}: a balance smaller than one request's hold serves nothing, whatever the concurrency`, async () => {
-    expect(a.gateway.context.holds.kind).toBe(name === 'redis' ? 'redis' : 'local')
+    expect(a.gateway.context.holds.kind).toBe(name === 'redis' || name === 'postgres' ? name : 'local')
     const broke = await createCustomer(a.gateway, { credits: '0.000000000001' })
     const sent = upstream.requests.length
     const answers = await Promise.all(
@@ -182,3 +182,6 @@ describe('credit holds: the default in-memory storage (one instance)', () =>
 describe('credit holds: memory (two instances on one storage)', () => describeHolds('memory', memoryKind))
 describe('credit holds: fs (two instances in one process over one folder)', () => describeHolds('fs', fsKind))
 describe.skipIf(!process.env.REDIS_URL)('credit holds: redis (REDIS_URL; two instances)', () => describeHolds('redis', () => redisKind(process.env.REDIS_URL!)))
+describe.skipIf(!process.env.DATABASE_URL)('credit holds: postgres (DATABASE_URL; two instances)', () =>
+  describeHolds('postgres', () => postgresKind(process.env.DATABASE_URL!)),
+)

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createGateway, demo } from '../../src/index'
 import { createAtomicOps } from '../../src/stores/atomic'
-import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The storage conformance suite: every driver the gateway supports passes the same tests. */
-function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 'redis') {
+function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 'redis' | 'postgres') {
   let kind: StorageKind
   beforeAll(() => {
     kind = makeKind()
@@ -133,3 +133,6 @@ function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 
 describe('storage: memory', () => describeStorage(memoryKind, 'local'))
 describe('storage: fs', () => describeStorage(fsKind, 'local'))
 describe.skipIf(!process.env.REDIS_URL)('storage: redis (REDIS_URL)', () => describeStorage(() => redisKind(process.env.REDIS_URL!), 'redis'))
+describe.skipIf(!process.env.DATABASE_URL)('storage: postgres (DATABASE_URL, db0)', () =>
+  describeStorage(() => postgresKind(process.env.DATABASE_URL!), 'postgres'),
+)

@@ -1,0 +1,40 @@
+import type { Driver, Storage } from 'unstorage'
+import { isRedisDriver } from './atomic-redis'
+import { isPostgresDriver } from './postgres'
+
+/**
+ * The `atomic` option of createGateway (docs/operations.md#several-instances): `auto` picks the engine by the storage
+ * driver (Redis scripts, PostgreSQL functions, or an in-process lock for drivers only one process uses); `local`
+ * accepts the in-process lock for any driver, for a storage the host knows only this process uses.
+ */
+export type AtomicOption = 'auto' | 'local'
+
+/** Which engine makes counters, holds and claims atomic: shared by instances (`redis`, `postgres`) or one process (`local`). */
+export type EngineKind = 'redis' | 'postgres' | 'local'
+
+// Drivers whose data lives in this process, or in files one process writes (docs/operations.md#storage).
+const PROCESS_DRIVERS = new Set(['memory', 'fs', 'fs-lite', 'fsLite', 'lru-cache', 'lruCache'])
+
+/** The engine for a mounted driver; throws a TypeError for a shareable driver without one (unless `local` is chosen). */
+export function engineKindOf(driver: Driver, option: AtomicOption = 'auto'): EngineKind {
+  if (isRedisDriver(driver)) return 'redis'
+  if (isPostgresDriver(driver)) return 'postgres'
+  if (option === 'local' || PROCESS_DRIVERS.has(driver?.name ?? '')) return 'local'
+  const name = driver?.name ? `the ${driver.name} driver` : 'a driver without a name'
+  throw new TypeError(
+    `model-gateway: storage: ${name} may be shared by other processes, and the gateway has no atomic engine for it: ` +
+      'two instances would each believe they hold the same lock, and could spend the same credits twice. ' +
+      "Use Redis (unstorage/drivers/redis) or PostgreSQL (unstorage/drivers/db0 with db0's postgresql connector) for several instances, " +
+      "or pass atomic: 'local' if only this process ever uses this storage (docs/operations.md#several-instances)",
+  )
+}
+
+/**
+ * Checks, at creation, every mount the gateway's records can land on (the one holding `prefix`, and any below it),
+ * so that a storage without an engine is refused before any request. Other mounts (a Nitro app's assets) are not the
+ * gateway's.
+ */
+export function assertAtomicEngines(storage: Storage, prefix: string, option: AtomicOption = 'auto'): void {
+  if (option !== 'auto' && option !== 'local') throw new TypeError(`model-gateway: atomic must be 'auto' or 'local', got ${JSON.stringify(option)}`)
+  for (const mount of storage.getMounts(`${prefix}:`, { parents: true })) engineKindOf(mount.driver, option)
+}

@@ -1,0 +1,87 @@
+import { createDatabase } from 'db0'
+import postgresql from 'db0/connectors/postgresql'
+import { createStorage, defineDriver } from 'unstorage'
+import memoryDriver from 'unstorage/drivers/memory'
+import db0Driver from 'unstorage/drivers/db0'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createGateway } from '../../src/index'
+import { createAtomicOps } from '../../src/stores/atomic'
+import { POSTGRES_SCHEMA_VERSION } from '../../src/stores/postgres-schema'
+import { TEST_SECRET } from '../helpers/server'
+
+// A driver other processes could share (its name is not one of the in-process ones), over memory for the test.
+const shareable = defineDriver(() => ({ ...memoryDriver(), name: 'mongodb' }))
+
+describe('atomic engines: which storage a gateway accepts (docs/operations.md#several-instances)', () => {
+  it('refuses a shareable storage without an atomic engine, saying what to do', () => {
+    const create = () => createGateway({ secret: TEST_SECRET, storage: createStorage({ driver: shareable() }) })
+    expect(create).toThrow(TypeError)
+    expect(create).toThrow(/the mongodb driver may be shared by other processes, and the gateway has no atomic engine for it/)
+    expect(create).toThrow(/Use Redis .* or PostgreSQL .* or pass atomic: 'local'/)
+  })
+
+  it('refuses it on any mount, not only the root', () => {
+    const storage = createStorage()
+    storage.mount('gateway:usage', shareable())
+    expect(() => createGateway({ secret: TEST_SECRET, storage })).toThrow(/mongodb driver may be shared/)
+  })
+
+  it("accepts it with atomic: 'local', and serves its counters with the in-process engine", async () => {
+    const storage = createStorage({ driver: shareable() })
+    const gateway = createGateway({ secret: TEST_SECRET, storage, atomic: 'local' })
+    try {
+      const user = await gateway.admin.createUser({ email: 'local@example.com' })
+      await gateway.admin.addCredits(user.org_id, '2.5')
+      expect((await gateway.admin.getCredits(user.org_id)).balance).toBe('2.5')
+      expect(createAtomicOps(storage, 'local').engineFor('gateway:x').kind).toBe('local')
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('refuses an unknown atomic option', () => {
+    expect(() => createGateway({ secret: TEST_SECRET, atomic: 'distributed' as never })).toThrow(/atomic must be 'auto' or 'local'/)
+  })
+
+  it('picks the in-process engine for memory and files, Redis scripts for Redis', () => {
+    expect(createAtomicOps(createStorage()).engineFor('gateway:x').kind).toBe('local')
+  })
+})
+
+describe.skipIf(!process.env.DATABASE_URL)('atomic engines: PostgreSQL schema (DATABASE_URL)', () => {
+  const url = process.env.DATABASE_URL!
+  const table = `mg_schema_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+  const database = createDatabase(postgresql({ url }))
+  afterAll(async () => {
+    await database.exec(`DROP TABLE IF EXISTS "${table}"`)
+    await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`)
+    await database.dispose()
+  })
+
+  it("sets up the records table and records its schema version; also behind unstorage's plain db0 driver", async () => {
+    const atomic = createAtomicOps(createStorage({ driver: db0Driver({ database, tableName: table }) }))
+    expect(atomic.engineFor('gateway:x').kind).toBe('postgres')
+    expect(await atomic.addUnits('gateway:credits:o:granted', 5_000_000_000_000n)).toBe(5_000_000_000_000n)
+    const rows = await database.prepare('SELECT version FROM model_gateway_schema WHERE records_table = $1').all(table)
+    expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }])
+    const stored = await database.prepare(`SELECT value FROM "${table}" WHERE key = $1`).all('gateway:credits:o:granted')
+    expect(JSON.parse((stored[0] as { value: string }).value)).toEqual({ units: '5000000000000' })
+  })
+
+  it('refuses a table set up by a newer version, naming both versions', async () => {
+    const newer = `${table}_newer`
+    await database.exec(
+      `CREATE TABLE IF NOT EXISTS model_gateway_schema (records_table TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)`,
+    )
+    await database.prepare('INSERT INTO model_gateway_schema (records_table, version) VALUES ($1, $2)').run(newer, POSTGRES_SCHEMA_VERSION + 1)
+    try {
+      const atomic = createAtomicOps(createStorage({ driver: db0Driver({ database, tableName: newer }) }))
+      await expect(atomic.getUnits('gateway:x')).rejects.toThrow(
+        new RegExp(`table ${newer} was set up by a newer version \\(schema ${POSTGRES_SCHEMA_VERSION + 1}, this one knows ${POSTGRES_SCHEMA_VERSION}\\)`),
+      )
+    } finally {
+      await database.exec(`DROP TABLE IF EXISTS "${newer}"`)
+      await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${newer}'`)
+    }
+  })
+})

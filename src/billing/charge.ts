@@ -103,20 +103,18 @@ export async function chargeAndRecord(
     )
   // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
   const charged = byok ? 0n : cost.eurUnits
-  // The charge's ledger entry (docs/money.md) is written by the settlement's own atomic step: the ledger never shows a
-  // charge that was not made, and never misses one that was.
+  // The charge's ledger entry and the usage record (docs/money.md) are written by the settlement's own atomic step: the
+  // ledger never shows a charge that was not made, never misses one that was, and a process killed meanwhile leaves
+  // either the charge with its records or neither (the hold then expires).
   const ledger = charged > 0n ? ctx.credits.chargeEntry(record.org_id, charged, `${record.endpoint} ${record.model}`, record.id) : undefined
-  const settled = hold.settle(
-    charged,
-    byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined,
-    ledger && { key: ledger.key, value: ledger.entry },
-  )
+  const written = [...(ledger ? [{ key: ledger.key, value: ledger.entry }] : []), ...ctx.usage.entriesOf(record)]
+  const settled = hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined, written)
   try {
-    await Promise.all([settled, ctx.usage.append(record), counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined])
+    await Promise.all([settled, counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined])
   } catch (error) {
     if (error instanceof RecordNotWrittenError) {
-      // The money is exact in the counters; only the ledger misses the entry (never retried into a second charge).
-      ctx.logger.error('a request was charged but its ledger entry could not be written: add it by hand', {
+      // The money is exact in the counters; only the ledger entry or the usage record is missing (never retried into a second charge).
+      ctx.logger.error('a request was charged but its ledger entry or usage record could not be written: add it by hand', {
         org_id: record.org_id,
         amount: ledger?.entry.amount,
         note: ledger?.entry.note,

@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../context'
 import { GatewayError } from '../errors'
 import type { KeyAncestor, Principal } from '../stores/accounts'
-import type { Budget } from '../stores/holds'
+import type { Budget, WrittenRecord } from '../stores/holds'
 import { keyBudget, keyCharges, resetWindow } from './key-usage'
 import { fromUnits } from './money'
 
@@ -12,10 +12,10 @@ export interface Hold {
   /**
    * Replaces the hold by the exact charge in EUR ledger units, and adds to the usage counters of the request's key and
    * the keys above it (docs/keys.md); only the first call (or release) counts. A request a customer's own key served
-   * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost. `record`
-   * (the charge's ledger entry) is written in the same step.
+   * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost. `records`
+   * (the charge's ledger entry, the usage record and its generation pointer) are written in the same step.
    */
-  settle(chargeEurUnits: bigint, byok?: ByokCharge, record?: { key: string; value: unknown }): Promise<void>
+  settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[]): Promise<void>
   /** Releases the hold without charging anything (no provider served the request); a no-op once settled. */
   release(): Promise<void>
 }
@@ -92,7 +92,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       now,
     )
   let done = false
-  const settle = async (charge: bigint, byok?: ByokCharge, record?: { key: string; value: unknown }) => {
+  const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[]) => {
     if (done) return
     done = true
     // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
@@ -103,7 +103,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       budgets,
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
       counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()),
-      record,
+      records,
     })
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }

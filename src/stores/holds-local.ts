@@ -61,7 +61,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: (b.units ?? units).toString(), expires: expiresAt } })))
         return { ok: true as const }
       }),
-    settle: ({ id, budgets, charges, counters = [], record: written }) =>
+    settle: ({ id, budgets, charges, counters = [], records: written = [] }) =>
       lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         await Promise.all(
           budgets.map(async (b, i) => {
@@ -74,11 +74,11 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
           }),
         )
         await Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
-        // Last, under the same lock: a failure here leaves the charge made, which the error says.
-        if (written)
-          await records.set(written.key, written.value).catch((error) => {
-            throw new RecordNotWrittenError(error)
-          })
+        // Last, under the same lock: a failure here leaves the charge made, which the error says (the other records are
+        // still written).
+        let failure: unknown
+        for (const record of written) await records.set(record.key, record.value).catch((error) => (failure ??= error))
+        if (failure !== undefined) throw new RecordNotWrittenError(failure)
       }),
     held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,
   }

@@ -35,18 +35,17 @@ export function createPostgresHolds(storage: Storage, driver: Db0Driver): HoldOp
       const result = JSON.parse(String(rows[0].result)) as { ok: boolean; index?: number; available?: string }
       return result.ok ? { ok: true } : { ok: false, index: result.index!, available: BigInt(result.available!.replace(/\.0+$/, '')) }
     },
-    async settle({ id, budgets, charges, counters = [], record }) {
+    async settle({ id, budgets, charges, counters = [], records = [] }) {
       const list = budgets.map((b) => ({ holdsKey: k(b.holdsKey), usedKey: k(b.usedKey) }))
       const charged = counters.map((c) => ({ key: k(c.key), units: c.units.toString(), windowStart: c.window ? c.window.start : null }))
       await pg.query(
-        'SELECT mg_settle_hold($1, $2, $3::JSONB, $4::JSONB, $5::JSONB, $6, $7::JSONB)',
+        'SELECT mg_settle_hold($1, $2, $3::JSONB, $4::JSONB, $5::JSONB, $6::JSONB)',
         t,
         id,
         JSON.stringify(list),
         JSON.stringify(charges.map(String)),
         JSON.stringify(charged),
-        record ? k(record.key) : null,
-        record ? JSON.stringify(record.value) : null,
+        JSON.stringify(records.map((record) => ({ key: k(record.key), value: record.value }))),
       )
     },
     async held(budget, now) {

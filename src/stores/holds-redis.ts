@@ -74,9 +74,9 @@ end
 return {0}
 `
 
-// KEYS: per budget i, used and holds; then each counter charged; then the record written, if any. ARGV: id, n, per
-// budget the charge's whole and fraction, then m, and per counter its charge's whole and fraction, its window start
-// ('-' when not windowed) and how long to keep it (ms); then the record's JSON, if any (the unstorage driver's format).
+// KEYS: per budget i, used and holds; then each counter charged; then the records written. ARGV: id, n, per budget
+// the charge's whole and fraction, then m, and per counter its charge's whole and fraction, its window start ('-' when
+// not windowed) and how long to keep it (ms); then each record's JSON, in the keys' order (the unstorage driver's format).
 const SETTLE = `${LUA_HELPERS}
 local id, n = ARGV[1], tonumber(ARGV[2])
 for i = 1, n do
@@ -92,7 +92,8 @@ for c = 1, m do
   end
   add(key, ARGV[a], ARGV[a + 1])
 end
-if #KEYS > 2 * n + m then redis.call('SET', KEYS[#KEYS], ARGV[#ARGV]) end
+local r = #KEYS - 2 * n - m
+for i = 1, r do redis.call('SET', KEYS[2 * n + m + i], ARGV[#ARGV - r + i]) end
 return 0
 `
 
@@ -123,16 +124,16 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
       if (result[0] === 0) return { ok: true }
       return { ok: false, index: result[0] - 1, available: BigInt(result[1]) * UNIT + BigInt(result[2]) }
     },
-    async settle({ id, budgets, charges, counters = [], record }) {
+    async settle({ id, budgets, charges, counters = [], records = [] }) {
       const charged = counters.filter((c) => c.units !== 0n)
       const keys = [...budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey)]), ...charged.map((c) => redisKey(c.key))]
-      if (record) keys.push(redisKey(record.key))
+      for (const record of records) keys.push(redisKey(record.key))
       const perCounter = charged.flatMap((c) => [
         ...split(c.units),
         c.window ? String(c.window.start) : '-',
         c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0',
       ])
-      const written = record ? [JSON.stringify(record.value)] : []
+      const written = records.map((record) => JSON.stringify(record.value))
       await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter, ...written)
     },
     async held(budget, now) {

@@ -37,6 +37,12 @@ export interface CounterCharge {
   window?: CounterWindow
 }
 
+/** A record a settlement writes in its own step: full storage key, JSON value. */
+export interface WrittenRecord {
+  key: string
+  value: unknown
+}
+
 /** The outcome of placing a hold: placed, or the first budget that could not cover it and what it has available. */
 export type PlaceResult = { ok: true } | { ok: false; index: number; available: bigint }
 
@@ -51,10 +57,10 @@ export interface HoldOps {
   place(input: { id: string; units: bigint; expiresAt: number; now: number; budgets: Budget[] }): Promise<PlaceResult>
   /**
    * Removes hold `id` from every budget, adds `charges[i]` ledger units to budget i's spent counter (as a counter that
-   * is not windowed), adds each of `counters` and writes `record` (a charge's ledger entry: full storage key, JSON
-   * value), in one step.
+   * is not windowed), adds each of `counters` and writes `records` (a charge's ledger entry, the usage record and its
+   * generation pointer: full storage key, JSON value), in one step.
    */
-  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[]; record?: { key: string; value: unknown } }): Promise<void>
+  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[]; records?: WrittenRecord[] }): Promise<void>
   /** The units of live holds on a budget (for tests and the admin view). */
   held(budget: Budget, now: number): Promise<bigint>
 }

@@ -150,11 +150,11 @@ const V1 = [
     END LOOP;
     RETURN jsonb_build_object('ok', TRUE);
   END $$`,
-  // Removes a hold from every budget, adds each budget's charge and each counter, and writes the ledger record, in
-  // one transaction under the first budget's lock.
-  `CREATE OR REPLACE FUNCTION mg_settle_hold(tbl TEXT, hold_id TEXT, budgets JSONB, charges JSONB, counters JSONB, record_key TEXT, record JSONB)
+  // Removes a hold from every budget, adds each budget's charge and each counter, and writes the records (the ledger
+  // entry, the usage record and its pointer: [{key, value}]), in one transaction under the first budget's lock.
+  `CREATE OR REPLACE FUNCTION mg_settle_hold(tbl TEXT, hold_id TEXT, budgets JSONB, charges JSONB, counters JSONB, records JSONB)
   RETURNS VOID LANGUAGE plpgsql AS $$
-  DECLARE b JSONB; i INT := 0; rec JSONB; c JSONB;
+  DECLARE b JSONB; i INT := 0; rec JSONB; c JSONB; r JSONB;
   BEGIN
     PERFORM mg_lock(tbl, budgets->0->>'holdsKey');
     FOR b IN SELECT e FROM jsonb_array_elements(budgets) e LOOP
@@ -169,7 +169,9 @@ const V1 = [
     FOR c IN SELECT e FROM jsonb_array_elements(counters) e LOOP
       IF (c->>'units')::NUMERIC <> 0 THEN PERFORM mg_add_units(tbl, c->>'key', (c->>'units')::NUMERIC, (c->>'windowStart')::BIGINT); END IF;
     END LOOP;
-    IF record_key IS NOT NULL THEN PERFORM mg_put(tbl, record_key, record); END IF;
+    FOR r IN SELECT e FROM jsonb_array_elements(records) e LOOP
+      PERFORM mg_put(tbl, r->>'key', r->'value');
+    END LOOP;
   END $$`,
 ]
 

@@ -60,17 +60,26 @@ export interface GenerationPointer {
   created_at: string
 }
 
+// A record's key under `usage:<org>`: its time, then its id (time-ordered, unique).
+const recordKeyOf = (record: UsageRecord) => `${Date.parse(record.created_at).toString().padStart(15, '0')}-${record.id}`
+
 /**
  * The usage records store: one record per request, under the org, time-ordered; and, per generation id, a pointer to
  * its record, so that GET /generation reads one record and never lists the org's records.
  */
 export function createUsageStore(kv: Kv) {
   return {
-    /** Appends a record and its generation pointer (unique keys: no lock needed). */
-    async append(record: UsageRecord): Promise<void> {
-      const key = `${Date.parse(record.created_at).toString().padStart(15, '0')}-${record.id}`
+    /**
+     * A record and its generation pointer as full storage keys and values (unique keys: no lock needed), for the
+     * settlement to write in its own atomic step with the charge (src/billing/charge.ts).
+     */
+    entriesOf(record: UsageRecord): { key: string; value: unknown }[] {
+      const key = recordKeyOf(record)
       const pointer: GenerationPointer = { key, created_at: record.created_at }
-      await Promise.all([kv.set(record, 'usage', record.org_id, key), kv.set(pointer, 'generation-ids', record.org_id, record.id)])
+      return [
+        { key: kv.key('usage', record.org_id, key), value: record },
+        { key: kv.key('generation-ids', record.org_id, record.id), value: pointer },
+      ]
     },
     /** The record of a generation of the org, or null (an unknown id, another org's, or one past the retention). */
     async get(orgId: string, id: string): Promise<UsageRecord | null> {

@@ -200,7 +200,7 @@ describe('a ledger entry that cannot be written', () => {
       expect((await t.gateway.admin.ledger(user.org_id)).map((e) => e.kind)).toEqual(['grant'])
       expect(errors).toEqual([
         [
-          'a request was charged but its ledger entry could not be written: add it by hand',
+          'a request was charged but its ledger entry or usage record could not be written: add it by hand',
           expect.objectContaining({ org_id: user.org_id, amount: '0.000001032', note: 'chat demo/echo', generation_id: id, error: 'disk full' }),
         ],
       ])

@@ -16,6 +16,22 @@ interface RedisDriver extends Driver {
   getInstance: () => RedisClient
 }
 
+/** True when a mounted unstorage redis driver talks to a Redis Cluster (its `cluster` option). */
+export function isRedisClusterDriver(driver: Driver): boolean {
+  return isRedisDriver(driver) && Array.isArray((driver.options as { cluster?: unknown }).cluster)
+}
+
+/**
+ * The hash tag of a Redis Cluster driver's base (`{mg}` in `{mg}` or `{mg}:app`), or undefined: every key of the
+ * gateway's scripts must hash to one slot, and the base's tag makes them (docs/operations.md#redis-cluster).
+ */
+export function clusterHashTagOf(driver: Driver): string | undefined {
+  const base = String((driver.options as { base?: unknown }).base ?? '')
+  const open = base.indexOf('{')
+  const close = open === -1 ? -1 : base.indexOf('}', open + 1)
+  return close > open + 1 ? base.slice(open, close + 1) : undefined
+}
+
 /** True when a mounted unstorage driver is the redis driver with its raw client. */
 export function isRedisDriver(driver: Driver): driver is RedisDriver {
   return driver?.name === 'redis' && typeof (driver as Partial<RedisDriver>).getInstance === 'function'

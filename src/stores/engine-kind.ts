@@ -1,5 +1,5 @@
 import type { Driver, Storage } from 'unstorage'
-import { isRedisDriver } from './atomic-redis'
+import { clusterHashTagOf, isRedisClusterDriver, isRedisDriver } from './atomic-redis'
 import { isPostgresDriver } from './postgres'
 
 /**
@@ -17,7 +17,16 @@ const PROCESS_DRIVERS = new Set(['memory', 'fs', 'fs-lite', 'fsLite', 'lru-cache
 
 /** The engine for a mounted driver; throws a TypeError for a shareable driver without one (unless `local` is chosen). */
 export function engineKindOf(driver: Driver, option: AtomicOption = 'auto'): EngineKind {
-  if (isRedisDriver(driver)) return 'redis'
+  if (isRedisDriver(driver)) {
+    if (isRedisClusterDriver(driver) && !clusterHashTagOf(driver)) {
+      throw new TypeError(
+        `model-gateway: storage: the redis driver talks to a Redis Cluster, and its base (${JSON.stringify((driver.options as { base?: unknown }).base ?? '')}) has no hash tag: ` +
+          "the gateway's scripts change several keys at once, which a cluster allows only within one hash slot. " +
+          "Give the driver a base with a hash tag, such as base: '{mg}' (docs/operations.md#redis-cluster)",
+      )
+    }
+    return 'redis'
+  }
   if (isPostgresDriver(driver)) return 'postgres'
   if (option === 'local' || PROCESS_DRIVERS.has(driver?.name ?? '')) return 'local'
   const name = driver?.name ? `the ${driver.name} driver` : 'a driver without a name'

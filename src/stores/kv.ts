@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage'
+import { listKeys } from './list-keys'
 import { createRecords } from './records'
 
 /** The gateway's view of an unstorage Storage: every key lives under one prefix. */
@@ -29,7 +30,7 @@ export function createKv(storage: Storage, prefix: string): Kv {
     remove: (...parts) => records.remove(key(...parts)),
     async list(...parts) {
       const base = `${key(...parts)}:`
-      const keys = await storage.getKeys(base)
+      const keys = await listKeys(storage, base)
       return keys.map((k) => (k.startsWith(base) ? k.slice(base.length) : k))
     },
   }

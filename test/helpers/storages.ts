@@ -7,6 +7,7 @@ import memoryDriver from 'unstorage/drivers/memory'
 import redisDriver from 'unstorage/drivers/redis'
 import { createDatabase, type Database } from 'db0'
 import postgresql from 'db0/connectors/postgresql'
+import { listKeys } from '../../src/stores/list-keys'
 import { postgresDriver } from '../../src/stores/postgres-driver'
 
 /** A storage kind under test: `open()` gives one more Storage over the same data (as a second gateway instance would). */
@@ -86,6 +87,28 @@ export function postgresKind(url: string): StorageKind {
       await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`).catch(() => undefined) // absent when nothing ran
       await Promise.all(opened.map((s) => s.dispose()))
       await Promise.all(databases.map((d) => d.dispose?.()))
+    },
+  }
+}
+
+/**
+ * A Redis Cluster (test/helpers/redis-cluster.ts) through unstorage's redis driver: each opening is a new cluster
+ * client, all under one base whose hash tag puts every key of the gateway in one slot (docs/operations.md#redis-cluster).
+ */
+export function redisClusterKind(nodes: { host: string; port: number }[]): StorageKind {
+  const base = `{mg-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}}`
+  const opened: Storage[] = []
+  return {
+    name: 'redis-cluster',
+    shared: true,
+    open: () => {
+      const storage = createStorage({ driver: redisDriver({ cluster: nodes, base }) })
+      opened.push(storage)
+      return storage
+    },
+    async cleanup() {
+      if (opened[0]) for (const key of await listKeys(opened[0], '')) await opened[0].removeItem(key)
+      await Promise.all(opened.map((s) => s.dispose()))
     },
   }
 }

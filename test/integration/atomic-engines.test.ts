@@ -2,6 +2,7 @@ import { createDatabase } from 'db0'
 import postgresql from 'db0/connectors/postgresql'
 import { createStorage, defineDriver } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
+import redisDriver from 'unstorage/drivers/redis'
 import db0Driver from 'unstorage/drivers/db0'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createGateway } from '../../src/index'
@@ -37,6 +38,14 @@ describe('atomic engines: which storage a gateway accepts (docs/operations.md#se
     } finally {
       await gateway.close()
     }
+  })
+
+  it('refuses a Redis Cluster whose base has no hash tag, and accepts one that has', () => {
+    const cluster = (base: string) => createStorage({ driver: redisDriver({ cluster: [{ host: '127.0.0.1', port: 1 }], base, lazyConnect: true } as never) })
+    expect(() => createGateway({ secret: TEST_SECRET, storage: cluster('mg') })).toThrow(
+      /talks to a Redis Cluster, and its base \("mg"\) has no hash tag: .* such as base: '\{mg\}'/,
+    )
+    expect(createAtomicOps(cluster('{mg}')).engineFor('gateway:x').kind).toBe('redis')
   })
 
   it('refuses an unknown atomic option', () => {

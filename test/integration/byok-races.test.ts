@@ -1,7 +1,9 @@
 import type { Storage } from 'unstorage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listKeys } from '../../src/stores/list-keys'
 import { CUSTOMER_KEY, startByokPair, type ByokPair } from '../helpers/byok-pair'
-import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
+import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 
 const ROUNDS = 20
 
@@ -29,7 +31,8 @@ function describeRaces(makeKind: () => StorageKind) {
     Promise.all([0, 1].map(async (i) => (await (await pair.byok(i, auth, 'GET', '')).json()).total_count as number))
   /** The ids of the org's records in the storage, whatever the index says. */
   const stored = async (orgId: string) => {
-    const keys = await observer.getKeys(`gateway:byok:${orgId}:`)
+    // listKeys: unstorage's getKeys scans one node of a Redis Cluster only
+    const keys = await listKeys(observer, `gateway:byok:${orgId}:`)
     return keys.map((k) => k.split(':').at(-1)!).sort()
   }
 
@@ -136,3 +139,11 @@ describe('BYOK races: memory', () => describeRaces(memoryKind))
 describe('BYOK races: fs', () => describeRaces(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('BYOK races: redis (REDIS_URL)', () => describeRaces(() => redisKind(process.env.REDIS_URL!)))
 describe.skipIf(!process.env.DATABASE_URL)('BYOK races: postgres (DATABASE_URL)', () => describeRaces(() => postgresKind(process.env.DATABASE_URL!)))
+describe.skipIf(!hasRedisServer())('BYOK races: redis cluster (three primaries started here)', () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    cluster = await startRedisCluster()
+  }, 30_000)
+  afterAll(() => cluster?.stop())
+  describeRaces(() => redisClusterKind(cluster.nodes))
+})

@@ -5,7 +5,8 @@ import { fromUnits, toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
-import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
+import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 
 // 0.000001 USD a prompt token, 0.000002 a completion token; 0.86 EUR a USD: 0.00000086 and 0.00000172 EUR.
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -61,7 +62,7 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
   const finish = async (res: Response) => (res.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(res)).events : await res.json())
 
   it(`${name}: a balance smaller than one request's hold serves nothing, whatever the concurrency`, async () => {
-    expect(a.gateway.context.holds.kind).toBe(name === 'redis' || name === 'postgres' ? name : 'local')
+    expect(a.gateway.context.holds.kind).toBe(name === 'redis' || name === 'redis-cluster' ? 'redis' : name === 'postgres' ? 'postgres' : 'local')
     const broke = await createCustomer(a.gateway, { credits: '0.000000000001' })
     const sent = upstream.requests.length
     const answers = await Promise.all(
@@ -185,3 +186,11 @@ describe.skipIf(!process.env.REDIS_URL)('credit holds: redis (REDIS_URL; two ins
 describe.skipIf(!process.env.DATABASE_URL)('credit holds: postgres (DATABASE_URL; two instances)', () =>
   describeHolds('postgres', () => postgresKind(process.env.DATABASE_URL!)),
 )
+describe.skipIf(!hasRedisServer())('credit holds: redis cluster (three primaries started here; two instances)', () => {
+  let cluster: RedisCluster
+  beforeAll(async () => {
+    cluster = await startRedisCluster()
+  }, 30_000)
+  afterAll(() => cluster?.stop())
+  describeHolds('redis-cluster', () => redisClusterKind(cluster.nodes))
+})

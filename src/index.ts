@@ -53,4 +53,6 @@ export type { RateLimit, AuthOptions, ByokOptions, RetentionOptions } from './op
 export type { SweepCounts } from './maintenance/sweep'
 export type { ConsentInfo } from './auth/consent-page'
 export { postgresDriver } from './stores/postgres-driver'
-export type { AtomicOption } from './stores/engine-kind'
+export type { AtomicEngine, AtomicOption } from './stores/engine-kind'
+export type { AtomicOps, CounterWindow } from './stores/atomic'
+export type { Budget, CounterCharge, HoldOps, PlaceResult, WrittenRecord } from './stores/holds'

@@ -2,7 +2,7 @@ import type { Storage } from 'unstorage'
 import { createLocalAtomic } from './atomic-local'
 import { createPostgresAtomic } from './atomic-postgres'
 import { createRedisAtomic } from './atomic-redis'
-import { type AtomicOption, type EngineKind, engineKindOf } from './engine-kind'
+import { type AtomicOption, customEngineOf, type EngineKind, engineKindOf } from './engine-kind'
 import { mountEngines } from './mount-engines'
 
 /**
@@ -55,6 +55,11 @@ export interface CounterWindow {
  * `atomic: 'local'`); a shareable driver without an engine is refused (src/stores/engine-kind.ts).
  */
 export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto'): AtomicOps & { engineFor(key: string): AtomicOps } {
+  const custom = customEngineOf(option)
+  if (custom) {
+    const ops = custom.atomic(storage)
+    return Object.assign(Object.create(ops) as AtomicOps, { engineFor: () => ops })
+  }
   const engineFor = mountEngines<AtomicOps>(storage, (driver, key) => {
     const kind = engineKindOf(driver, option)
     if (kind === 'redis') return createRedisAtomic(storage, driver as never)

@@ -1,22 +1,43 @@
 import type { Driver, Storage } from 'unstorage'
+import type { AtomicOps } from './atomic'
+import type { HoldOps } from './holds'
 import { clusterHashTagOf, isRedisClusterDriver, isRedisDriver } from './atomic-redis'
 import { isPostgresDriver } from './postgres'
 
 /**
+ * An atomic engine of the host's own (docs/operations.md#an-engine-of-your-own), for a storage the built-in ones do not
+ * serve: the atomic operations and the holds over the gateway's keys, with the contract of AtomicOps and HoldOps.
+ */
+export interface AtomicEngine {
+  /** Its name (errors, `kind` of the operations it gives). */
+  name: string
+  /** The atomic operations over `storage`'s keys. */
+  atomic(storage: Storage): AtomicOps
+  /** The holds over `storage`'s keys. */
+  holds(storage: Storage): HoldOps
+}
+
+/**
  * The `atomic` option of createGateway (docs/operations.md#several-instances): `auto` picks the engine by the storage
  * driver (Redis scripts, PostgreSQL functions, or an in-process lock for drivers only one process uses); `local`
- * accepts the in-process lock for any driver, for a storage the host knows only this process uses.
+ * accepts the in-process lock for any driver, for a storage the host knows only this process uses; an AtomicEngine
+ * serves every key with the host's own engine.
  */
-export type AtomicOption = 'auto' | 'local'
+export type AtomicOption = 'auto' | 'local' | AtomicEngine
 
-/** Which engine makes counters, holds and claims atomic: shared by instances (`redis`, `postgres`) or one process (`local`). */
-export type EngineKind = 'redis' | 'postgres' | 'local'
+/** Which engine makes counters, holds and claims atomic: shared by instances (`redis`, `postgres`, a host's engine) or one process (`local`). */
+export type EngineKind = 'redis' | 'postgres' | 'local' | (string & {})
+
+/** The host's own engine, when the option is one. */
+export const customEngineOf = (option: AtomicOption | undefined): AtomicEngine | undefined => (option && typeof option === 'object' ? option : undefined)
 
 // Drivers whose data lives in this process, or in files one process writes (docs/operations.md#storage).
 const PROCESS_DRIVERS = new Set(['memory', 'fs', 'fs-lite', 'fsLite', 'lru-cache', 'lruCache'])
 
 /** The engine for a mounted driver; throws a TypeError for a shareable driver without one (unless `local` is chosen). */
 export function engineKindOf(driver: Driver, option: AtomicOption = 'auto'): EngineKind {
+  const custom = customEngineOf(option)
+  if (custom) return custom.name
   if (isRedisDriver(driver)) {
     if (isRedisClusterDriver(driver) && !clusterHashTagOf(driver)) {
       throw new TypeError(
@@ -44,6 +65,13 @@ export function engineKindOf(driver: Driver, option: AtomicOption = 'auto'): Eng
  * gateway's.
  */
 export function assertAtomicEngines(storage: Storage, prefix: string, option: AtomicOption = 'auto'): void {
-  if (option !== 'auto' && option !== 'local') throw new TypeError(`model-gateway: atomic must be 'auto' or 'local', got ${JSON.stringify(option)}`)
+  const custom = customEngineOf(option)
+  if (custom) {
+    if (typeof custom.name !== 'string' || typeof custom.atomic !== 'function' || typeof custom.holds !== 'function')
+      throw new TypeError('model-gateway: atomic: an engine of your own needs name, atomic(storage) and holds(storage)')
+    return
+  }
+  if (option !== 'auto' && option !== 'local')
+    throw new TypeError(`model-gateway: atomic must be 'auto', 'local' or an engine { name, atomic, holds }, got ${JSON.stringify(option)}`)
   for (const mount of storage.getMounts(`${prefix}:`, { parents: true })) engineKindOf(mount.driver, option)
 }

@@ -1,6 +1,6 @@
 import type { Storage } from 'unstorage'
 import { createAtomicOps, type CounterWindow } from './atomic'
-import { type AtomicOption, type EngineKind, engineKindOf } from './engine-kind'
+import { type AtomicOption, customEngineOf, type EngineKind, engineKindOf } from './engine-kind'
 import { createLocalHolds } from './holds-local'
 import { createPostgresHolds } from './holds-postgres'
 import { createRedisHolds } from './holds-redis'
@@ -67,6 +67,8 @@ export interface HoldOps {
 
 /** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, PostgreSQL functions, else an in-process lock. */
 export function createHoldOps(storage: Storage, option: AtomicOption = 'auto'): HoldOps {
+  const custom = customEngineOf(option)
+  if (custom) return custom.holds(storage)
   const atomic = createAtomicOps(storage, option)
   const engineFor = mountEngines<HoldOps>(storage, (driver) => {
     const kind = engineKindOf(driver, option)

@@ -5,10 +5,13 @@ import memoryDriver from 'unstorage/drivers/memory'
 import redisDriver from 'unstorage/drivers/redis'
 import db0Driver from 'unstorage/drivers/db0'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createGateway } from '../../src/index'
+import { type AtomicEngine, createGateway, demo } from '../../src/index'
+import { toUnits } from '../../src/billing/money'
+import { createLocalAtomic } from '../../src/stores/atomic-local'
+import { createLocalHolds } from '../../src/stores/holds-local'
 import { createAtomicOps } from '../../src/stores/atomic'
 import { POSTGRES_SCHEMA_VERSION } from '../../src/stores/postgres-schema'
-import { TEST_SECRET } from '../helpers/server'
+import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
 
 // A driver other processes could share (its name is not one of the in-process ones), over memory for the test.
 const shareable = defineDriver(() => ({ ...memoryDriver(), name: 'mongodb' }))
@@ -48,8 +51,61 @@ describe('atomic engines: which storage a gateway accepts (docs/operations.md#se
     expect(createAtomicOps(cluster('{mg}')).engineFor('gateway:x').kind).toBe('redis')
   })
 
-  it('refuses an unknown atomic option', () => {
-    expect(() => createGateway({ secret: TEST_SECRET, atomic: 'distributed' as never })).toThrow(/atomic must be 'auto' or 'local'/)
+  it('refuses an unknown atomic option, and an engine without its parts', () => {
+    expect(() => createGateway({ secret: TEST_SECRET, atomic: 'distributed' as never })).toThrow(/atomic must be 'auto', 'local' or an engine/)
+    expect(() => createGateway({ secret: TEST_SECRET, atomic: { name: 'half' } as never })).toThrow(/needs name, atomic\(storage\) and holds\(storage\)/)
+  })
+
+  it('serves every key with an engine of the host’s own: its holds and counters, on a driver it would refuse otherwise', async () => {
+    const calls: string[] = []
+    const engine: AtomicEngine = {
+      name: 'audited',
+      atomic(storage) {
+        const local = createLocalAtomic(storage, 'gateway')
+        return {
+          ...local,
+          kind: 'audited',
+          addUnits: (key, delta, window) => {
+            calls.push(`addUnits ${key.split(':')[1]}`)
+            return local.addUnits(key, delta, window)
+          },
+        }
+      },
+      holds(storage) {
+        const local = createLocalHolds(storage, createLocalAtomic(storage, 'gateway'))
+        return {
+          ...local,
+          kind: 'audited',
+          place: (input) => {
+            calls.push('place')
+            return local.place(input)
+          },
+          settle: (input) => {
+            calls.push('settle')
+            return local.settle(input)
+          },
+        }
+      },
+    }
+    const t = await startGateway({ storage: createStorage({ driver: shareable() }), atomic: engine, providers: [demo()] })
+    try {
+      const { auth, user } = await createCustomer(t.gateway, { credits: '1' })
+      const res = await t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello engine' }] }),
+      })
+      expect(res.status).toBe(200)
+      const cost = (await res.json()).usage.cost_eur as number
+      expect(calls).toContain('place')
+      expect(calls).toContain('settle')
+      expect(calls).toContain('addUnits credits')
+      expect(t.gateway.context.holds.kind).toBe('audited')
+      const credits = await t.gateway.admin.getCredits(user.org_id)
+      expect(toUnits(credits.total_usage)).toBe(toUnits(String(cost)))
+    } finally {
+      await t.close()
+    }
   })
 
   it('picks the in-process engine for memory and files, Redis scripts for Redis', () => {

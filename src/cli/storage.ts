@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { builtinDrivers, createStorage, type Driver, type Storage } from 'unstorage'
 import type { GatewayOptions } from '../options'
+import { postgresDriver } from '../stores/postgres-driver'
 import { CliError } from './errors'
 import { displayPath } from './paths'
 
@@ -70,8 +71,9 @@ const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:**
 
 /**
  * `--storage <spec>`: the storage an embedding app (Express, Node http, Bun, …) gives `createGateway`, named on the
- * command line: a folder (the fs driver), a `redis://` or `rediss://` URL (the Redis driver, ioredis installed), or
- * a Nitro-style mount as JSON, `{"driver":"<unstorage driver>", …its options}`.
+ * command line: a folder (the fs driver), a `redis://` or `rediss://` URL (the Redis driver, ioredis installed), a
+ * `postgres://` or `postgresql://` URL (postgresDriver over db0's postgresql connector, db0 and pg installed; the
+ * table `unstorage`, or `?table=<name>`), or a Nitro-style mount as JSON, `{"driver":"<unstorage driver>", …its options}`.
  */
 export async function openStorageSpec(spec: string, cwd: string): Promise<StorageTarget> {
   const text = spec.trim()
@@ -87,13 +89,41 @@ export async function openStorageSpec(spec: string, cwd: string): Promise<Storag
       throw new CliError('--storage: the JSON must be an object such as {"driver":"fs","base":"./.data/gateway"}')
   } else if (/^rediss?:\/\//i.test(text)) {
     mount = { driver: 'redis', url: text }
+  } else if (/^postgres(ql)?:\/\//i.test(text)) {
+    return openPostgres(text)
   } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
-    throw new CliError(`--storage: ${text.split(':')[0]}:// is not a storage the CLI knows; give a folder, a redis:// URL or a JSON mount {"driver": …}`)
+    throw new CliError(
+      `--storage: ${text.split(':')[0]}:// is not a storage the CLI knows; give a folder, a redis:// or postgres:// URL or a JSON mount {"driver": …}`,
+    )
   } else {
     mount = { driver: 'fs', base: text }
   }
   const { driver, description } = await createDriver(mount, cwd, '--storage')
   return { storage: createStorage({ driver }), note: description, options: {}, warnings: [] }
+}
+
+// A PostgreSQL URL: the app's records in its table (`?table=` names one other than unstorage's default).
+async function openPostgres(text: string): Promise<StorageTarget> {
+  const url = new URL(text)
+  const table = url.searchParams.get('table') ?? undefined
+  url.searchParams.delete('table')
+  let createDatabase: (connector: unknown) => unknown
+  let postgresql: (options: { url: string }) => unknown
+  try {
+    ;({ createDatabase } = (await import('db0')) as never)
+    postgresql = ((await import('db0/connectors/postgresql')) as { default: typeof postgresql }).default
+  } catch (error) {
+    throw new CliError(`--storage: PostgreSQL needs db0 and pg (npm install db0 pg): ${(error as Error).message}`)
+  }
+  const database = createDatabase(postgresql({ url: url.href })) as Parameters<typeof postgresDriver>[0]['database']
+  const storage = createStorage({ driver: postgresDriver({ database, tableName: table }) })
+  // The CLI opened the connection: closing the storage closes it too (the db0 driver leaves it to its owner).
+  const dispose = storage.dispose.bind(storage)
+  storage.dispose = async () => {
+    await dispose()
+    await (database as unknown as { dispose(): Promise<void> }).dispose()
+  }
+  return { storage, note: `PostgreSQL at ${redactUrl(url.href)} (table ${table ?? 'unstorage'})`, options: {}, warnings: [] }
 }
 
 /** The part of a Nuxt app's config that decides where the model-gateway module keeps its records. */

@@ -10,6 +10,9 @@ import express from 'express'
 import { builtinDrivers, createStorage, type Storage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import redisDriver from 'unstorage/drivers/redis'
+import { createDatabase } from 'db0'
+import postgresql from 'db0/connectors/postgresql'
+import { postgresDriver } from '../../src/stores/postgres-driver'
 import { eventually } from '../helpers/eventually'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { toBunFetch } from '../../adapters/bun'
@@ -165,6 +168,38 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
       } finally {
         await storage.clear()
         await storage.dispose()
+      }
+    },
+    120_000,
+  )
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    '--storage with a postgres:// URL: the app’s gateway over that table accepts the key',
+    async () => {
+      const app = folder('postgres')
+      const table = `mg_first_key_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+      const url = new URL(process.env.DATABASE_URL!)
+      url.searchParams.set('table', table)
+      const database = createDatabase(postgresql({ url: process.env.DATABASE_URL! }))
+      const storage = createStorage({ driver: postgresDriver({ database, tableName: table }) })
+      try {
+        const key = (await cli(['keys', 'create', '--email', 'pg@example.com', '--storage', url.href], app)).stdout.trim()
+        expect(key).toMatch(KEY)
+        const gateway = createGateway({ storage, secret: TEST_SECRET, logger: false })
+        try {
+          const me = await gateway.fetch(new Request('http://app.test/api/v1/me', { headers: bearer(key) }))
+          expect(me.status).toBe(200)
+          expect((await me.json()).email).toBe('pg@example.com')
+        } finally {
+          await gateway.close()
+        }
+        const missing = await cli(['keys', 'list', '--email', 'nobody@example.com', '--storage', url.href], app)
+        expect(missing.stderr).toContain(`no user with email nobody@example.com (storage: PostgreSQL at ${process.env.DATABASE_URL} (table ${table}))`)
+      } finally {
+        await database.exec(`DROP TABLE IF EXISTS "${table}"`)
+        await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`)
+        await storage.dispose()
+        await database.dispose()
       }
     },
     120_000,

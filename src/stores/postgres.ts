@@ -44,12 +44,12 @@ const ready = new WeakMap<Db0Database, Map<string, Promise<void>>>()
 export function postgresTable(storage: Storage, driver: Db0Driver): PostgresTable {
   const database = driver.options.database
   const table = tableNameOf(driver.options.tableName)
-  const schema = ensurePostgresSchema(database, table)
   return {
     table,
     keyOf: (key) => key.slice(storage.getMount(key).base.length),
     async query(sql, ...params) {
-      await schema
+      // Set up once; a set-up that failed (the database was down) is tried again by the next statement.
+      await ensurePostgresSchema(database, table)
       return (await database.prepare(sql).all(...params)) as Record<string, unknown>[]
     },
   }

@@ -16,6 +16,7 @@ import type { UsageStore } from './stores/usage'
 import type { CodesStore } from './stores/codes'
 import type { ByokStore } from './stores/byok'
 import type { InFlight } from './http/in-flight'
+import type { ProbeStore } from './stores/probe'
 
 /**
  * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
@@ -54,4 +55,6 @@ export interface GatewayContext {
   lastKeyUse: Map<string, number>
   /** The requests and streams in flight, which close() drains (docs/operations.md). */
   inFlight: InFlight
+  /** The storage probe of GET /health/ready (docs/operations.md#health-and-readiness). */
+  probe: ProbeStore
 }

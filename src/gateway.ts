@@ -29,6 +29,7 @@ import { createResponsesStore, STORED_RESPONSE_MAX_BYTES } from './stores/respon
 import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
+import { createProbeStore } from './stores/probe'
 import { boundAppended, ownedStorage } from './stores/records'
 import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
@@ -210,6 +211,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     catalogue,
     lastKeyUse: new Map(),
     inFlight: createInFlight(),
+    probe: createProbeStore(kv),
   }
   return { ctx, internals: { storage, kv, atomic } }
 }

@@ -21,6 +21,7 @@ import {
   retrieveModelRoute,
 } from './catalogue'
 import { chatCompletionsRoute } from './chat'
+import { healthRoute, readinessRoute } from './health'
 import { embeddingsRoute } from './embeddings'
 import type { RouteDefinition } from './define'
 import { keyRoutes } from './keys'
@@ -73,4 +74,7 @@ export const apiRoutes = [
   countMessageTokensRoute,
   // OpenAI's Responses API, served through chat (docs/responses.md).
   ...responsesRoutes,
+  // Liveness and readiness for load balancers (docs/operations.md#health-and-readiness).
+  healthRoute,
+  readinessRoute,
 ] as RouteDefinition[]

@@ -50,6 +50,9 @@ const specOperations = [
   'GET /api/v1/responses/{id}',
   'DELETE /api/v1/responses/{id}',
   'GET /api/v1/responses/{id}/input_items',
+  // Liveness and readiness (docs/operations.md#health-and-readiness).
+  'GET /api/v1/health',
+  'GET /api/v1/health/ready',
 ]
 
 describe('GET /api/v1/openapi.json', () => {

@@ -1,0 +1,48 @@
+import { jsonResponse } from '../http/respond'
+import { version } from '../version'
+import { defineRoute } from './define'
+
+/** How long the readiness check waits for the storage. */
+export const READINESS_STORAGE_TIMEOUT_MS = 2000
+
+/** GET /health: liveness (docs/operations.md#health-and-readiness): the process serves requests. */
+export const healthRoute = defineRoute({
+  method: 'GET',
+  path: '/health',
+  operationId: 'getHealth',
+  summary: 'Liveness: the gateway answers',
+  tag: 'Meta',
+  auth: 'none',
+  status: 200,
+  handler: () => ({ status: 'ok', version }),
+})
+
+/**
+ * GET /health/ready: readiness for a load balancer (docs/operations.md#health-and-readiness): the storage answers a
+ * read within 2 s and at least one provider is configured; 503 with the failing checks otherwise (and while the
+ * gateway drains, as every route). Errors are named, never the storage's own messages (they may hold a URL).
+ */
+export const readinessRoute = defineRoute({
+  method: 'GET',
+  path: '/health/ready',
+  operationId: 'getReadiness',
+  summary: 'Readiness: storage reachable, providers configured',
+  tag: 'Meta',
+  auth: 'none',
+  status: 200,
+  handler: async ({ ctx, requestId }) => {
+    const storage = await ctx.probe.read(READINESS_STORAGE_TIMEOUT_MS).then(
+      (ms) => ({ ok: true, latency_ms: Math.round(ms * 10) / 10 }),
+      (error: unknown) => {
+        ctx.logger.warn('readiness: the storage did not answer', { request_id: requestId, error: (error as Error).message })
+        return { ok: false, error: /within \d+ ms$/.test((error as Error).message) ? 'timeout' : 'unreachable' }
+      },
+    )
+    const count = ctx.options.providers.length
+    const providers = count > 0 ? { ok: true, count } : { ok: false, count, error: 'no provider is configured' }
+    const ready = storage.ok && providers.ok
+    const body = { status: ready ? 'ready' : 'not_ready', checks: { storage, providers } }
+    if (ready) return body
+    return jsonResponse(body, 503, requestId)
+  },
+})

@@ -17,6 +17,8 @@ import type { CodesStore } from './stores/codes'
 import type { ByokStore } from './stores/byok'
 import type { InFlight } from './http/in-flight'
 import type { ProbeStore } from './stores/probe'
+import type { RequestLog } from './http/request-log'
+import type { GatewayMetrics } from './metrics/gateway-metrics'
 
 /**
  * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
@@ -57,4 +59,8 @@ export interface GatewayContext {
   inFlight: InFlight
   /** The storage probe of GET /health/ready (docs/operations.md#health-and-readiness). */
   probe: ProbeStore
+  /** One log line per request (docs/operations.md#logs). */
+  requestLog: RequestLog
+  /** Prometheus metrics (docs/operations.md#metrics); undefined with `metrics: false`. */
+  metrics?: GatewayMetrics
 }

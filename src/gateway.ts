@@ -9,10 +9,11 @@ import { createInFlight } from './http/in-flight'
 import { resolvePublicUrl } from './http/public-url'
 import { answerError, toRouteHandler } from './http/route-handler'
 import { preflight, resolveCors } from './http/cors'
-import { createConsoleLogger, silentLogger } from './logger'
+import { createConsoleLogger, silentLogger, toGatewayLogger } from './logger'
 import type { GatewayOptions, ResolvedOptions } from './options'
 import type { RouteDefinition } from './routes/define'
 import { apiRoutes } from './routes'
+import { createMetricsRoute } from './routes/metrics'
 import { createOpenApiRoute } from './routes/openapi'
 import { createAccountsStore } from './stores/accounts'
 import { createPrincipalCache } from './stores/principal-cache'
@@ -30,6 +31,8 @@ import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
 import { createProbeStore } from './stores/probe'
+import { createRequestLog } from './http/request-log'
+import { createGatewayMetrics } from './metrics/gateway-metrics'
 import { boundAppended, ownedStorage } from './stores/records'
 import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
@@ -59,6 +62,8 @@ export interface Gateway {
   fetch: (request: Request) => Promise<Response>
   /** Programmatic accounts, keys and credits for the host app. */
   admin: GatewayAdmin
+  /** This instance's Prometheus metrics in the text exposition format (docs/operations.md#metrics); empty with `metrics: false`. */
+  metrics: () => string
   /** The context every handler receives (stores, options, clock, logger). */
   context: GatewayContext
   /**
@@ -164,7 +169,7 @@ function assertPricesConvertible(options: ResolvedOptions) {
 }
 
 function createContext(options: GatewayOptions, storage: Storage): { ctx: GatewayContext; internals: GatewayInternals } {
-  const logger = options.logger === false ? silentLogger : (options.logger ?? createConsoleLogger())
+  const logger = options.logger === false ? silentLogger : toGatewayLogger(options.logger ?? createConsoleLogger())
   const resolved = resolveOptions(options, (message) => logger.warn(message))
   const now = options.clock ?? Date.now
   const kv = createKv(storage, resolved.storagePrefix)
@@ -181,6 +186,8 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   })
   assertPricesConvertible(resolved)
   const principalCache = createPrincipalCache(kv, resolved.authCache, logger)
+  // Read by the gauges when the metrics render: the context is complete by then.
+  const metrics = options.metrics === false ? undefined : createGatewayMetrics({ health: () => ctx.health.snapshot(), inFlight: () => ctx.inFlight.size })
   const ctx: GatewayContext = {
     options: resolved,
     holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage, options.atomic) }),
@@ -212,6 +219,11 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     lastKeyUse: new Map(),
     inFlight: createInFlight(),
     probe: createProbeStore(kv),
+    requestLog: createRequestLog(logger, now, {
+      log: logger !== silentLogger,
+      ended: metrics && ((route, line, seconds) => metrics.request(route, line.method, line.status ?? 500, seconds)),
+    }),
+    metrics,
   }
   return { ctx, internals: { storage, kv, atomic } }
 }
@@ -229,7 +241,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   }
   const { basePath, publicCatalogue } = ctx.options
   const routes = [...apiRoutes]
-  routes.push(createOpenApiRoute(apiRoutes, { basePath, version, publicCatalogue }))
+  // GET /metrics only when asked for (docs/operations.md#metrics), and then in the OpenAPI document too.
+  if (options.metrics && options.metrics.route === true) routes.push(createMetricsRoute(options.metrics.bearerToken))
+  routes.push(createOpenApiRoute([...routes], { basePath, version, publicCatalogue }))
 
   const handlers: Record<string, EventHandler> = {}
   const byPath = new Map<string, Map<string, EventHandler>>()
@@ -308,6 +322,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     routes,
     fetch: async (request) => app.fetch(request),
     admin: createAdmin(ctx),
+    metrics: () => ctx.metrics?.render() ?? '',
     context: ctx,
     internals,
     // Drains first (docs/operations.md): new requests are refused, those in flight end or are aborted at the deadline

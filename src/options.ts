@@ -19,6 +19,12 @@ export interface GatewayOptions {
    * refused); `local` accepts the in-process lock for any driver that only this process uses.
    */
   atomic?: AtomicOption
+  /**
+   * Prometheus metrics (docs/operations.md#metrics): collected by default and read with `gateway.metrics()`; with
+   * `route: true` also served at GET /metrics (behind `Authorization: Bearer <bearerToken>` when one is given);
+   * `false` collects none.
+   */
+  metrics?: false | { route?: boolean; bearerToken?: string }
   /** Key prefix of every record in `storage`. Default `gateway`. */
   storagePrefix?: string
   /** Upstream providers (`openai()`, `openaiCompatible()`, `demo()`, …). Default: none. */

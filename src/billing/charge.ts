@@ -124,6 +124,25 @@ export async function chargeAndRecord(
       })
     } else ctx.logger.error('billing failed: charge this request by hand', { record, ledger: ledger?.entry, error: (error as Error).message })
   }
+  ctx.metrics?.billed({
+    model: record.model,
+    provider: record.provider,
+    prompt_tokens: record.prompt_tokens,
+    completion_tokens: record.completion_tokens,
+    cost_eur: record.cost_eur,
+    first_token_ms: record.first_token_ms,
+    status: record.status,
+  })
+  ctx.requestLog.note(record.request_id, {
+    generation_id: record.id,
+    model: record.model,
+    provider: record.provider,
+    stream: record.stream,
+    prompt_tokens: record.prompt_tokens,
+    completion_tokens: record.completion_tokens,
+    cost_eur: record.cost_eur,
+    billed_status: record.status,
+  })
   await rolledUp
   return { units: owed.units, eurUnits: owed.eurUnits, byok }
 }

@@ -91,10 +91,12 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       keys[result.index],
       now,
     )
+  ctx.metrics?.holds(1)
   let done = false
   const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[]) => {
     if (done) return
     done = true
+    ctx.metrics?.holds(-1)
     // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
     // windows of the time the request ends, so a request that spans midnight counts in the new day.
     const usage = { usage: byok ? byok.feeEurUnits : charge, byok: byok ? byok.upstreamEurUnits : 0n }

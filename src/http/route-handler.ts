@@ -47,6 +47,8 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     } catch (error) {
       return answerError(error, event, ctx, route.errorBody)
     }
+    ctx.requestLog.begin(requestId, event.req.method, event.url.pathname, route.path)
+    let status = 500
     let stopped = false
     const stop = () => {
       stopped = true
@@ -55,6 +57,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     shutdown.addEventListener('abort', stop, { once: true })
     try {
       const principal: Principal | null = needsKey ? await authenticate(event, ctx, route.keyKind, route.keyHeaders) : null
+      if (principal) ctx.requestLog.note(requestId, { org_id: principal.org.id, key: principal.key.hash.slice(0, 12) })
       const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined
@@ -68,12 +71,17 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params } as never)
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
+      status = response.status
       return withCors(response, event, ctx.options.cors)
     } catch (error) {
       // Stopped by the shutdown, a request fails as aborted, as a connection cut (502) or a retry given up: it says why.
-      return answerError(stopped ? shutdown.reason : error, event, ctx, route.errorBody)
+      const answer = answerError(stopped ? shutdown.reason : error, event, ctx, route.errorBody)
+      status = answer.status
+      return answer
     } finally {
       shutdown.removeEventListener('abort', stop)
+      ctx.requestLog.note(requestId, { status })
+      ctx.requestLog.end(requestId)
       release()
     }
   })

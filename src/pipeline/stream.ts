@@ -315,8 +315,12 @@ function createStream<C>(
   // In flight until it is billed (or its hold released) and closed: gateway.close() waits for it.
   const shutdown = ctx.inFlight.signal
   const release = ctx.inFlight.track()
+  ctx.requestLog.hold(input.requestId)
+  let untracked = false
   const untrack = () => {
     shutdown.removeEventListener('abort', onShutdown)
+    if (!untracked) ctx.requestLog.end(input.requestId)
+    untracked = true
     release()
   }
   shutdown.addEventListener('abort', onShutdown, { once: true })

@@ -218,6 +218,8 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
         const latencyMs = performance.now() - started
         const error = deadline.passed ? deadlineError(ctx, attempt) : redactSecret(toGatewayError(thrown, search.requestId), secret)
         const failed = Object.assign({}, event, { latencyMs, error: describe(error) })
+        // The client leaving is not the provider's error; a deadline is (it never answered in time).
+        if (!signal.aborted || deadline.passed) ctx.metrics?.upstreamError(attempt.offer.provider.slug, String(error.metadata?.error_type ?? error.type))
         // Only the provider's failures count for its health: never the request's own 4xx, its client leaving or its
         // deadline. A customer's key that the provider refuses is worth falling back from (to the service's key).
         const providerFault = !signal.aborted && (isRetryable(error) || (attempt.credential !== undefined && error.metadata?.error_type === 'authentication'))

@@ -1,0 +1,78 @@
+import type { HealthSnapshot } from '../routing/health'
+import { Counter, Gauge, Histogram, renderMetrics } from './prometheus'
+
+// Seconds: from a fast local answer to a long stream.
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+const TTFT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60]
+const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const
+
+/** What a billed request tells the metrics. */
+export interface BilledFacts {
+  model: string
+  provider: string
+  prompt_tokens?: number
+  completion_tokens?: number
+  cost_eur: string
+  first_token_ms?: number
+  status: string
+}
+
+/**
+ * The gateway's Prometheus metrics (docs/operations.md#metrics): requests, their duration, time to first token,
+ * tokens, cost, upstream errors by type, circuit breakers, requests in flight and live holds. Names follow
+ * prom-client's conventions (`_total`, `_seconds`), prefixed `model_gateway_`.
+ */
+export function createGatewayMetrics(sources: { health: () => HealthSnapshot[]; inFlight: () => number }) {
+  let holds = 0
+  const requests = new Counter('model_gateway_requests_total', 'Requests answered, by route, method and status.')
+  const duration = new Histogram(
+    'model_gateway_request_duration_seconds',
+    'Time from a request arriving to its end (a stream: billed and closed), by route.',
+    DURATION_BUCKETS,
+  )
+  const ttft = new Histogram('model_gateway_time_to_first_token_seconds', 'Time to the first token of billed requests, by model and provider.', TTFT_BUCKETS)
+  const tokens = new Counter('model_gateway_tokens_total', 'Tokens billed, by model, provider and kind (prompt, completion).')
+  const cost = new Counter('model_gateway_cost_eur_total', 'EUR billed, by model and provider.')
+  const billed = new Counter('model_gateway_billed_requests_total', 'Requests billed, by model, provider and how they ended (success, error, cancelled).')
+  const upstreamErrors = new Counter('model_gateway_upstream_errors_total', 'Failed upstream attempts, by provider and error type.')
+  const breakers = new Gauge('model_gateway_breaker_state', 'Circuit breaker of each provider and model: 0 closed, 1 half-open, 2 open.', () =>
+    sources.health().map((entry) => ({
+      labels: { provider: entry.provider, model: entry.model, credential: entry.credential === 'service' ? 'service' : 'byok' },
+      value: BREAKER_VALUE[entry.state],
+    })),
+  )
+  const inFlight = new Gauge('model_gateway_in_flight', 'Requests and streams in flight.', () => [{ labels: {}, value: sources.inFlight() }])
+  const liveHolds = new Gauge('model_gateway_holds_active', 'Credit holds this instance placed and has not settled or released yet.', () => [
+    { labels: {}, value: holds },
+  ])
+  const all = [requests, duration, ttft, tokens, cost, billed, upstreamErrors, breakers, inFlight, liveHolds]
+  return {
+    /** A request ended. */
+    request(route: string, method: string, status: number, seconds: number): void {
+      requests.inc({ route, method, status: String(status) })
+      duration.observe({ route }, seconds)
+    },
+    /** A request was billed. */
+    billed(facts: BilledFacts): void {
+      const labels = { model: facts.model, provider: facts.provider }
+      billed.inc({ ...labels, status: facts.status })
+      if (facts.prompt_tokens) tokens.inc({ ...labels, kind: 'prompt' }, facts.prompt_tokens)
+      if (facts.completion_tokens) tokens.inc({ ...labels, kind: 'completion' }, facts.completion_tokens)
+      cost.inc(labels, Number(facts.cost_eur))
+      if (facts.status === 'success' && facts.first_token_ms !== undefined) ttft.observe(labels, facts.first_token_ms / 1000)
+    },
+    /** An upstream attempt failed. */
+    upstreamError(provider: string, type: string): void {
+      upstreamErrors.inc({ provider, type })
+    },
+    /** A hold was placed (+1) or settled or released (-1). */
+    holds(change: 1 | -1): void {
+      holds += change
+    },
+    /** Every metric in Prometheus's text exposition format. */
+    render: (): string => renderMetrics(all),
+  }
+}
+
+/** The gateway's metrics. */
+export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>

@@ -19,6 +19,7 @@ import type { InFlight } from './http/in-flight'
 import type { ProbeStore } from './stores/probe'
 import type { RequestLog } from './http/request-log'
 import type { GatewayMetrics } from './metrics/gateway-metrics'
+import type { Tracing } from './telemetry/tracing'
 
 /**
  * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
@@ -63,4 +64,6 @@ export interface GatewayContext {
   requestLog: RequestLog
   /** Prometheus metrics (docs/operations.md#metrics); undefined with `metrics: false`. */
   metrics?: GatewayMetrics
+  /** OpenTelemetry spans (docs/operations.md#traces); undefined when off or @opentelemetry/api is not there. */
+  tracing?: Tracing
 }

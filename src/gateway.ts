@@ -33,6 +33,7 @@ import { createKv, type Kv } from './stores/kv'
 import { createProbeStore } from './stores/probe'
 import { createRequestLog } from './http/request-log'
 import { createGatewayMetrics } from './metrics/gateway-metrics'
+import { tracingFor } from './telemetry/tracing'
 import { boundAppended, ownedStorage } from './stores/records'
 import { createUsageStore } from './stores/usage'
 import { createCodesStore } from './stores/codes'
@@ -188,6 +189,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   const principalCache = createPrincipalCache(kv, resolved.authCache, logger)
   // Read by the gauges when the metrics render: the context is complete by then.
   const metrics = options.metrics === false ? undefined : createGatewayMetrics({ health: () => ctx.health.snapshot(), inFlight: () => ctx.inFlight.size })
+  const tracing = tracingFor(options.tracing)
   const ctx: GatewayContext = {
     options: resolved,
     holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage, options.atomic) }),
@@ -222,8 +224,10 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     requestLog: createRequestLog(logger, now, {
       log: logger !== silentLogger,
       ended: metrics && ((route, line, seconds) => metrics.request(route, line.method, line.status ?? 500, seconds)),
+      tracing,
     }),
     metrics,
+    tracing,
   }
   return { ctx, internals: { storage, kv, atomic } }
 }

@@ -25,6 +25,11 @@ export interface GatewayOptions {
    * `false` collects none.
    */
   metrics?: false | { route?: boolean; bearerToken?: string }
+  /**
+   * OpenTelemetry traces through the host's @opentelemetry/api (docs/operations.md#traces): on when that package can
+   * be loaded (a no-op until the host registers an SDK); `false` turns them off.
+   */
+  tracing?: false
   /** Key prefix of every record in `storage`. Default `gateway`. */
   storagePrefix?: string
   /** Upstream providers (`openai()`, `openaiCompatible()`, `demo()`, …). Default: none. */

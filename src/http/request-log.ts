@@ -1,4 +1,6 @@
 import type { Logger } from '../logger'
+import type { OtelSpan } from '../telemetry/otel'
+import type { Tracing } from '../telemetry/tracing'
 
 /** What the line of one request says (docs/operations.md#logs): never a secret, a key only by its hash's first 12 characters. */
 export interface RequestLine {
@@ -23,6 +25,10 @@ interface Pending {
   line: RequestLine
   /** The route's path template (`/keys/:hash`), for the metrics. */
   route: string
+  /** The request's span, when tracing is on (docs/operations.md#traces). */
+  span?: OtelSpan
+  /** The GenAI operation its route serves (`chat`, `embeddings`, …), for its attempts' spans. */
+  operation?: string
   startedAt: number
   /** The handler, and each stream that outlives it: the line is written when the last of them ends. */
   open: number
@@ -37,25 +43,46 @@ interface Pending {
 export function createRequestLog(
   logger: Logger,
   now: () => number,
-  options: { log: boolean; ended?: (route: string, line: RequestLine, seconds: number) => void },
+  options: { log: boolean; ended?: (route: string, line: RequestLine, seconds: number) => void; tracing?: Tracing },
 ) {
-  const enabled = options.log || options.ended !== undefined
+  const { tracing } = options
+  const enabled = options.log || options.ended !== undefined || tracing !== undefined
   const pending = new Map<string, Pending>()
   const write = (requestId: string, entry: Pending) => {
     pending.delete(requestId)
     entry.line.latency_ms = Math.max(0, now() - entry.startedAt)
     options.ended?.(entry.route, entry.line, entry.line.latency_ms / 1000)
     if (options.log) logger.info('request', entry.line as unknown as Record<string, unknown>)
+    if (entry.span && tracing) {
+      const status = entry.line.status ?? 500
+      entry.span.setAttribute('http.response.status_code', status)
+      tracing.end(entry.span, status >= 500 ? { type: String(status), message: `answered ${status}` } : undefined)
+    }
   }
   return {
-    /** A request arrived at `route` (the handler starts). */
-    begin(requestId: string, method: string, path: string, route: string): void {
-      if (enabled) pending.set(requestId, { line: { request_id: requestId, method, path }, route, startedAt: now(), open: 1 })
+    /** A request arrived at `route` (the handler starts); `operation` names what it asks a model to do. */
+    begin(requestId: string, method: string, path: string, route: string, operation?: string): void {
+      if (!enabled) return
+      const span = tracing?.request(`${method} ${route}`, {
+        'http.request.method': method,
+        'http.route': route,
+        'url.path': path,
+        'model_gateway.request_id': requestId,
+        ...(operation ? { 'gen_ai.operation.name': operation } : {}),
+      })
+      pending.set(requestId, { line: { request_id: requestId, method, path }, route, span, operation, startedAt: now(), open: 1 })
     },
     /** Adds what is known of the request (its status, caller, billing). */
     note(requestId: string | undefined, fields: Partial<RequestLine>): void {
       const entry = requestId === undefined ? undefined : pending.get(requestId)
-      if (entry) Object.assign(entry.line, fields)
+      if (!entry) return
+      Object.assign(entry.line, fields)
+      if (entry.span) entry.span.setAttributes(spanAttributesOf(fields))
+    },
+    /** The request's span and operation, for its upstream attempts' spans. */
+    traceOf(requestId: string): { span?: OtelSpan; operation?: string } | undefined {
+      const entry = pending.get(requestId)
+      return entry && { span: entry.span, operation: entry.operation }
     },
     /** A stream of the request outlives its handler: the line waits for it too. */
     hold(requestId: string): void {
@@ -72,3 +99,19 @@ export function createRequestLog(
 
 /** The request log of a gateway. */
 export type RequestLog = ReturnType<typeof createRequestLog>
+
+// The line's fields as span attributes: the GenAI conventions where they have a name, the gateway's own otherwise.
+function spanAttributesOf(fields: Partial<RequestLine>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {}
+  if (fields.org_id !== undefined) out['model_gateway.org_id'] = fields.org_id
+  if (fields.key !== undefined) out['model_gateway.key_hash_prefix'] = fields.key
+  if (fields.generation_id !== undefined) out['gen_ai.response.id'] = fields.generation_id
+  if (fields.model !== undefined) out['gen_ai.response.model'] = fields.model
+  if (fields.provider !== undefined) out['model_gateway.provider'] = fields.provider
+  if (fields.stream !== undefined) out['model_gateway.stream'] = fields.stream
+  if (fields.prompt_tokens !== undefined) out['gen_ai.usage.input_tokens'] = fields.prompt_tokens
+  if (fields.completion_tokens !== undefined) out['gen_ai.usage.output_tokens'] = fields.completion_tokens
+  if (fields.cost_eur !== undefined) out['model_gateway.cost_eur'] = fields.cost_eur
+  if (fields.billed_status !== undefined) out['model_gateway.billed_status'] = fields.billed_status
+  return out
+}

@@ -121,7 +121,7 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     extra?: Record<string, string>,
   ): Promise<UpstreamResponse> => {
     transport ??= await loadTransport()
-    const head = Object.assign({}, headers(call), extra)
+    const head = Object.assign({}, call.headers, headers(call), extra)
     let payload: string | Uint8Array | undefined
     if (body && 'json' in body) {
       payload = JSON.stringify(body.json)

@@ -265,6 +265,8 @@ export interface CallOptions {
   timeoutMs: number
   /** A customer's own key (BYOK) to use instead of the provider's. */
   apiKey?: string
+  /** Headers every call of this attempt carries: the trace context (`traceparent`, docs/operations.md#traces). */
+  headers?: Record<string, string>
 }
 
 /** A client's own API that a provider can be called in, unchanged (docs/native.md): OpenAI's Responses, Anthropic's Messages. */

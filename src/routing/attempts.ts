@@ -6,6 +6,8 @@ import type { CallOptions, UpstreamChatRequest } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import { withoutConsumedFields } from '../chat/request-fields'
 import type { Attempt } from './plan'
+import type { OtelSpan } from '../telemetry/otel'
+import type { Tracing } from '../telemetry/tracing'
 
 /** What the health of an attempt is kept by: its provider, model and credential (docs/routing.md). */
 export const healthKeyOf = (attempt: Attempt): HealthKey => ({
@@ -203,11 +205,14 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
       const event: RoutingEvent = { requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: search.tries, retry }
       emit(ctx, 'onAttempt', event)
       const started = performance.now()
+      const traced = ctx.tracing && traceAttempt(ctx.tracing, ctx.requestLog.traceOf(search.requestId), attempt, search.tries, retry)
       try {
-        const result = await search.call(
-          attempt,
-          secret ? { signal, timeoutMs: ctx.options.upstreamTimeoutMs, apiKey: secret } : { signal, timeoutMs: ctx.options.upstreamTimeoutMs },
-        )
+        const options: CallOptions = secret
+          ? { signal, timeoutMs: ctx.options.upstreamTimeoutMs, apiKey: secret }
+          : { signal, timeoutMs: ctx.options.upstreamTimeoutMs }
+        if (traced) options.headers = traced.headers
+        const result = await search.call(attempt, options)
+        if (traced) ctx.tracing!.end(traced.span)
         if (attempt.credential) void ctx.byok.touch(attempt.credential).catch(() => undefined)
         const latencyMs = performance.now() - started
         ctx.health.record(key, org, { ok: true, latencyMs })
@@ -218,6 +223,7 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
         const latencyMs = performance.now() - started
         const error = deadline.passed ? deadlineError(ctx, attempt) : redactSecret(toGatewayError(thrown, search.requestId), secret)
         const failed = Object.assign({}, event, { latencyMs, error: describe(error) })
+        if (traced) ctx.tracing!.end(traced.span, { type: String(error.metadata?.error_type ?? error.type), message: error.message })
         // The client leaving is not the provider's error; a deadline is (it never answered in time).
         if (!signal.aborted || deadline.passed) ctx.metrics?.upstreamError(attempt.offer.provider.slug, String(error.metadata?.error_type ?? error.type))
         // Only the provider's failures count for its health: never the request's own 4xx, its client leaving or its
@@ -235,6 +241,22 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
   } finally {
     if (admitted) ctx.health.release(key, admitted)
   }
+}
+
+// An attempt's span (docs/operations.md#traces): the GenAI operation on the provider's model, under the request's span.
+function traceAttempt(tracing: Tracing, request: { span?: OtelSpan; operation?: string } | undefined, attempt: Attempt, tries: number, retry: number) {
+  const operation = request?.operation ?? 'chat'
+  return tracing.attempt(request?.span, `${operation} ${attempt.offer.upstreamId}`, {
+    'gen_ai.operation.name': operation,
+    'gen_ai.provider.name': attempt.offer.provider.slug,
+    'gen_ai.request.model': attempt.offer.upstreamId,
+    'model_gateway.model': attempt.entry.id,
+    'model_gateway.provider': attempt.offer.provider.slug,
+    'model_gateway.attempt': tries,
+    'model_gateway.retry': retry,
+    'model_gateway.fallback': retry === 0 && tries > 1,
+    'model_gateway.byok': attempt.credential !== undefined,
+  })
 }
 
 const deadlineError = (ctx: GatewayContext, attempt: Attempt) =>

@@ -1,4 +1,6 @@
-/** The playground's web page: chat with streaming, credits and costs, BYOK keys, all offline (no external assets). */
+import { dashboardScript, dashboardSection } from './dashboard'
+
+/** The playground's web page: chat with streaming, credits and costs, BYOK keys, usage, all offline (no external assets). */
 export function playgroundPage(basePath: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -11,7 +13,7 @@ export function playgroundPage(basePath: string): string {
 header{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;padding:.8rem 1.2rem;background:#fff;border-bottom:1px solid #ddd}
 header h1{font-size:1.1rem;margin:0 auto 0 0}main{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem;padding:1rem;max-width:72rem;margin:auto}
 @media (max-width:800px){main{grid-template-columns:1fr}}
-section{background:#fff;border-radius:10px;padding:1rem;box-shadow:0 1px 4px #0001}h2{font-size:1rem;margin:0 0 .6rem}
+section{background:#fff;border-radius:10px;padding:1rem;box-shadow:0 1px 4px #0001}h2{font-size:1rem;margin:0 0 .6rem}h3{font-size:.85rem;margin:.9rem 0 .3rem}#usage{grid-column:1/-1}
 button{font:inherit;padding:.4rem .9rem;border-radius:7px;border:1px solid #0a58ca;background:#0a58ca;color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:#0a58ca}button:disabled{opacity:.5;cursor:default}button:focus-visible,select:focus-visible,textarea:focus-visible,input:focus-visible{outline:3px solid #f90;outline-offset:1px}
 select,textarea,input{font:inherit;padding:.4rem;border:1px solid #bbb;border-radius:7px;width:100%}
@@ -75,6 +77,7 @@ table{width:100%;border-collapse:collapse;font-size:.9rem}td,th{text-align:left;
 </form>
 <p class="status" id="audio-status" role="status"></p>
 </section>
+${dashboardSection}
 </main>
 <script type="module">
 const api = '${basePath}'
@@ -192,6 +195,7 @@ $('chat-form').addEventListener('submit', async (event) => {
     const wire = CHAT_APIS[$('chat-api').value]
     const res = await fetch(api + wire.path, authed({ method: 'POST', body: JSON.stringify(wire.body($('model').value, history_)) }))
     if (!res.ok) throw new Error(wire.error(await res.json()))
+    recordGeneration(res.headers.get('x-generation-id'), $('model').value)
     const reader = res.body.getReader()
     const decoder = new TextDecoder()
     let buffer = ''
@@ -223,6 +227,7 @@ $('chat-form').addEventListener('submit', async (event) => {
   } finally {
     $('send').disabled = false
     refreshMe()
+    loadUsage()
   }
 })
 
@@ -297,9 +302,11 @@ $('transcribe-form').addEventListener('submit', (event) => {
 })
 $('transcribe-last').addEventListener('click', () => transcribe(lastSpeech && new File([lastSpeech], 'speech.wav', { type: 'audio/wav' })))
 
+${dashboardScript}
 await finishConnect()
 await Promise.all([refreshMe(), loadModels()])
 await loadByok()
+await loadUsage()
 document.body.dataset.ready = 'true'
 </script>
 </body>

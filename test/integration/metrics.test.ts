@@ -20,7 +20,7 @@ describe('Prometheus metrics (docs/operations.md#metrics)', () => {
     upstream = await startFakeOpenAI({ apiKey: 'sk-up' })
     t = await startGateway({
       metrics: { route: true, bearerToken: 'scrape-token' },
-      retry: { baseDelayMs: 5 },
+      retry: { maxRetries: 0, baseDelayMs: 5 },
       providers: [
         openaiCompatible({
           slug: 'up',
@@ -49,6 +49,8 @@ describe('Prometheus metrics (docs/operations.md#metrics)', () => {
     const broken = await chat({ model: 'up/broken', messages: [{ role: 'user', content: 'three' }] })
     expect(broken.status).toBe(502)
     await broken.text()
+    // A fallback: the broken model fails, the next one serves.
+    const fallback = await (await chat({ models: ['up/broken', 'up/gpt-test'], messages: [{ role: 'user', content: 'four' }] })).json()
 
     expect((await t.request('/api/v1/metrics')).status).toBe(401)
     const res = await t.request('/api/v1/metrics', { headers: { authorization: 'Bearer scrape-token' } })
@@ -56,21 +58,27 @@ describe('Prometheus metrics (docs/operations.md#metrics)', () => {
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
     const text = await res.text()
     // The same metrics, for a host that serves /metrics itself.
-    expect(t.gateway.metrics()).toContain('model_gateway_requests_total{route="/chat/completions",method="POST",status="200"} 2\n')
+    expect(t.gateway.metrics()).toContain('model_gateway_requests_total{route="/chat/completions",method="POST",status="200"} 3\n')
 
     const labels = 'model="up/gpt-test",provider="up"'
-    expect(sample(text, 'model_gateway_requests_total{route="/chat/completions",method="POST",status="200"}')).toBe(2)
+    expect(sample(text, 'model_gateway_requests_total{route="/chat/completions",method="POST",status="200"}')).toBe(3)
     expect(sample(text, 'model_gateway_requests_total{route="/chat/completions",method="POST",status="502"}')).toBe(1)
     expect(sample(text, 'model_gateway_requests_total{route="/metrics",method="GET",status="401"}')).toBe(1)
-    expect(sample(text, 'model_gateway_request_duration_seconds_count{route="/chat/completions"}')).toBe(3)
-    expect(sample(text, `model_gateway_billed_requests_total{${labels},status="success"}`)).toBe(2)
-    expect(sample(text, `model_gateway_tokens_total{${labels},kind="prompt"}`)).toBe(whole.usage.prompt_tokens + usage.prompt_tokens)
-    expect(sample(text, `model_gateway_tokens_total{${labels},kind="completion"}`)).toBe(whole.usage.completion_tokens + usage.completion_tokens)
-    expect(sample(text, `model_gateway_cost_eur_total{${labels}}`)).toBeCloseTo(whole.usage.cost_eur + usage.cost_eur, 12)
-    expect(sample(text, `model_gateway_time_to_first_token_seconds_count{${labels}}`)).toBe(2)
-    expect(sample(text, `model_gateway_time_to_first_token_seconds_bucket{${labels},le="+Inf"}`)).toBe(2)
-    // The 500s: one attempt and its retries, each an upstream error of its type.
-    expect(sample(text, 'model_gateway_upstream_errors_total{provider="up",type="provider_unavailable"}') ?? 0).toBeGreaterThanOrEqual(1)
+    expect(sample(text, 'model_gateway_request_duration_seconds_count{route="/chat/completions"}')).toBe(4)
+    expect(sample(text, `model_gateway_billed_requests_total{${labels},status="success"}`)).toBe(3)
+    const served = [whole.usage, usage, fallback.usage]
+    expect(sample(text, `model_gateway_tokens_total{${labels},kind="prompt"}`)).toBe(served.reduce((n, u) => n + u.prompt_tokens, 0))
+    expect(sample(text, `model_gateway_tokens_total{${labels},kind="completion"}`)).toBe(served.reduce((n, u) => n + u.completion_tokens, 0))
+    expect(sample(text, `model_gateway_cost_eur_total{${labels}}`)).toBeCloseTo(
+      served.reduce((n, u) => n + u.cost_eur, 0),
+      12,
+    )
+    expect(sample(text, `model_gateway_time_to_first_token_seconds_count{${labels}}`)).toBe(3)
+    expect(sample(text, `model_gateway_time_to_first_token_seconds_bucket{${labels},le="+Inf"}`)).toBe(3)
+    // The failure and the fallback's first attempt: two upstream errors of their type, none billed on the broken model.
+    expect(sample(text, 'model_gateway_upstream_errors_total{provider="up",type="provider_unavailable"}')).toBe(2)
+    expect(text).not.toContain('model_gateway_billed_requests_total{model="up/broken"')
+    expect(sample(text, 'model_gateway_breaker_state{provider="up",model="up/broken",credential="service"}')).toBeGreaterThanOrEqual(0)
     expect(sample(text, 'model_gateway_breaker_state{provider="up",model="up/gpt-test",credential="service"}')).toBe(0)
     expect(sample(text, 'model_gateway_holds_active{}') ?? sample(text, 'model_gateway_holds_active')).toBe(0)
     expect(text).toContain('# TYPE model_gateway_request_duration_seconds histogram')

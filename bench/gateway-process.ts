@@ -49,6 +49,8 @@ if (storageKind === 'redis') {
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const gateway = createGateway({
   logger: false,
+  // BENCH_INSTRUMENTATION=off: without the Prometheus metrics and the (no-op) spans, to see what they cost.
+  ...(process.env.BENCH_INSTRUMENTATION === 'off' ? { metrics: false as const, tracing: false as const } : {}),
   secret: 'bench-secret-bench-secret-bench-secret-0123',
   ...(storage ? { storage } : {}),
   providers: upstreamUrls.map((baseURL, i) => {

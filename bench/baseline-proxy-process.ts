@@ -1,9 +1,9 @@
 // A baseline for the benchmark: the least a Node proxy can do in the gateway's place (BENCH_GATEWAY=baseline).
 // node:http in, one keep-alive Agent out: read the body, JSON.parse it, swap the model, forward it, pipe the answer
 // back. No auth, no billing, no validation, no routing. Same stdout line and IPC as bench/gateway-process.ts.
-import { Agent, createServer, request } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { Agent, request } from 'node:http'
 import { answerStats } from './child-stats'
+import { servePlainHop } from './plain-hop'
 
 answerStats()
 
@@ -15,7 +15,7 @@ if (!upstreamUrl) {
 const upstream = new URL(`${upstreamUrl.replace(/\/+$/, '')}/chat/completions`)
 const agent = new Agent({ keepAlive: true, maxSockets: 256 })
 
-const server = createServer((req, res) => {
+await servePlainHop((req, res) => {
   const chunks: Buffer[] = []
   req.on('data', (chunk: Buffer) => chunks.push(chunk))
   req.on('end', () => {
@@ -34,16 +34,3 @@ const server = createServer((req, res) => {
     out.end(payload)
   })
 })
-server.keepAliveTimeout = 120_000
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-
-const stop = () => {
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-  setTimeout(() => process.exit(0), 2000).unref()
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
-process.on('disconnect', stop)
-
-process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: 'none' })}\n`)

@@ -5,14 +5,13 @@
 // answer as a string, a stream as a web ReadableStream over the upstream's bytes (one chunk per pull, as the gateway
 // pipes them). No auth, validation, routing, billing or records: what is left between the bare proxy and the gateway
 // is the framework floor; what is above it is the gateway's own work. Same stdout line and IPC as the other hops.
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { H3 } from 'h3'
 import { toNodeHandler } from 'h3/node'
 import { FastResponse } from 'srvx'
 import { readJsonBody } from '../src/http/body'
 import { upstreamFetch } from '../src/providers/http'
 import { answerStats } from './child-stats'
+import { servePlainHop } from './plain-hop'
 
 answerStats()
 
@@ -53,17 +52,4 @@ app.post('/api/v1/chat/completions', async (event) => {
   return new FastResponse(stream, { status: answer.status, headers })
 })
 const handle = toNodeHandler(app)
-const server = createServer((req, res) => void handle(req, res))
-server.keepAliveTimeout = 120_000
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-
-const stop = () => {
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-  setTimeout(() => process.exit(0), 2000).unref()
-}
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)
-process.on('disconnect', stop)
-
-process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: 'none' })}\n`)
+await servePlainHop((req, res) => void handle(req, res))

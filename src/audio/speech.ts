@@ -115,12 +115,10 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
   // In flight until it is billed and closed: gateway.close() waits for it (docs/operations.md).
   const shutdown = ctx.inFlight.signal
   const release = ctx.inFlight.track()
-  ctx.requestLog.hold(input.requestId)
-  let untracked = false
+  const unhold = ctx.requestLog.hold(input.requestId)
   const untrack = () => {
     shutdown.removeEventListener('abort', shutDown)
-    if (!untracked) ctx.requestLog.end(input.requestId)
-    untracked = true
+    unhold()
     release()
   }
   let bodyController!: ReadableStreamDefaultController<Uint8Array>

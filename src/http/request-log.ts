@@ -49,7 +49,7 @@ export function createRequestLog(
   const enabled = options.log || options.ended !== undefined || tracing !== undefined
   const pending = new Map<string, Pending>()
   const write = (requestId: string, entry: Pending) => {
-    pending.delete(requestId)
+    if (pending.get(requestId) === entry) pending.delete(requestId)
     entry.line.latency_ms = Math.max(0, now() - entry.startedAt)
     options.ended?.(entry.route, entry.line, entry.line.latency_ms / 1000)
     if (options.log) logger.info('request', entry.line as unknown as Record<string, unknown>)
@@ -59,10 +59,23 @@ export function createRequestLog(
       tracing.end(entry.span, status >= 500 ? { type: String(status), message: `answered ${status}` } : undefined)
     }
   }
+  // One part of the request ended (its handler, or a stream): the line is written when nothing of it is left. Bound to
+  // its entry, not its id (a client may send the same X-Request-Id twice), and counted once however often it is called.
+  const release = (requestId: string, entry: Pending) => {
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      if (--entry.open === 0) write(requestId, entry)
+    }
+  }
   return {
-    /** A request arrived at `route` (the handler starts); `operation` names what it asks a model to do. */
-    begin(requestId: string, method: string, path: string, route: string, operation?: string): void {
-      if (!enabled) return
+    /**
+     * A request arrived at `route` (the handler starts); `operation` names what it asks a model to do. Returns what the
+     * handler calls when it ends (idempotent).
+     */
+    begin(requestId: string, method: string, path: string, route: string, operation?: string): () => void {
+      if (!enabled) return () => {}
       const span = tracing?.request(`${method} ${route}`, {
         'http.request.method': method,
         'http.route': route,
@@ -70,7 +83,9 @@ export function createRequestLog(
         'model_gateway.request_id': requestId,
         ...(operation ? { 'gen_ai.operation.name': operation } : {}),
       })
-      pending.set(requestId, { line: { request_id: requestId, method, path }, route, span, operation, startedAt: now(), open: 1 })
+      const entry: Pending = { line: { request_id: requestId, method, path }, route, span, operation, startedAt: now(), open: 1 }
+      pending.set(requestId, entry)
+      return release(requestId, entry)
     },
     /** Adds what is known of the request (its status, caller, billing). */
     note(requestId: string | undefined, fields: Partial<RequestLine>): void {
@@ -84,15 +99,12 @@ export function createRequestLog(
       const entry = pending.get(requestId)
       return entry && { span: entry.span, operation: entry.operation }
     },
-    /** A stream of the request outlives its handler: the line waits for it too. */
-    hold(requestId: string): void {
+    /** A stream of the request outlives its handler: the line waits for it too, until the returned function (idempotent) is called. */
+    hold(requestId: string): () => void {
       const entry = pending.get(requestId)
-      if (entry) entry.open++
-    },
-    /** The handler, or a held stream, ended: the line is written when nothing of the request is left. */
-    end(requestId: string): void {
-      const entry = pending.get(requestId)
-      if (entry && --entry.open === 0) write(requestId, entry)
+      if (!entry) return () => {}
+      entry.open++
+      return release(requestId, entry)
     },
   }
 }

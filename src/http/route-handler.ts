@@ -47,7 +47,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     } catch (error) {
       return answerError(error, event, ctx, route.errorBody)
     }
-    ctx.requestLog.begin(requestId, event.req.method, event.url.pathname, route.path, route.capability)
+    const ended = ctx.requestLog.begin(requestId, event.req.method, event.url.pathname, route.path, route.capability)
     let status = 500
     let stopped = false
     const stop = () => {
@@ -81,7 +81,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     } finally {
       shutdown.removeEventListener('abort', stop)
       ctx.requestLog.note(requestId, { status })
-      ctx.requestLog.end(requestId)
+      ended()
       release()
     }
   })

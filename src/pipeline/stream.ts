@@ -315,12 +315,10 @@ function createStream<C>(
   // In flight until it is billed (or its hold released) and closed: gateway.close() waits for it.
   const shutdown = ctx.inFlight.signal
   const release = ctx.inFlight.track()
-  ctx.requestLog.hold(input.requestId)
-  let untracked = false
+  const unhold = ctx.requestLog.hold(input.requestId)
   const untrack = () => {
     shutdown.removeEventListener('abort', onShutdown)
-    if (!untracked) ctx.requestLog.end(input.requestId)
-    untracked = true
+    unhold()
     release()
   }
   shutdown.addEventListener('abort', onShutdown, { once: true })

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest'
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -101,4 +102,17 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A Redis Cluster for the describe block that calls it: started before its tests, stopped after them. Returns its
+ * nodes, to read once the block's tests run.
+ */
+export function useRedisCluster(): () => { host: string; port: number }[] {
+  let cluster: RedisCluster | undefined
+  beforeAll(async () => {
+    cluster = await startRedisCluster()
+  }, 30_000)
+  afterAll(() => cluster?.stop())
+  return () => cluster!.nodes
 }

@@ -83,8 +83,7 @@ export function postgresKind(url: string): StorageKind {
     },
     async cleanup() {
       const database = databases[0] ?? createDatabase(postgresql({ url }))
-      await database.exec(`DROP TABLE IF EXISTS "${table}"`)
-      await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`).catch(() => undefined) // absent when nothing ran
+      await dropPostgresTable(database, table)
       await Promise.all(opened.map((s) => s.dispose()))
       await Promise.all(databases.map((d) => d.dispose?.()))
     },
@@ -111,4 +110,10 @@ export function redisClusterKind(nodes: { host: string; port: number }[]): Stora
       await Promise.all(opened.map((s) => s.dispose()))
     },
   }
+}
+
+/** Drops a test's PostgreSQL records table and its schema row (the schema table is absent when nothing ran). */
+export async function dropPostgresTable(database: { exec(sql: string): Promise<unknown> }, table: string): Promise<void> {
+  await database.exec(`DROP TABLE IF EXISTS "${table}"`)
+  await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`).catch(() => undefined)
 }

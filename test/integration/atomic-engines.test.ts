@@ -12,6 +12,7 @@ import { createLocalHolds } from '../../src/stores/holds-local'
 import { createAtomicOps } from '../../src/stores/atomic'
 import { POSTGRES_SCHEMA_VERSION } from '../../src/stores/postgres-schema'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
+import { dropPostgresTable } from '../helpers/storages'
 
 // A driver other processes could share (its name is not one of the in-process ones), over memory for the test.
 const shareable = defineDriver(() => ({ ...memoryDriver(), name: 'mongodb' }))
@@ -118,8 +119,7 @@ describe.skipIf(!process.env.DATABASE_URL)('atomic engines: PostgreSQL schema (D
   const table = `mg_schema_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
   const database = createDatabase(postgresql({ url }))
   afterAll(async () => {
-    await database.exec(`DROP TABLE IF EXISTS "${table}"`)
-    await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`)
+    await dropPostgresTable(database, table)
     await database.dispose()
   })
 
@@ -145,8 +145,7 @@ describe.skipIf(!process.env.DATABASE_URL)('atomic engines: PostgreSQL schema (D
         new RegExp(`table ${newer} was set up by a newer version \\(schema ${POSTGRES_SCHEMA_VERSION + 1}, this one knows ${POSTGRES_SCHEMA_VERSION}\\)`),
       )
     } finally {
-      await database.exec(`DROP TABLE IF EXISTS "${newer}"`)
-      await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${newer}'`)
+      await dropPostgresTable(database, newer)
     }
   })
 })

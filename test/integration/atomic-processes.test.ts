@@ -9,7 +9,8 @@ import { createAtomicOps } from '../../src/stores/atomic'
 import { createHoldOps } from '../../src/stores/holds'
 import { listKeys } from '../../src/stores/list-keys'
 import { postgresDriver } from '../../src/stores/postgres-driver'
-import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
+import { dropPostgresTable } from '../helpers/storages'
 
 const WORKERS = 3
 const ROUNDS = 100
@@ -101,8 +102,7 @@ describe.skipIf(!process.env.DATABASE_URL)('atomic operations across processes: 
       spec: { kind: 'postgres', url, table },
       storage,
       async cleanup() {
-        await database.exec(`DROP TABLE IF EXISTS "${table}"`)
-        await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`)
+        await dropPostgresTable(database, table)
         await storage.dispose()
         await database.dispose()
       },
@@ -111,16 +111,12 @@ describe.skipIf(!process.env.DATABASE_URL)('atomic operations across processes: 
 })
 
 describe.skipIf(!hasRedisServer())('atomic operations across processes: redis cluster (three primaries started here)', () => {
-  let cluster: RedisCluster
-  beforeAll(async () => {
-    cluster = await startRedisCluster()
-  }, 30_000)
-  afterAll(() => cluster?.stop())
+  const nodes = useRedisCluster()
   describeAcrossProcesses(() => {
     const base = `{mg-mp-${process.pid}}`
-    const storage = createStorage({ driver: redisDriver({ cluster: cluster.nodes, base }) })
+    const storage = createStorage({ driver: redisDriver({ cluster: nodes(), base }) })
     return {
-      spec: { kind: 'redis-cluster', nodes: cluster.nodes, base },
+      spec: { kind: 'redis-cluster', nodes: nodes(), base },
       storage,
       async cleanup() {
         for (const key of await listKeys(storage, '')) await storage.removeItem(key)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createAtomicOps } from '../../src/stores/atomic'
-import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
 import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 
 /** The atomic record operations (read, update, claimAndAddUnits) on every engine, two openings of the storage racing. */
@@ -65,10 +65,6 @@ describe('atomic records: fs', () => describeRecords(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('atomic records: redis (REDIS_URL)', () => describeRecords(() => redisKind(process.env.REDIS_URL!)))
 describe.skipIf(!process.env.DATABASE_URL)('atomic records: postgres (DATABASE_URL)', () => describeRecords(() => postgresKind(process.env.DATABASE_URL!)))
 describe.skipIf(!hasRedisServer())('atomic records: redis cluster (three primaries started here)', () => {
-  let cluster: RedisCluster
-  beforeAll(async () => {
-    cluster = await startRedisCluster()
-  }, 30_000)
-  afterAll(() => cluster?.stop())
-  describeRecords(() => redisClusterKind(cluster.nodes))
+  const nodes = useRedisCluster()
+  describeRecords(() => redisClusterKind(nodes()))
 })

@@ -2,7 +2,7 @@ import type { Storage } from 'unstorage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listKeys } from '../../src/stores/list-keys'
 import { CUSTOMER_KEY, startByokPair, type ByokPair } from '../helpers/byok-pair'
-import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
 import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 
 const ROUNDS = 20
@@ -140,10 +140,6 @@ describe('BYOK races: fs', () => describeRaces(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('BYOK races: redis (REDIS_URL)', () => describeRaces(() => redisKind(process.env.REDIS_URL!)))
 describe.skipIf(!process.env.DATABASE_URL)('BYOK races: postgres (DATABASE_URL)', () => describeRaces(() => postgresKind(process.env.DATABASE_URL!)))
 describe.skipIf(!hasRedisServer())('BYOK races: redis cluster (three primaries started here)', () => {
-  let cluster: RedisCluster
-  beforeAll(async () => {
-    cluster = await startRedisCluster()
-  }, 30_000)
-  afterAll(() => cluster?.stop())
-  describeRaces(() => redisClusterKind(cluster.nodes))
+  const nodes = useRedisCluster()
+  describeRaces(() => redisClusterKind(nodes()))
 })

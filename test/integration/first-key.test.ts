@@ -19,6 +19,7 @@ import { toBunFetch } from '../../adapters/bun'
 import { toExpressHandler } from '../../adapters/express'
 import { createGateway, demo, type Gateway } from '../../src/index'
 import { TEST_SECRET } from '../helpers/server'
+import { dropPostgresTable } from '../helpers/storages'
 
 // README "First key" (docs/first-key.md), host by host, in its own words: the CLI given the app's storage
 // (--storage for Express, Node http and Bun; --nuxt for the Nuxt module), and admin.ensureDevKey in the app's code.
@@ -196,8 +197,7 @@ describe('First key: the CLI given an app’s storage (Express, Node http, Bun)'
         const missing = await cli(['keys', 'list', '--email', 'nobody@example.com', '--storage', url.href], app)
         expect(missing.stderr).toContain(`no user with email nobody@example.com (storage: PostgreSQL at ${process.env.DATABASE_URL} (table ${table}))`)
       } finally {
-        await database.exec(`DROP TABLE IF EXISTS "${table}"`)
-        await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`)
+        await dropPostgresTable(database, table)
         await storage.dispose()
         await database.dispose()
       }

@@ -7,6 +7,7 @@ import { demo } from '../../src/index'
 import { postgresDriver } from '../../src/stores/postgres-driver'
 import { version } from '../../src/version'
 import { startGateway } from '../helpers/server'
+import { dropPostgresTable } from '../helpers/storages'
 
 // A storage whose reads fail with a message holding a secret, or never answer.
 const failing = defineDriver(() => ({
@@ -25,10 +26,12 @@ describe('GET /health and /health/ready (docs/operations.md#health-and-readiness
       expect(await live.json()).toEqual({ status: 'ok', version })
       const ready = await t.request('/api/v1/health/ready')
       expect(ready.status).toBe(200)
-      expect(ready.headers.get('x-request-id')).toBeTruthy()
+      expect(ready.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/)
       const body = await ready.json()
       expect(body).toMatchObject({ status: 'ready', checks: { storage: { ok: true }, providers: { ok: true, count: 1 } } })
+      expect(body.checks.storage.latency_ms).toBeTypeOf('number')
       expect(body.checks.storage.latency_ms).toBeGreaterThanOrEqual(0)
+      expect(body.checks.storage.latency_ms).toBeLessThan(2000)
     } finally {
       await t.close()
     }
@@ -88,8 +91,7 @@ describe('GET /health and /health/ready (docs/operations.md#health-and-readiness
       expect(await res.json()).toMatchObject({ status: 'ready', checks: { storage: { ok: true } } })
     } finally {
       await t.close()
-      await database.exec(`DROP TABLE IF EXISTS "${table}"`)
-      await database.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${table}'`)
+      await dropPostgresTable(database, table)
       await database.dispose()
     }
   })

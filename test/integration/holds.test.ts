@@ -5,7 +5,7 @@ import { fromUnits, toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
-import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
 import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 
 // 0.000001 USD a prompt token, 0.000002 a completion token; 0.86 EUR a USD: 0.00000086 and 0.00000172 EUR.
@@ -187,10 +187,6 @@ describe.skipIf(!process.env.DATABASE_URL)('credit holds: postgres (DATABASE_URL
   describeHolds('postgres', () => postgresKind(process.env.DATABASE_URL!)),
 )
 describe.skipIf(!hasRedisServer())('credit holds: redis cluster (three primaries started here; two instances)', () => {
-  let cluster: RedisCluster
-  beforeAll(async () => {
-    cluster = await startRedisCluster()
-  }, 30_000)
-  afterAll(() => cluster?.stop())
-  describeHolds('redis-cluster', () => redisClusterKind(cluster.nodes))
+  const nodes = useRedisCluster()
+  describeHolds('redis-cluster', () => redisClusterKind(nodes()))
 })

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createGateway, openaiCompatible } from '../../src/index'
+import { createGateway } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
+import { workingAndBrokenProvider } from '../helpers/working-and-broken'
 
-const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const json = { 'content-type': 'application/json' }
 
 // The value of one series of the text exposition (`name{labels}`), or undefined.
@@ -21,18 +21,7 @@ describe('Prometheus metrics (docs/operations.md#metrics)', () => {
     t = await startGateway({
       metrics: { route: true, bearerToken: 'scrape-token' },
       retry: { maxRetries: 0, baseDelayMs: 5 },
-      providers: [
-        openaiCompatible({
-          slug: 'up',
-          name: 'Up',
-          baseURL: upstream.url,
-          apiKey: 'sk-up',
-          models: [
-            { id: 'up/gpt-test', upstreamId: 'gpt-test', pricing },
-            { id: 'up/broken', upstreamId: 'fail-500', pricing },
-          ],
-        }),
-      ],
+      providers: [workingAndBrokenProvider(upstream.url)],
     })
   })
   afterAll(async () => {
@@ -78,7 +67,12 @@ describe('Prometheus metrics (docs/operations.md#metrics)', () => {
     // The failure and the fallback's first attempt: two upstream errors of their type, none billed on the broken model.
     expect(sample(text, 'model_gateway_upstream_errors_total{provider="up",type="provider_unavailable"}')).toBe(2)
     expect(text).not.toContain('model_gateway_billed_requests_total{model="up/broken"')
-    expect(sample(text, 'model_gateway_breaker_state{provider="up",model="up/broken",credential="service"}')).toBeGreaterThanOrEqual(0)
+    // Two failures of the three that open a breaker: closed still; a third opens it.
+    expect(sample(text, 'model_gateway_breaker_state{provider="up",model="up/broken",credential="service"}')).toBe(0)
+    const third = await chat({ model: 'up/broken', messages: [{ role: 'user', content: 'five' }] })
+    expect(third.status).toBe(502)
+    await third.text()
+    expect(sample(t.gateway.metrics(), 'model_gateway_breaker_state{provider="up",model="up/broken",credential="service"}')).toBe(2)
     expect(sample(text, 'model_gateway_breaker_state{provider="up",model="up/gpt-test",credential="service"}')).toBe(0)
     expect(sample(text, 'model_gateway_holds_active{}') ?? sample(text, 'model_gateway_holds_active')).toBe(0)
     expect(text).toContain('# TYPE model_gateway_request_duration_seconds histogram')

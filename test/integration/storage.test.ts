@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createGateway, demo } from '../../src/index'
 import { createAtomicOps } from '../../src/stores/atomic'
-import { hasRedisServer, type RedisCluster, startRedisCluster } from '../helpers/redis-cluster'
+import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
 import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
 
@@ -138,10 +138,6 @@ describe.skipIf(!process.env.DATABASE_URL)('storage: postgres (DATABASE_URL, db0
   describeStorage(() => postgresKind(process.env.DATABASE_URL!), 'postgres'),
 )
 describe.skipIf(!hasRedisServer())('storage: redis cluster (three primaries started here)', () => {
-  let cluster: RedisCluster
-  beforeAll(async () => {
-    cluster = await startRedisCluster()
-  }, 30_000)
-  afterAll(() => cluster?.stop())
-  describeStorage(() => redisClusterKind(cluster.nodes), 'redis')
+  const nodes = useRedisCluster()
+  describeStorage(() => redisClusterKind(nodes()), 'redis')
 })

@@ -2,12 +2,11 @@ import { propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openaiCompatible } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
+import { workingAndBrokenProvider } from '../helpers/working-and-broken'
 
-const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const json = { 'content-type': 'application/json' }
 
 describe('OpenTelemetry traces through the host’s SDK (docs/operations.md#traces)', () => {
@@ -23,18 +22,7 @@ describe('OpenTelemetry traces through the host’s SDK (docs/operations.md#trac
     upstream = await startFakeOpenAI({ apiKey: 'sk-up' })
     t = await startGateway({
       retry: { maxRetries: 0, baseDelayMs: 5 },
-      providers: [
-        openaiCompatible({
-          slug: 'up',
-          name: 'Up',
-          baseURL: upstream.url,
-          apiKey: 'sk-up',
-          models: [
-            { id: 'up/gpt-test', upstreamId: 'gpt-test', pricing },
-            { id: 'up/broken', upstreamId: 'fail-500', pricing },
-          ],
-        }),
-      ],
+      providers: [workingAndBrokenProvider(upstream.url)],
     })
     const customer = await createCustomer(t.gateway, { credits: '1' })
     auth = customer.auth

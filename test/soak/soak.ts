@@ -20,6 +20,7 @@ import { createGateway, type Gateway } from '../../src/index'
 import { budgetsOf } from '../../src/billing/holds'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { startFakeOpenAI } from '../fakes/openai'
+import { dropPostgresTable } from '../helpers/storages'
 import { SOAK_HOLD_TTL_SECONDS, SOAK_MODEL, SOAK_RATE_LIMIT, soakOptions } from './gateway-options'
 import { openSoakStorage, type SoakStorageKind } from './storage'
 
@@ -261,8 +262,7 @@ async function dropSoakData(kind: SoakStorageKind, name: string, storage: import
   if (kind === 'redis') return void (await storage.clear())
   const driver = storage.getMount('').driver as { getInstance?: () => { exec(sql: string): Promise<unknown> } }
   const database = driver.getInstance?.()
-  await database?.exec(`DROP TABLE IF EXISTS "${name}"`)
-  await database?.exec(`DELETE FROM model_gateway_schema WHERE records_table = '${name}'`)
+  if (database) await dropPostgresTable(database, name)
 }
 
 // Which storages answer: a storage that does not is skipped, by name.

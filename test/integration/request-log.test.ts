@@ -78,4 +78,25 @@ describe('one log line per request, through a pino logger (docs/operations.md#lo
       await t.close()
     }
   })
+
+  it('writes one line for each of two requests that share an X-Request-Id, once each has ended', async () => {
+    const { logger, lines } = capturedPino()
+    const t = await startGateway({ providers: [demo()], logger })
+    try {
+      const { auth } = await createCustomer(t.gateway, { credits: '1' })
+      const send = (content: string) =>
+        t.request('/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { ...auth, ...json, 'x-request-id': 'req-shared-1' },
+          body: JSON.stringify({ model: 'demo/echo', stream: true, messages: [{ role: 'user', content }] }),
+        })
+      const [first, second] = await Promise.all([send('one'), send('two')])
+      await Promise.all([readSse(first), readSse(second)])
+      await expect.poll(() => lines.filter((l) => l.msg === 'request' && l.request_id === 'req-shared-1').length).toBe(2)
+      const shared = lines.filter((l) => l.request_id === 'req-shared-1')
+      expect(shared.map((l) => l.status)).toEqual([200, 200])
+    } finally {
+      await t.close()
+    }
+  })
 })

@@ -35,11 +35,6 @@ export async function assessByokFee(
   return { free: false, units: platformFee(ctx, cost.units), eurUnits: platformFee(ctx, cost.eurUnits) }
 }
 
-/** Notes a counted BYOK request as pending settlement. */
-export async function notePending(ctx: GatewayContext, orgId: string, recordId: string, feeEurUnits: bigint): Promise<void> {
-  await ctx.byokFees.notePending(orgId, recordId, fromUnits(feeEurUnits))
-}
-
 /**
  * Settles pending BYOK fees (docs/byok.md): each pending request is claimed and its fee added to the org's used
  * credits in one atomic step, so of concurrent settlements (across instances too) exactly one charges it, and a

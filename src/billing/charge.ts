@@ -4,7 +4,7 @@ import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
-import { assessByokFee, notePending } from './byok-fees'
+import { assessByokFee } from './byok-fees'
 import type { RequestCost } from './cost'
 import { ExactNumber } from '../http/exact-json'
 import { fromUnits } from './money'
@@ -107,10 +107,14 @@ export async function chargeAndRecord(
   // ledger never shows a charge that was not made, never misses one that was, and a process killed meanwhile leaves
   // either the charge with its records or neither (the hold then expires).
   const ledger = charged > 0n ? ctx.credits.chargeEntry(record.org_id, charged, `${record.endpoint} ${record.model}`, record.id) : undefined
-  const written = [...(ledger ? [{ key: ledger.key, value: ledger.entry }] : []), ...ctx.usage.entriesOf(record)]
-  const settled = hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined, written)
+  // A counted BYOK request's pending fee is written in that step too: a process killed after it leaves no fee unnoted.
+  const written = [
+    ...(ledger ? [{ key: ledger.key, value: ledger.entry }] : []),
+    ...ctx.usage.entriesOf(record),
+    ...(counted ? ctx.byokFees.pendingEntries(principal.org.id, record.id, fromUnits(fee!.eurUnits)) : []),
+  ]
   try {
-    await Promise.all([settled, counted ? notePending(ctx, principal.org.id, record.id, fee!.eurUnits) : undefined])
+    await hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined, written)
   } catch (error) {
     if (error instanceof RecordNotWrittenError) {
       // The money is exact in the counters; only the ledger entry or the usage record is missing (never retried into a second charge).

@@ -19,10 +19,11 @@ export function createByokFeesStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps 
     /** Counts one BYOK request of the org's period and returns the period's count; the counter expires after `ttlSeconds`. */
     countRequest: (orgId: string, periodId: string, ttlSeconds: number): Promise<number> =>
       atomic.increment(kv.key('byok-requests', orgId, periodId), 1, ttlSeconds),
-    /** Notes a request's fee (EUR decimal string) as pending settlement. */
-    async notePending(orgId: string, recordId: string, feeEur: string): Promise<void> {
-      await Promise.all([kv.set({ id: recordId, fee_eur: feeEur }, 'byok-pending', orgId, recordId), kv.set({ org_id: orgId }, 'byok-orgs', orgId)])
-    },
+    /** The records that note a request's fee as pending, for the settlement's atomic step to write with its charge (docs/money.md). */
+    pendingEntries: (orgId: string, recordId: string, feeEur: string): { key: string; value: unknown }[] => [
+      { key: kv.key('byok-pending', orgId, recordId), value: { id: recordId, fee_eur: feeEur } },
+      { key: kv.key('byok-orgs', orgId), value: { org_id: orgId } },
+    ],
     /** The orgs that have had fees pending. */
     orgs: (): Promise<string[]> => kv.list('byok-orgs'),
     /** The ids of an org's pending fees. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import type { Gateway } from '../../src/index'
 import { CUSTOMER_KEY, startByokPair, type ByokPair } from '../helpers/byok-pair'
-import { fsKind, memoryKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 
 type Failure = 'before' | 'after'
 
@@ -28,7 +28,7 @@ function failCharges(gateway: Gateway, orgId: string, plan: Failure[]): () => vo
 }
 
 /** Settlement charges each BYOK fee exactly once (docs/byok.md), through storage failures and two instances settling at once. */
-function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redis') {
+function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'shared') {
   let kind: StorageKind
   let pair: ByokPair
   beforeAll(async () => {
@@ -119,6 +119,34 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
     expect(await reconciled(c)).toMatchObject({ settled_requests: 8, pending_settlement_requests: 0, service_platform_fee_charged_eur: fee })
   })
 
+  if (engine === 'shared')
+    it("a request's pending fee is written by its settlement's own atomic step (a separate write, which could be lost, is never made)", async () => {
+      const c = await pair.customer()
+      expect((await pair.byok(0, c.auth, 'POST', '', { key: CUSTOMER_KEY, provider: 'alpha', always_use: true })).status).toBe(201)
+      // Every write of a pending fee through the storage fails, as a process killed after its settlement would lose it.
+      const storages = gateways().map((g) => g.internals.storage)
+      const restores = storages.map((storage) => {
+        const setItem = storage.setItem
+        storage.setItem = (async (key: string, value: never, opts?: never) => {
+          if (key.includes('byok-pending') || key.includes('byok-orgs')) throw new Error('injected: process killed')
+          return setItem.call(storage, key, value, opts)
+        }) as typeof setItem
+        return () => {
+          storage.setItem = setItem
+        }
+      })
+      try {
+        await chats(c.auth, 4)
+      } finally {
+        for (const restore of restores) restore()
+      }
+      const noted = await reconciled(c)
+      expect(noted).toMatchObject({ successful_requests: 4, settled_requests: 0, pending_settlement_requests: 4 })
+      const [a] = gateways()
+      expect(await a.admin.settleByokFees(c.user.org_id)).toEqual({ settled_requests: 4, charged_eur: noted.service_platform_fee_eur })
+      expect(await reconciled(c)).toMatchObject({ pending_settlement_requests: 0, service_platform_fee_charged_eur: noted.service_platform_fee_eur })
+    })
+
   if (engine === 'local')
     it('a storage write failing between the claim and the charge takes the claim back (local engines)', async () => {
       const c = await customerWithFees(3)
@@ -145,4 +173,7 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'redi
 
 describe('BYOK settlement: memory', () => describeSettlement(memoryKind, 'local'))
 describe('BYOK settlement: fs', () => describeSettlement(fsKind, 'local'))
-describe.skipIf(!process.env.REDIS_URL)('BYOK settlement: redis (REDIS_URL)', () => describeSettlement(() => redisKind(process.env.REDIS_URL!), 'redis'))
+describe.skipIf(!process.env.REDIS_URL)('BYOK settlement: redis (REDIS_URL)', () => describeSettlement(() => redisKind(process.env.REDIS_URL!), 'shared'))
+describe.skipIf(!process.env.DATABASE_URL)('BYOK settlement: postgres (DATABASE_URL)', () =>
+  describeSettlement(() => postgresKind(process.env.DATABASE_URL!), 'shared'),
+)

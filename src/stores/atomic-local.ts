@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage'
 import type { AtomicOps } from './atomic'
+import { folderLock, sharedFolderOf } from './folder-lock'
 import { createRecords } from './records'
 
 /** Runs `work` after every earlier work under the same key has finished. */
@@ -40,12 +41,22 @@ function identityOf(driver: { name?: string; options?: unknown }): string {
   return identity
 }
 
-/** The in-process lock table of the store mounted at `key` (shared by every gateway in this process over the same data). */
+/**
+ * The lock of the store mounted at `key`: its in-process lock table (shared by every gateway in this process over the
+ * same data) and, for files other processes may open too (fs, fs-lite), the folder's lock that every process takes
+ * per key (docs/operations.md#several-instances), inside this process's turn.
+ */
 export function lockFor(storage: Storage, key: string): Lock {
-  const identity = identityOf(storage.getMount(key).driver)
+  const { driver, base } = storage.getMount(key)
+  const identity = identityOf(driver)
   let lock = locks.get(identity)
   if (!lock) locks.set(identity, (lock = createLock()))
-  return lock
+  const folder = sharedFolderOf(driver)
+  if (!folder) return lock
+  const inProcess = lock
+  const files = folderLock(folder)
+  // The folder's lock is named by the key within the mount: the record's file, however a process mounts the folder.
+  return (k, work) => inProcess(k, () => files(k.startsWith(base) ? k.slice(base.length) : k, work))
 }
 
 interface CounterRecord {
@@ -61,7 +72,10 @@ interface CounterRecord {
 const unitsOf = (record: CounterRecord, windowStart?: number): bigint =>
   windowStart !== undefined && (record.window === undefined || record.window < windowStart) ? 0n : BigInt(record.units ?? '0')
 
-/** Single-process atomic operations for drivers without their own (memory, fs, …): a per-key lock around read-modify-write. */
+/**
+ * Atomic operations for drivers without their own (memory, fs, …): a per-key lock around read-modify-write, in this
+ * process, and across the processes that share a folder of files (lockFor).
+ */
 export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps {
   const lock = lockFor(storage, mountKey)
   const records = createRecords(storage)

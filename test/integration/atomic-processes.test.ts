@@ -1,8 +1,12 @@
 import { fork } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createDatabase } from 'db0'
 import postgresql from 'db0/connectors/postgresql'
 import { createStorage, type Storage } from 'unstorage'
+import fsDriver from 'unstorage/drivers/fs'
 import redisDriver from 'unstorage/drivers/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAtomicOps } from '../../src/stores/atomic'
@@ -21,8 +25,11 @@ interface Seen {
   claimed: number
   placed: string[]
 }
-// Runs the worker in WORKERS processes at once over the storage `spec` describes.
+// Runs the worker in WORKERS processes at once over the storage `spec` describes: each one opens its storage and says
+// so, and all start together once every one is ready (their start-up times differ by more than their work takes).
 function runWorkers(spec: object): Promise<Seen[]> {
+  let ready = 0
+  const children: ReturnType<typeof fork>[] = []
   return Promise.all(
     Array.from(
       { length: WORKERS },
@@ -32,6 +39,10 @@ function runWorkers(spec: object): Promise<Seen[]> {
             execArgv: ['--import', 'tsx'],
             env: { ...process.env, WORKER_STORAGE: JSON.stringify(spec), WORKER_INDEX: String(i), WORKER_ROUNDS: String(ROUNDS) },
             stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+          })
+          children.push(child)
+          child.once('message', () => {
+            if (++ready === WORKERS) for (const each of children) each.send('go')
           })
           let out = ''
           child.stdout!.setEncoding('utf8')
@@ -78,6 +89,22 @@ function describeAcrossProcesses(open: () => { spec: object; storage: Storage; c
     expect(await holds.held(budget, Date.now())).toBe(0n)
   }, 60_000)
 }
+
+// Files: every process takes the folder's lock per key (docs/operations.md#several-instances).
+describe('atomic operations across processes: files in one folder', () => {
+  describeAcrossProcesses(() => {
+    const base = mkdtempSync(join(tmpdir(), 'mg-mp-fs-'))
+    const storage = createStorage({ driver: fsDriver({ base }) })
+    return {
+      spec: { kind: 'fs', base },
+      storage,
+      async cleanup() {
+        await storage.dispose()
+        rmSync(base, { recursive: true, force: true })
+      },
+    }
+  })
+})
 
 describe.skipIf(!process.env.REDIS_URL)('atomic operations across processes: redis (REDIS_URL)', () => {
   describeAcrossProcesses(() => {

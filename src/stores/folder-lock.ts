@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto'
+import { mkdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+
+/** Runs `work` while this process holds the lock of `key` in a folder, which every process over the folder takes too. */
+export type FolderLock = <T>(key: string, work: () => Promise<T>) => Promise<T>
+
+/** The folder, inside the storage's, where the locks are (one empty directory per key while it is held). */
+export const LOCKS_FOLDER = '.model-gateway-locks'
+/** A lock its holder stopped refreshing (a killed process) is taken over after this long. */
+export const STALE_MS = 10_000
+/** How long an operation waits for a lock before it fails, naming the fix. */
+export const WAIT_MS = 30_000
+
+type Lockfile = typeof import('proper-lockfile')
+let loaded: Promise<Lockfile> | undefined
+// Loaded on the first lock only: gateways over memory, Redis or PostgreSQL never load it.
+const lockfile = () => (loaded ??= import('proper-lockfile').then((mod) => ((mod as { default?: Lockfile }).default ?? mod) as Lockfile))
+
+const FILE_DRIVERS = new Set(['fs', 'fs-lite', 'fsLite'])
+
+/** The folder of a driver whose records are files other processes may open too (unstorage's fs and fs-lite), else undefined. */
+export function sharedFolderOf(driver: { name?: string; options?: unknown } | undefined): string | undefined {
+  const base = (driver?.options as { base?: unknown } | undefined)?.base
+  return driver && FILE_DRIVERS.has(driver.name ?? '') && typeof base === 'string' && base ? resolve(base) : undefined
+}
+
+const folders = new Map<string, FolderLock>()
+
+/**
+ * The lock every process takes, per key, on the records in `folder` (docs/operations.md#several-instances): a lock
+ * directory made with proper-lockfile (mkdir is atomic on every file system), kept fresh while held, taken over once
+ * STALE_MS old (its holder was killed). A process waits for a held lock, for WAIT_MS at most.
+ */
+export function folderLock(folder: string): FolderLock {
+  const locks = join(resolve(folder), LOCKS_FOLDER)
+  let lock = folders.get(locks)
+  if (!lock) folders.set(locks, (lock = createFolderLock(locks)))
+  return lock
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
+
+function createFolderLock(locks: string): FolderLock {
+  return async (key, work) => {
+    const release = await acquire(await lockfile(), locks, join(locks, createHash('sha256').update(key).digest('hex').slice(0, 40)))
+    try {
+      return await work()
+    } finally {
+      // Already released: taken over by another process after this one stalled for STALE_MS (nothing left to undo).
+      await release().catch(() => undefined)
+    }
+  }
+}
+
+async function acquire(lockfile: Lockfile, locks: string, file: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + WAIT_MS
+  for (let attempt = 0; ; attempt++) {
+    try {
+      // The lock is the directory `${file}.lock`; `file` itself is never written. A lock lost by a holder that stalled
+      // (onCompromised) cannot be undone: it is left to the process that took it over.
+      return await lockfile.lock(file, { realpath: false, stale: STALE_MS, retries: 0, onCompromised: () => undefined })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== 'ELOCKED' && code !== 'ENOENT') throw error
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `model-gateway: storage: a process that uses the records in ${resolve(locks, '..')} has held the lock of one of them for more than ${WAIT_MS / 1000} s ` +
+            `(${file}.lock) and is still running (a killed process's lock is taken over after ${STALE_MS / 1000} s): restart it. ` +
+            'Processes that share a folder take turns for every change; for several busy instances use Redis or PostgreSQL (docs/operations.md#several-instances)',
+        )
+      }
+      if (code === 'ENOENT') await mkdir(locks, { recursive: true })
+      // Short, growing, jittered waits: a change holds its lock for a few milliseconds.
+      else await sleep(Math.min(50, 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()))
+    }
+  }
+}

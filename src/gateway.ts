@@ -26,7 +26,7 @@ import { createConsentsStore } from './stores/consents'
 import { createExpiringStore } from './stores/expiring'
 import { createKeyCountersStore } from './stores/key-counters'
 import { createRateLimitStore } from './stores/rate-limits'
-import { createResponsesStore, STORED_RESPONSE_MAX_BYTES } from './stores/responses'
+import { createResponsesStore, RESPONSES_PREFIX, STORED_RESPONSE_MAX_BYTES } from './stores/responses'
 import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
@@ -216,7 +216,15 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     consentKey: deriveKey(resolved.secret, 'consent-request'),
     health: createHealthTracker({ ...resolved.health, now }),
     byok: createByokStore({ kv, atomic, now, box: createSecretBox(resolved.secret, resolved.previousSecrets), maxCredentials: resolved.byok.maxCredentials }),
-    responses: createResponsesStore({ kv, now, retentionDays: resolved.retention.responsesDays, maxBytes: STORED_RESPONSE_MAX_BYTES }),
+    responses: createResponsesStore({
+      kv,
+      atomic,
+      now,
+      retentionDays: resolved.retention.responsesDays,
+      maxBytes: STORED_RESPONSE_MAX_BYTES,
+      maxBytesPerOrg: resolved.retention.responsesBytesPerOrg,
+      holdMs: resolved.holdTtlSeconds * 1000,
+    }),
     catalogue,
     lastKeyUse: new Map(),
     inFlight: createInFlight(),
@@ -240,8 +248,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // What the default in-memory storage appends per request is bounded (docs/retention.md#the-default-in-memory-storage).
   if (ownsStorage) {
     const prefix = ctx.options.storagePrefix
-    const appended = ['usage', 'generation-ids', 'ledger'].map((kind) => (prefix ? `${prefix}:${kind}:` : `${kind}:`))
-    boundAppended(storage, { prefixes: appended, max: ctx.options.retention.inMemoryRecords })
+    const appended = ['usage', 'generation-ids', 'ledger', RESPONSES_PREFIX].map((kind) => (prefix ? `${prefix}:${kind}:` : `${kind}:`))
+    // A stored response the bound deletes no longer counts against its org's cap (docs/responses.md#stored-responses).
+    const evicted = (key: string, record: unknown) =>
+      void ctx.responses.evicted(key, record).catch((error) => ctx.logger.error('uncounting a stored response failed', { error: String(error) }))
+    boundAppended(storage, { prefixes: appended, max: ctx.options.retention.inMemoryRecords, evicted })
   }
   const { basePath, publicCatalogue } = ctx.options
   const routes = [...apiRoutes]

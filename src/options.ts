@@ -137,7 +137,7 @@ export interface RetentionOptions {
   responsesDays?: number
   /**
    * The gateway's own default in-memory storage (no `storage` given) keeps at most this many usage records, as many
-   * generation pointers and as many ledger entries; the oldest go first, so that its memory stays bounded
+   * generation pointers, as many ledger entries and as many stored responses; the oldest go first, so that its memory stays bounded
    * (docs/retention.md#the-default-in-memory-storage). Default 50000; 0: no bound. A storage you pass is not bounded.
    */
   inMemoryRecords?: number
@@ -146,6 +146,12 @@ export interface RetentionOptions {
 /** A fixed-window rate limit. */
 export interface RateLimit {
   requests: number
+  /**
+   * The most JSON bytes an org's stored responses of POST /responses hold together; a request that would store more
+   * is refused with a 400 before any provider is called (docs/responses.md#stored-responses). Default 104857600
+   * (100 MiB); 0: no cap.
+   */
+  responsesBytesPerOrg?: number
   windowSeconds: number
 }
 

@@ -1,9 +1,21 @@
 import type { RetentionOptions } from '../options'
 
-/** The retention defaults (docs/retention.md): usage records 90 days, stored responses 30, a sweep every 600 s, 50,000 records appended in the default in-memory storage. */
-export const DEFAULT_RETENTION = { usageDays: 90, sweepIntervalSeconds: 600, responsesDays: 30, inMemoryRecords: 50_000 } as const
+/**
+ * The retention defaults (docs/retention.md): usage records 90 days, stored responses 30 and 100 MiB per org, a sweep
+ * every 600 s, 50,000 records appended in the default in-memory storage.
+ */
+export const DEFAULT_RETENTION = {
+  usageDays: 90,
+  sweepIntervalSeconds: 600,
+  responsesDays: 30,
+  responsesBytesPerOrg: 100 * 1024 * 1024,
+  inMemoryRecords: 50_000,
+} as const
 
-/** Fills in and checks the `retention` option: `usageDays` and `responsesDays` positive, `sweepIntervalSeconds` 0 (off) or positive. */
+/**
+ * Fills in and checks the `retention` option: `usageDays` and `responsesDays` positive, `sweepIntervalSeconds` 0 (off)
+ * or positive, `responsesBytesPerOrg` and `inMemoryRecords` 0 (no bound) or a positive whole number.
+ */
 export function resolveRetention(options: RetentionOptions = {}): Required<RetentionOptions> {
   const usageDays = options.usageDays ?? DEFAULT_RETENTION.usageDays
   const sweepIntervalSeconds = options.sweepIntervalSeconds ?? DEFAULT_RETENTION.sweepIntervalSeconds
@@ -15,5 +27,8 @@ export function resolveRetention(options: RetentionOptions = {}): Required<Reten
   const inMemoryRecords = options.inMemoryRecords ?? DEFAULT_RETENTION.inMemoryRecords
   if (!(Number.isInteger(inMemoryRecords) && inMemoryRecords >= 0))
     throw new TypeError('model-gateway: `retention.inMemoryRecords` must be 0 (no bound) or a positive whole number')
-  return { usageDays, sweepIntervalSeconds, responsesDays, inMemoryRecords }
+  const responsesBytesPerOrg = options.responsesBytesPerOrg ?? DEFAULT_RETENTION.responsesBytesPerOrg
+  if (!(Number.isSafeInteger(responsesBytesPerOrg) && responsesBytesPerOrg >= 0))
+    throw new TypeError('model-gateway: `retention.responsesBytesPerOrg` must be 0 (no cap) or a positive whole number of bytes')
+  return { usageDays, sweepIntervalSeconds, responsesDays, responsesBytesPerOrg, inMemoryRecords }
 }

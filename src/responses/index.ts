@@ -3,9 +3,11 @@ import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
 import type { GenerationTags } from '../http/attribution'
 import { stringifyExact } from '../http/exact-json'
+import { onBodyEnd } from '../http/on-body-end'
 import { gatewayResponse } from '../http/respond'
 import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import type { Principal } from '../stores/accounts'
+import type { HeldRoom } from '../stores/responses'
 import { parseExact } from '../http/exact-json'
 import { newResponseId } from './ids'
 import { withItemIds } from './items'
@@ -14,6 +16,7 @@ import { inputItemsOf, toChatRequest } from './request'
 import { resolveReferences, type StoredItems } from './references'
 import { responsesNativeRoute } from './native'
 import { responseErrorOf, type StreamEnd, translateStream } from './stream'
+import { holdStorageRoom } from './storage-room'
 import { choiceLogprobs, outputOfMessage } from './whole'
 import type { Json } from './json'
 
@@ -64,11 +67,28 @@ export async function serveResponses(
   }
   const sent = withItemIds(await resolveReferences(inputItemsOf(request.input), previous, stored), id, previous.length)
   const conversation = [...previous, ...sent]
-  if (store && Buffer.byteLength(JSON.stringify(conversation)) > ctx.responses.maxBytes) {
+  const conversationBytes = store ? Buffer.byteLength(JSON.stringify(conversation)) : 0
+  if (conversationBytes > ctx.responses.maxBytes) {
     throw invalidRequest(
       `input: the conversation is over ${ctx.responses.maxBytes} bytes, the most one stored response holds: start a new conversation, or send it with store: false`,
       request.previous_response_id ? 'previous_response_id' : 'input',
     )
+  }
+  // Room under the org's cap of stored bytes, held before any provider is called (docs/responses.md#stored-responses):
+  // taken over by the stored response, or given back once when the request ends without storing one.
+  const held = store ? await holdStorageRoom(ctx, org, conversationBytes) : undefined
+  let roomSettled = !held
+  const takeRoom = (): HeldRoom | undefined => {
+    if (roomSettled) return undefined
+    roomSettled = true
+    return held
+  }
+  const giveRoomBack = async () => {
+    const room = takeRoom()
+    if (room)
+      await ctx.responses
+        .release(org, room)
+        .catch((error) => ctx.logger.error('giving back stored-response room failed', { request_id: requestId, error: String(error) }))
   }
   const chatRequest = toChatRequest(request, conversation)
   const frame: ResponseFrame = {
@@ -80,9 +100,9 @@ export async function serveResponses(
   }
   // Stores a finished response (not a failed one): its conversation and full output, for previous_response_id.
   const save = async ({ response, output }: StreamEnd) => {
-    if (!store || response.status === 'failed') return
+    if (!store || response.status === 'failed') return giveRoomBack()
     try {
-      if (!(await ctx.responses.save(org, frame.id, { response, input: conversation, output })))
+      if (!(await ctx.responses.save(org, frame.id, { response, input: conversation, output }, takeRoom())))
         ctx.logger.warn('response not stored: over the stored size limit', { request_id: requestId, response_id: frame.id })
     } catch (error) {
       ctx.logger.error('storing a response failed', { request_id: requestId, response_id: frame.id, error: String(error) })
@@ -118,5 +138,18 @@ export async function serveResponses(
   }
 
   const native = responsesNativeRoute({ request, conversation, frame, save, translate })
-  return serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
+  if (!held) return serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
+  let answer: Response
+  try {
+    answer = await serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
+  } catch (error) {
+    await giveRoomBack()
+    throw error
+  }
+  // A whole answer was stored (or not) by now; a stream is, at the latest, when its body ends.
+  if (!answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await giveRoomBack()
+    return answer
+  }
+  return onBodyEnd(answer, () => void giveRoomBack(), requestId)
 }

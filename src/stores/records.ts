@@ -3,7 +3,8 @@ import type { Storage } from 'unstorage'
 /** Reads and writes of JSON records by full storage key (docs/operations.md#storage). */
 export interface Records {
   get<T>(key: string): Promise<T | null>
-  set(key: string, value: unknown): Promise<void>
+  /** Writes a JSON record; `ttlSeconds` asks a storage that expires records (Redis) to drop it then. */
+  set(key: string, value: unknown, ttlSeconds?: number): Promise<void>
   remove(key: string): Promise<void>
   has(key: string): Promise<boolean>
   /**
@@ -35,6 +36,8 @@ export interface AppendBound {
   /** Full key prefixes of appended records (`gateway:usage:`, …), each bounded on its own. */
   prefixes: string[]
   max: number
+  /** Told of each record the bound deletes (its full key and its value as stored), so that counts of it can follow. */
+  evicted?: (key: string, value: unknown) => void
 }
 
 // The keys appended under one bounded prefix, oldest first (from `head`).
@@ -46,7 +49,7 @@ interface Appended {
 
 // Storages the gateway created itself (its default in-memory one): nobody else holds them, wraps their methods or
 // watches them, so their memory driver may be read directly. With the bound on what they append.
-const owned = new WeakMap<Storage, { lists: Appended[]; max: number }>()
+const owned = new WeakMap<Storage, { lists: Appended[]; max: number; evicted?: AppendBound['evicted'] }>()
 
 /** Marks a storage the gateway created itself (docs/operations.md#storage): its records are read and written directly. */
 export function ownedStorage(storage: Storage): Storage {
@@ -59,18 +62,23 @@ export function boundAppended(storage: Storage, bound: AppendBound): void {
   const entry = owned.get(storage)
   if (!entry) return
   entry.max = bound.max
+  entry.evicted = bound.evicted
   entry.lists = bound.max > 0 ? bound.prefixes.map((prefix) => ({ prefix, keys: [], head: 0 })) : []
 }
 
 /** True for a storage the gateway created itself: one memory mount at its root, which nobody else changes. */
 export const isOwnedStorage = (storage: Storage): boolean => owned.has(storage)
 
-// Notes a key new to the map; past the bound, the oldest key of its prefix is deleted.
-function noteAppended(appended: Appended[], max: number, map: Map<string, unknown>, key: string) {
+// Notes a key new to the map; past the bound, the oldest key of its prefix is deleted (and `evicted` told of it).
+function noteAppended(appended: Appended[], max: number, map: Map<string, unknown>, key: string, evicted?: AppendBound['evicted']) {
   for (const list of appended) {
     if (!key.startsWith(list.prefix)) continue
     list.keys.push(key)
-    if (list.keys.length - list.head > max) map.delete(list.keys[list.head++])
+    if (list.keys.length - list.head > max) {
+      const oldest = list.keys[list.head++]
+      const value = map.get(oldest)
+      if (map.delete(oldest) && evicted) evicted(oldest, parse(value))
+    }
     if (list.head > 4096 && list.head * 2 > list.keys.length) {
       list.keys = list.keys.slice(list.head)
       list.head = 0
@@ -100,10 +108,11 @@ export function createRecords(storage: Storage): Records {
       const raw = data.get(key)
       return raw === undefined || raw === null ? null : (parse(raw) as T)
     },
-    async set(key, value) {
+    async set(key, value, ttlSeconds) {
       const data = direct(key)
-      if (!data || value === undefined || value === null || typeof value !== 'object') return storage.setItem(key, value as never)
-      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key)
+      if (!data || value === undefined || value === null || typeof value !== 'object')
+        return storage.setItem(key, value as never, ttlSeconds === undefined ? undefined : { ttl: ttlSeconds })
+      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
       data.set(key, JSON.stringify(value))
     },
     async setLive(key, value) {

@@ -1,6 +1,6 @@
 /**
  * The cap on an org's stored responses (docs/responses.md#stored-responses, `retention.responsesBytesPerOrg`): two
- * gateway instances over one storage (memory, Redis, PostgreSQL) take concurrent POST /responses over real HTTP; the
+ * gateway instances over one storage (memory, files, Redis, PostgreSQL) take concurrent POST /responses over real HTTP; the
  * requests that would store past the cap are refused with a 400 in OpenAI's shape before any provider is called,
  * `store: false` never is, the count is exactly the stored records' bytes, and a DELETE, the retention, a request that
  * stores nothing (failed, cut, refused for credits, translated or native) and the default in-memory storage's bound
@@ -15,7 +15,7 @@ import { listKeys } from '../../src/stores/list-keys'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { eventually } from '../helpers/eventually'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
-import { memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 
 const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const DAY_MS = 86_400_000
@@ -257,6 +257,7 @@ function describeCap(makeKind: () => StorageKind) {
 }
 
 describe('stored responses cap: memory', () => describeCap(memoryKind))
+describe('stored responses cap: fs', () => describeCap(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('stored responses cap: redis (REDIS_URL)', () => describeCap(() => redisKind(process.env.REDIS_URL!)))
 describe.skipIf(!process.env.DATABASE_URL)('stored responses cap: postgres (DATABASE_URL)', () => describeCap(() => postgresKind(process.env.DATABASE_URL!)))
 

@@ -72,12 +72,17 @@ export interface GatewayOptions {
   keyPrefix?: string
   /** Lifetime of issued API keys in seconds. Default: keys never expire. */
   keyTtlSeconds?: number
+  /** API keys per org (docs/keys.md#how-many-keys-an-org-may-have). */
+  keys?: KeysOptions
   /** Plan of users created without one. Default `free`. */
   defaultPlan?: string
   /** Serve `/models`, `/models/count` and `/providers` without a key. Default true. */
   publicCatalogue?: boolean
-  /** Body size limits in bytes (docs/limits.md#body-size). */
-  bodyLimits?: { default?: number; chat?: number; transcription?: number }
+  /**
+   * Body size limits in bytes (docs/limits.md#body-size): `countTokens` (POST /messages/count_tokens) defaults to
+   * `chat`, so that any request /messages takes can be counted.
+   */
+  bodyLimits?: { default?: number; chat?: number; transcription?: number; countTokens?: number }
   /** How often a key's `last_used` is written at most, in seconds. Default 60. */
   lastUsedIntervalSeconds?: number
   /**
@@ -109,10 +114,19 @@ export interface GatewayOptions {
   byok?: ByokOptions
   /** How long usage records are kept, and how often expired records are swept (docs/retention.md). */
   retention?: RetentionOptions
-  /** A request's hold on credits left by a process that died expires after this long (docs/money.md). Default 900 s. */
+  /** A request's hold on credits left by a process that died expires after this long; a running request renews its own (docs/money.md). Default 900 s. */
   holdTtlSeconds?: number
   /** How long a reasoning model's stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
   abortedStreamUsageWaitMs?: number
+}
+
+/** API keys per org (docs/keys.md#how-many-keys-an-org-may-have). */
+export interface KeysOptions {
+  /**
+   * Live (not revoked) keys an org may have at most, management keys included; issuing one more (minting,
+   * POST /keys, admin.issueKey) is a 403 until keys are deleted or revoked. Default 1000.
+   */
+  maxPerOrg?: number
 }
 
 /** BYOK billing: a free allowance per period, then a platform fee on the estimated upstream cost. */
@@ -136,6 +150,12 @@ export interface RetentionOptions {
   /** Stored responses of POST /responses are deleted this many days after they were made (docs/responses.md). Default 30. */
   responsesDays?: number
   /**
+   * The most JSON bytes an org's stored responses of POST /responses hold together; a request that would store more
+   * is refused with a 400 before any provider is called (docs/responses.md#stored-responses). Default 104857600
+   * (100 MiB); 0: no cap.
+   */
+  responsesBytesPerOrg?: number
+  /**
    * The gateway's own default in-memory storage (no `storage` given) keeps at most this many usage records, as many
    * generation pointers, as many ledger entries and as many stored responses; the oldest go first, so that its memory stays bounded
    * (docs/retention.md#the-default-in-memory-storage). Default 50000; 0: no bound. A storage you pass is not bounded.
@@ -146,12 +166,6 @@ export interface RetentionOptions {
 /** A fixed-window rate limit. */
 export interface RateLimit {
   requests: number
-  /**
-   * The most JSON bytes an org's stored responses of POST /responses hold together; a request that would store more
-   * is refused with a 400 before any provider is called (docs/responses.md#stored-responses). Default 104857600
-   * (100 MiB); 0: no cap.
-   */
-  responsesBytesPerOrg?: number
   windowSeconds: number
 }
 
@@ -187,9 +201,10 @@ export interface ResolvedOptions {
   secret: string
   keyPrefix: string
   keyTtlSeconds?: number
+  keys: Required<KeysOptions>
   defaultPlan: string
   publicCatalogue: boolean
-  bodyLimits: { default: number; chat: number; transcription: number }
+  bodyLimits: { default: number; chat: number; transcription: number; countTokens: number }
   lastUsedIntervalSeconds: number
   authCache: AuthCacheOptions
   requestTimeoutMs: number

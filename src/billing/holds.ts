@@ -93,9 +93,11 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     )
   ctx.metrics?.holds(1)
   let done = false
+  const stopRenewing = keepRenewed(ctx, id, budgets)
   const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[]) => {
     if (done) return
     done = true
+    stopRenewing()
     ctx.metrics?.holds(-1)
     // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
     // windows of the time the request ends, so a request that spans midnight counts in the new day.
@@ -109,6 +111,40 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     })
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }
+}
+
+/**
+ * Renews a live request's hold every third of `holdTtlSeconds` until the returned function is called (docs/money.md),
+ * so that only a dead process's hold expires. A renewal that fails (storage unreachable) is logged and tried again at
+ * the next tick; a hold that is no longer live (it expired while the process stalled) is logged once and left.
+ */
+function keepRenewed(ctx: GatewayContext, id: string, budgets: Budget[]): () => void {
+  const ttlMs = ctx.options.holdTtlSeconds * 1000
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let stopped = false
+  const tick = async () => {
+    const now = ctx.now()
+    try {
+      const renewed = await ctx.holds.renew({ id, budgets, expiresAt: now + ttlMs, now })
+      if (renewed === 0 && !stopped) {
+        ctx.logger.warn('a hold expired while its request was still running; the request is still charged exactly when it ends', { hold_id: id })
+        return
+      }
+    } catch (error) {
+      ctx.logger.warn('renewing a hold failed; tried again shortly', { hold_id: id, error: String(error) })
+    }
+    schedule()
+  }
+  const schedule = () => {
+    if (stopped) return
+    timer = setTimeout(tick, Math.max(ttlMs / 3, 50))
+    timer.unref?.()
+  }
+  schedule()
+  return () => {
+    stopped = true
+    if (timer) clearTimeout(timer)
+  }
 }
 
 function insufficient(available: bigint, cost: MaxCost, kind: 'org' | 'key', principal: Principal, key: KeyAncestor | null, now: number): GatewayError {

@@ -28,6 +28,8 @@ export function createHoldsStore({ kv, atomic, ops }: { kv: Kv; atomic: AtomicOp
     place: ops.place,
     /** Replaces a hold by its exact charges in one step (HoldOps.settle). */
     settle: ops.settle,
+    /** Extends a running request's live hold (HoldOps.renew). */
+    renew: ops.renew,
     /** The units of live holds on a budget. */
     held: ops.held,
     /** The budget of an org's credits: granted − used − live holds. */

@@ -80,6 +80,18 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         for (const record of written) await records.set(record.key, record.value).catch((error) => (failure ??= error))
         if (failure !== undefined) throw new RecordNotWrittenError(failure)
       }),
+    renew: ({ id, budgets, expiresAt, now }) =>
+      lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+        let renewed = 0
+        for (const budget of budgets) {
+          const record = await read(budget.holdsKey)
+          const hold = record[id]
+          if (!hold || hold.expires <= now) continue
+          await write(budget.holdsKey, { ...record, [id]: { units: hold.units, expires: expiresAt } })
+          renewed++
+        }
+        return renewed
+      }),
     held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,
   }
 }

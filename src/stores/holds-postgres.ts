@@ -48,6 +48,18 @@ export function createPostgresHolds(storage: Storage, driver: Db0Driver): HoldOp
         JSON.stringify(records.map((record) => ({ key: k(record.key), value: record.value }))),
       )
     },
+    async renew({ id, budgets, expiresAt, now }) {
+      const keys = budgets.map((b) => k(b.holdsKey))
+      const rows = await pg.query(
+        'SELECT mg_renew_hold($1, $2, $3::BIGINT, $4::BIGINT, $5::JSONB) AS renewed',
+        t,
+        id,
+        Math.ceil(expiresAt),
+        Math.floor(now),
+        JSON.stringify(keys),
+      )
+      return Number(rows[0].renewed)
+    },
     async held(budget, now) {
       const rows = await pg.query(`SELECT value FROM "${t}" WHERE key = $1`, k(budget.holdsKey))
       const holds = rows.length && rows[0].value ? (JSON.parse(String(rows[0].value)) as Record<string, { units: string; expires: number }>) : {}

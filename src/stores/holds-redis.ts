@@ -97,6 +97,24 @@ for i = 1, r do redis.call('SET', KEYS[2 * n + m + i], ARGV[#ARGV - r + i]) end
 return 0
 `
 
+// KEYS: the holds key of each budget. ARGV: id, new expiry, now. A hold still live gets the new expiry (its amount kept).
+const RENEW = `
+local id, expires, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local renewed = 0
+for i = 1, #KEYS do
+  local v = redis.call('HGET', KEYS[i], id)
+  if v then
+    local w, f, e = string.match(v, '^(-?%d+):(%d+):(%d+)$')
+    if tonumber(e) > now then
+      redis.call('HSET', KEYS[i], id, w .. ':' .. f .. ':' .. ARGV[2])
+      if redis.call('PTTL', KEYS[i]) < expires - now then redis.call('PEXPIRE', KEYS[i], expires - now) end
+      renewed = renewed + 1
+    end
+  end
+end
+return renewed
+`
+
 /** Holds on Redis through the unstorage redis driver's own client: one script places, one settles; exact across instances. */
 export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps {
   const driverBase = (driver.options.base ?? '').replace(/:$/, '')
@@ -135,6 +153,10 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
       ])
       const written = records.map((record) => JSON.stringify(record.value))
       await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter, ...written)
+    },
+    async renew({ id, budgets, expiresAt, now }) {
+      const keys = budgets.map((b) => redisKey(b.holdsKey))
+      return Number(await client().eval(RENEW, keys.length, ...keys, id, Math.ceil(expiresAt), Math.floor(now)))
     },
     async held(budget, now) {
       let units = 0n

@@ -61,6 +61,12 @@ export interface HoldOps {
    * generation pointer: full storage key, JSON value), in one step.
    */
   settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[]; records?: WrittenRecord[] }): Promise<void>
+  /**
+   * Moves live hold `id`'s expiry to `expiresAt` on every budget where it is still live at `now` (a request still
+   * running keeps its hold: docs/money.md); a hold already settled, expired or removed is left as it is. Returns how
+   * many budgets' holds were renewed.
+   */
+  renew(input: { id: string; budgets: Budget[]; expiresAt: number; now: number }): Promise<number>
   /** The units of live holds on a budget (for tests and the admin view). */
   held(budget: Budget, now: number): Promise<bigint>
 }
@@ -82,6 +88,7 @@ export function createHoldOps(storage: Storage, option: AtomicOption = 'auto'): 
     },
     place: (input) => engineFor(input.budgets[0].holdsKey).place(input),
     settle: (input) => engineFor(input.budgets[0].holdsKey).settle(input),
+    renew: (input) => engineFor(input.budgets[0].holdsKey).renew(input),
     held: (budget, now) => engineFor(budget.holdsKey).held(budget, now),
   }
 }

@@ -12,7 +12,7 @@
  */
 
 /** The schema version this code needs. Bump it and append a step to POSTGRES_STEPS when a function changes. */
-export const POSTGRES_SCHEMA_VERSION = 1
+export const POSTGRES_SCHEMA_VERSION = 2
 
 /** The records table, as unstorage's db0 driver creates it for PostgreSQL. */
 export const recordsTableSql = (table: string) => `CREATE TABLE IF NOT EXISTS "${table}" (
@@ -175,5 +175,24 @@ const V1 = [
   END $$`,
 ]
 
+// Version 2: a running request renews its hold (docs/money.md#holds-a-request-reserves-its-maximum-cost-first): a hold
+// still live at now_ms on a budget gets the new expiry; returns how many budgets' holds were renewed.
+const V2 = [
+  `CREATE OR REPLACE FUNCTION mg_renew_hold(tbl TEXT, hold_id TEXT, expires_at BIGINT, now_ms BIGINT, holds_keys JSONB)
+  RETURNS INT LANGUAGE plpgsql AS $$
+  DECLARE k TEXT; rec JSONB; renewed INT := 0;
+  BEGIN
+    PERFORM mg_lock(tbl, holds_keys->>0);
+    FOR k IN SELECT jsonb_array_elements_text(holds_keys) LOOP
+      rec := mg_get(tbl, k);
+      IF rec IS NOT NULL AND (rec -> hold_id) IS NOT NULL AND (rec -> hold_id ->> 'expires')::BIGINT > now_ms THEN
+        PERFORM mg_put(tbl, k, jsonb_set(rec, ARRAY[hold_id, 'expires'], to_jsonb(expires_at)));
+        renewed := renewed + 1;
+      END IF;
+    END LOOP;
+    RETURN renewed;
+  END $$`,
+]
+
 /** The steps from version n-1 to n, in order: POSTGRES_STEPS[n - 1]. */
-export const POSTGRES_STEPS: readonly (readonly string[])[] = [V1]
+export const POSTGRES_STEPS: readonly (readonly string[])[] = [V1, V2]

@@ -85,15 +85,18 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post(i % 2 ? a : b, body(i), customer)))
     const served = answers.filter((res) => res.status === 200)
     const refused = answers.filter((res) => res.status === 402)
-    expect(served.length).toBe(4)
+    // Exactly four hold: served, or (on a machine so loaded that the slow upstream passes the 700 ms deadline) timed out
+    // unbilled; every other request is refused.
+    const timedOut = answers.filter((res) => res.status === 408)
+    expect(served.length + timedOut.length).toBe(4)
     expect(refused.length).toBe(36)
-    await Promise.all(served.map(finish))
+    await Promise.all([...served.map(finish), ...timedOut.map((res) => res.text())])
     for (const res of refused) expect((await res.json()).error.metadata).toMatchObject({ required: '0.00018232', requested_tokens: 100 })
     await expect.poll(() => held(customer)).toBe(0n)
     const credits = await a.gateway.admin.getCredits(customer.user.org_id)
     expect(toUnits(credits.balance)).toBeGreaterThanOrEqual(0n)
     expect(toUnits(credits.total_usage)).toBe(await recorded(customer))
-    expect((await a.gateway.context.usage.list(customer.user.org_id)).length).toBe(4)
+    expect((await a.gateway.context.usage.list(customer.user.org_id)).length).toBe(served.length)
   })
 
   it(`${name}: the 402 names the completion tokens the balance can afford`, async () => {

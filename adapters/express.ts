@@ -30,8 +30,8 @@ interface BodyParserError {
  * hands on (413 in the envelope). Mounting the gateway before the parser needs no such setting (README "Express").
  */
 export function bodyLimitOf(gateway: Gateway): number {
-  const { default: other, chat, transcription } = gateway.context.options.bodyLimits
-  return Math.max(other, chat, transcription)
+  const { default: other, chat, transcription, countTokens } = gateway.context.options.bodyLimits
+  return Math.max(other, chat, transcription, countTokens)
 }
 
 /**

@@ -99,6 +99,17 @@ function maxCredentialsOption(value: number | undefined): number {
   return value
 }
 
+// bodyLimits (docs/limits.md#body-size): count_tokens takes what /messages takes unless told otherwise.
+function resolveBodyLimits(limits: GatewayOptions['bodyLimits'] = {}): ResolvedOptions['bodyLimits'] {
+  const chat = limits.chat ?? 10 * 1024 * 1024
+  return {
+    default: limits.default ?? DEFAULT_BODY_LIMIT,
+    chat,
+    transcription: limits.transcription ?? 25 * 1024 * 1024,
+    countTokens: positiveOption(limits.countTokens, 'bodyLimits.countTokens') ?? chat,
+  }
+}
+
 function resolveOptions(options: GatewayOptions, warn: (message: string) => void): ResolvedOptions {
   const basePath = `/${(options.basePath ?? '/api/v1').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '')
   let secret = options.secret
@@ -125,11 +136,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     keyTtlSeconds: options.keyTtlSeconds,
     defaultPlan: options.defaultPlan ?? 'free',
     publicCatalogue: options.publicCatalogue ?? true,
-    bodyLimits: {
-      default: options.bodyLimits?.default ?? DEFAULT_BODY_LIMIT,
-      chat: options.bodyLimits?.chat ?? 10 * 1024 * 1024,
-      transcription: options.bodyLimits?.transcription ?? 25 * 1024 * 1024,
-    },
+    bodyLimits: resolveBodyLimits(options.bodyLimits),
     lastUsedIntervalSeconds: options.lastUsedIntervalSeconds ?? 60,
     authCache: options.authCache ?? {},
     requestTimeoutMs: options.requestTimeoutMs ?? 300_000,

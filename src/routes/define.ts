@@ -65,7 +65,7 @@ export interface RouteDefinition<
    */
   form?: F
   /** Which body size limit applies (docs/limits.md#body-size; sizes in the options). Default `default`. */
-  bodyLimit?: 'default' | 'chat' | 'transcription'
+  bodyLimit?: 'default' | 'chat' | 'transcription' | 'countTokens'
   /** Success status (docs/api.md#success-statuses). */
   status: 200 | 201 | 302
   /** Schema of the success body, for the OpenAPI document. */

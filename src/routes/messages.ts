@@ -55,6 +55,7 @@ export const countMessageTokensRoute = defineRoute({
   status: 200,
   body: countTokensRequestSchema,
   response: countTokensResponseSchema,
-  bodyLimit: 'chat',
+  // Its own limit, by default /messages' (docs/limits.md#body-size): free, but counted by the rate limits as every request.
+  bodyLimit: 'countTokens',
   handler: ({ body }) => countTokens(body),
 })

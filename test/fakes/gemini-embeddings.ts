@@ -12,9 +12,10 @@ import { fakeEmbedding } from './embedding-vector'
  * (`promptTokenCount`: a token per 4 characters, at least 1 per text); the others report no usage. Models that do not
  * embed (`gemini-2.5-flash`, …) and unknown names answer 404 NOT_FOUND as the real API does.
  *
- * Failures: the model name, or the next entry of `fake.script[model]` (one per embedding call), picks one of the chat
- * errors (`fail-429`, `fail-503`, `fail-500`, `fail-400`, `fail-401`, `fail-403`), `fail-malformed` (values that
- * are not numbers) or `fail-short` (a batch answer with one embedding fewer).
+ * Failures: the model name, or the next entry of `fake.textScript[text]` for a call that embeds that text, else of
+ * `fake.script[model]` (one per embedding call), picks one of the chat errors (`fail-429`, `fail-503`, `fail-500`,
+ * `fail-400`, `fail-401`, `fail-403`), `fail-malformed` (values that are not numbers), `fail-short` (a batch answer
+ * with one embedding fewer) or `hang` (no answer until the client closes the connection, counted in `fake.aborted`).
  */
 export const FAKE_GEMINI_EMBEDDING_DIMENSIONS: Record<string, number> = {
   'gemini-embedding-001': 3072,

@@ -46,6 +46,8 @@ export interface FakeGeminiRequest {
   usage?: any
   /** The fake's error answer, if it refused the request. */
   error?: { code: number; message: string; status: string }
+  /** The status the fake answered with; absent while it has not answered (an embedding call that hangs). */
+  status?: number
 }
 
 export interface FakeGemini {
@@ -56,6 +58,13 @@ export interface FakeGemini {
   signatures: Set<string>
   /** Behaviours by model name taken one per embedding call, in order (`script['gemini-embedding-001'] = ['ok', 'fail-503']`). */
   script: Record<string, string[]>
+  /**
+   * Behaviours by text, taken one per embedding call that embeds that very text, before `script`
+   * (`textScript['the last text'] = ['fail-503']` fails the one batch that holds it, once).
+   */
+  textScript: Record<string, string[]>
+  /** Embedding calls (behaviour `hang`: never answered) whose client closed the connection. */
+  aborted: number
   close(): Promise<void>
 }
 
@@ -494,11 +503,22 @@ const ERRORS: Record<string, [number, string, string, any[]?]> = {
   ],
 }
 
+// The next behaviour `textScript` gives an embedding call that embeds one of its texts.
+function textBehaviour(textScript: Record<string, string[]>, body: any): string | undefined {
+  const contents = Array.isArray(body?.requests) ? body.requests.map((r: any) => r?.content) : [body?.content]
+  for (const content of contents)
+    for (const part of Array.isArray(content?.parts) ? content.parts : []) {
+      const next = typeof part?.text === 'string' ? textScript[part.text]?.shift() : undefined
+      if (next) return next
+    }
+  return undefined
+}
+
 /** Starts the fake on a free port of 127.0.0.1; requests must carry `apiKey`. */
 export async function startFakeGemini(options: { apiKey: string }): Promise<FakeGemini> {
   const signatures = new Set<string>()
   const seenSystems = new Set<string>()
-  const fake: FakeGemini = { url: '', requests: [], signatures, script: {}, close: async () => undefined }
+  const fake: FakeGemini = { url: '', requests: [], signatures, script: {}, textScript: {}, aborted: 0, close: async () => undefined }
 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -514,6 +534,7 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     }
     fake.requests.push(record)
     const json = (status: number, value: unknown) => {
+      record.status = status
       res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', vary: 'Origin, X-Origin, Referer' })
       res.end(JSON.stringify(value))
     }
@@ -562,7 +583,11 @@ export async function startFakeGemini(options: { apiKey: string }): Promise<Fake
     const embed = /^\/v1beta\/models\/([^/:]+):(embedContent|batchEmbedContents)$/.exec(url.pathname)
     if (req.method === 'POST' && embed) {
       const model = decodeURIComponent(embed[1])
-      const behaviour = fake.script[model]?.shift() ?? model
+      const behaviour = textBehaviour(fake.textScript, record.body) ?? fake.script[model]?.shift() ?? model
+      if (behaviour === 'hang') {
+        res.on('close', () => fake.aborted++)
+        return
+      }
       return handleGeminiEmbed({
         model,
         method: embed[2] as 'embedContent' | 'batchEmbedContents',

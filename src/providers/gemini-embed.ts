@@ -33,7 +33,11 @@ export function geminiEmbeddingTexts(input: UpstreamEmbeddingRequest['input'], p
   return texts
 }
 
-/** Embeds the request's texts through Gemini: one call for one text, else batches of 100 in parallel, merged in input order. */
+/**
+ * Embeds the request's texts through Gemini: one call for one text, else batches of 100 in parallel, merged in input
+ * order. The gateway itself sends at most one batch a call (`embedBatch`), so that a failed batch is retried alone and
+ * the served ones are billed (docs/embeddings.md#batches); a caller of its own gets the batches here.
+ */
 export async function geminiEmbed(request: UpstreamEmbeddingRequest, call: CallOptions, provider: string, send: GeminiSend): Promise<UpstreamEmbeddings> {
   const texts = geminiEmbeddingTexts(request.input, provider)
   const dims = request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}

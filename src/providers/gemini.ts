@@ -1,5 +1,5 @@
 import { geminiModels } from '../catalogue/gemini-models'
-import { geminiEmbed } from './gemini-embed'
+import { GEMINI_EMBED_BATCH, geminiEmbed } from './gemini-embed'
 import { geminiChunks } from './gemini-stream'
 import { fromGeminiResponse, geminiError, toGeminiRequest, type GeminiResponse } from './gemini-translate'
 import { geminiHost } from './hosts/first-party'
@@ -77,7 +77,9 @@ export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclarat
       body: (request) => ({ json: toGeminiRequest(request, byUpstreamId.get(request.model)) }),
       events: (body, { call }) => geminiChunks(parseServerSentEvents(body), name, secretsOf(call), now()),
     },
-    // models/{model}:embedContent and :batchEmbedContents (src/providers/gemini-embed.ts).
+    // models/{model}:embedContent and :batchEmbedContents (src/providers/gemini-embed.ts); the gateway sends at most a
+    // batch a call, so that a failed batch is retried alone and every served one billed (docs/embeddings.md#batches).
+    embedBatch: GEMINI_EMBED_BATCH,
     embed: {
       run: (request, call, send) =>
         geminiEmbed(request, call, name, (method, model, json, sendCall) => send(`/${API_VERSION}/${modelPath(model)}:${method}`, json, sendCall)),

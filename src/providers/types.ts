@@ -337,6 +337,11 @@ export interface Provider {
   transcribe?(request: UpstreamTranscriptionRequest, options: CallOptions): Promise<UpstreamTranscription>
   /** Embeddings (`/embeddings`): one vector per input, in input order. Throws GatewayError on failure. */
   embed?(request: UpstreamEmbeddingRequest, options: CallOptions): Promise<UpstreamEmbeddings>
+  /**
+   * The most inputs one `embed` call takes (Gemini: 100). The gateway sends a larger request in calls of that many at
+   * once, retries a failed one alone, and bills every call that was served (docs/embeddings.md#batches). Default: no limit.
+   */
+  embedBatch?: number
   /** The client APIs it speaks natively: a request in one of them is passed on unchanged, not translated to chat (docs/native.md). */
   native?: Partial<Record<NativeApi, NativeCalls>>
 }

@@ -90,6 +90,8 @@ interface Search<T> {
   deadline: { passed: boolean; at: number }
   /** Upstream calls made so far, retries included. */
   tries: number
+  /** Asked before each fallback (an attempt failed, `next` is about to be tried); false ends the search with that failure. */
+  beforeFallback?: (next: Attempt) => Promise<boolean>
 }
 
 type CandidateOutcome<T> = { ok: true; result: T } | { ok: false; error: GatewayError; fallback: boolean; event: RoutingEvent }
@@ -99,12 +101,19 @@ type CandidateOutcome<T> = { ok: true; result: T } | { ok: false; error: Gateway
  * and connection errors (backoff with full jitter, or its `Retry-After`, within the deadline), then the next is tried
  * on any failure of the provider (5xx, timeouts, malformed answers); an error caused by the request is answered as it
  * is. An open breaker skips its provider, but when nothing else is left the one whose cool-down ends first is tried
- * anyway. The deadline bounds the whole search (408).
+ * anyway. The deadline bounds the whole search (408). `beforeFallback`, when given, is asked before each fallback and
+ * can end the search with the last failure instead (embeddings: docs/embeddings.md#batches).
  */
 export async function firstSuccessful<T>(
   ctx: GatewayContext,
   attempts: Attempt[],
-  input: { signal: AbortSignal; requestId: string; org: string | undefined; abort?: AbortController },
+  input: {
+    signal: AbortSignal
+    requestId: string
+    org: string | undefined
+    abort?: AbortController
+    beforeFallback?: (next: Attempt) => Promise<boolean>
+  },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
   // One controller for the client going away and the deadline (cheaper than AbortSignal.any per request): the
@@ -122,7 +131,17 @@ export async function firstSuccessful<T>(
     controller.abort()
   }, ctx.options.requestTimeoutMs)
   try {
-    return await tryInOrder({ ctx, requestId: input.requestId, org: input.org, call, signal: controller.signal, deadline, tries: 0 }, attempts)
+    const search = {
+      ctx,
+      requestId: input.requestId,
+      org: input.org,
+      call,
+      signal: controller.signal,
+      deadline,
+      tries: 0,
+      beforeFallback: input.beforeFallback,
+    }
+    return await tryInOrder(search, attempts)
   } finally {
     clearTimeout(deadlineTimer)
   }
@@ -152,6 +171,10 @@ async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ 
       ctx.logger.info(`every other way is cooling down; trying ${labelOf(attempt)} for ${attempt.entry.id} anyway`, { request_id: search.requestId })
     }
     if (!attempt) break
+    if (failed && search.beforeFallback && !(await search.beforeFallback(attempt))) {
+      ctx.health.release(healthKeyOf(attempt), admission)
+      break
+    }
     let secret: string | undefined
     if (attempt.credential) {
       try {

@@ -1,7 +1,9 @@
 // The playground's usage dashboard (README "The playground"): spend and requests per day as a chart, by model and
 // provider and by key, the recent generations of this page, and the health of the providers behind the models used.
 // It reads the gateway's own routes with the page's key: GET /activity (and ?group_by=api_key), GET /generation,
-// GET /models/{author}/{slug}/endpoints. Markup and script are strings the page (playground/ui.ts) puts in place.
+// GET /models/{author}/{slug}/endpoints. The page's key is an ordinary one (from PKCE), so /activity shows its own
+// requests only (docs/usage.md#get-apiv1activity); a management key would see the whole org's. Markup and script
+// are strings the page (playground/ui.ts) puts in place.
 
 /** The dashboard's section. */
 export const dashboardSection = `<section aria-labelledby="usage-title" id="usage">

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
-import { invalidRequest, notFound } from '../errors'
+import { GatewayError, invalidRequest, notFound } from '../errors'
 import { ExactNumber } from '../http/exact-json'
+import type { Principal } from '../stores/accounts'
 import { dayOf, type RollupEntry, type RollupTotals } from '../stores/rollups'
 import type { UsageRecord } from '../stores/usage'
 import { activityQuerySchema, activitySchema, creditsSchema, generationQuerySchema, generationSchema } from '../schemas/usage'
@@ -141,16 +142,31 @@ export function activityDays(now: number): string[] {
 }
 
 /**
+ * Whose usage GET /activity shows the caller (docs/usage.md#get-apiv1activity): a management key sees its whole org
+ * (filtered by `api_key_hash` when asked), an API key only its own requests; asking it for another key's is a 403.
+ */
+function activityKeyFilter(principal: Principal, asked: string | undefined): string | undefined {
+  if (principal.key.management) return asked
+  if (asked !== undefined && asked !== principal.key.hash) {
+    throw new GatewayError(403, "An API key reads only its own activity: read another key's, or the whole organisation's, with a management key", {
+      param: 'api_key_hash',
+    })
+  }
+  return principal.key.hash
+}
+
+/**
  * GET /activity: usage per UTC day, model and provider, from the rollups kept as requests are billed (never from
- * usage records); newest day first, then by model and provider.
+ * usage records); newest day first, then by model and provider. A management key reads its org's; an API key its own.
  */
 export const activityRoute = defineRoute({
   method: 'GET',
   path: '/activity',
   operationId: 'getUserActivity',
-  summary: 'Usage per day, model and provider over the last 30 days and today',
+  summary: 'Usage per day, model and provider over the last 30 days and today (the org’s with a management key, the key’s own with an API key)',
   tag,
   auth: 'key',
+  keyKind: 'any',
   status: 200,
   query: activityQuerySchema,
   response: activitySchema,
@@ -163,7 +179,7 @@ export const activityRoute = defineRoute({
     const byKey = query.group_by === 'api_key'
     const rollups = ctx.rollups
     const days = query.date !== undefined ? [query.date] : window
-    const filter = { keyHash: query.api_key_hash?.toLowerCase(), userId: query.user_id }
+    const filter = { keyHash: activityKeyFilter(principal, query.api_key_hash?.toLowerCase()), userId: query.user_id }
     const read: Awaited<ReturnType<typeof rollups.day>>[] = []
     for (let i = 0; i < days.length; i += DAYS_AT_ONCE)
       read.push(...(await Promise.all(days.slice(i, i + DAYS_AT_ONCE).map((day) => rollups.day(orgId, day, filter)))))

@@ -72,6 +72,8 @@ function describeActivity(makeKind: () => StorageKind) {
   let now = DAY1
   let customer: Customer
   let secondKey: { key: string; hash: string }
+  // The org's management key: /activity shows it the whole org; an API key sees only its own requests.
+  let manager: { authorization: string }
 
   beforeAll(async () => {
     kind = makeKind()
@@ -95,6 +97,8 @@ function describeActivity(makeKind: () => StorageKind) {
     customer = await createCustomer(a.gateway, { credits: '10' })
     const issued = await a.gateway.admin.issueKey({ userId: customer.user.id, label: 'second key' })
     secondKey = { key: issued.key, hash: issued.record.hash }
+    const managerKey = await a.gateway.admin.issueKey({ userId: customer.user.id, label: 'manager', management: true })
+    manager = { authorization: `Bearer ${managerKey.key}` }
   })
   afterAll(async () => {
     await a?.close()
@@ -113,7 +117,7 @@ function describeActivity(makeKind: () => StorageKind) {
     if (body.stream) await readSse(res)
     else await res.json()
   }
-  const activity = async (g: TestGateway, query = '', who: { authorization: string } = customer.auth) => {
+  const activity = async (g: TestGateway, query = '', who: { authorization: string } = manager) => {
     const res = await g.request(`/api/v1/activity${query}`, { headers: who })
     const text = await res.text()
     return { status: res.status, text, body: JSON.parse(text) as { data: Row[] } }
@@ -212,12 +216,46 @@ function describeActivity(makeKind: () => StorageKind) {
     expect((await a.request('/api/v1/activity')).status).toBe(401)
   })
 
+  it(`an API key sees only its own requests; another key's hash is a 403; the management key sees every key`, async () => {
+    const records = await a.gateway.context.usage.list(customer.user.org_id)
+    for (const [key, hash] of [
+      [customer.key, customer.record.hash],
+      [secondKey.key, secondKey.hash],
+    ]) {
+      const who = { authorization: `Bearer ${key}` }
+      const own = expectedRows(records.filter((r) => r.key_hash === hash))
+      const { status, text, body } = await activity(a, '', who)
+      expect(status).toBe(200)
+      expect(body.data.map((row) => `${row.date} ${row.model} ${row.provider} ${row.requests}`).sort()).toEqual(
+        [...own.entries()].map(([group, totals]) => `${group} ${totals.requests}`).sort(),
+      )
+      expect(rawAmounts(text, 'usage').sort()).toEqual(body.data.map((row) => fromUnits(own.get(`${row.date} ${row.model} ${row.provider}`)!.units)).sort())
+      // The same as the management key filtered by that key, on either instance; its own hash named is the same.
+      expect(text).toBe((await activity(b, `?api_key_hash=${hash}`)).text)
+      expect((await activity(b, `?api_key_hash=${hash}`, who)).text).toBe(text)
+      // Split by key: its own rows only.
+      expect(new Set((await activity(a, '?group_by=api_key', who)).body.data.map((row) => row.api_key_hash))).toEqual(new Set([hash]))
+      // Another key's activity is refused, naming the parameter.
+      const other = hash === secondKey.hash ? customer.record.hash : secondKey.hash
+      const refused = await activity(a, `?api_key_hash=${other}`, who)
+      expect(refused.status).toBe(403)
+      expect(refused.body).toMatchObject({ error: { type: 'forbidden', param: 'api_key_hash' } })
+    }
+    // The management key's split shows both keys.
+    expect(new Set((await activity(a, '?group_by=api_key')).body.data.map((row) => row.api_key_hash))).toEqual(new Set([customer.record.hash, secondKey.hash]))
+  })
+
   it(`parses with OpenRouter's own client`, async () => {
     const client = new OpenRouter({ apiKey: customer.key, serverURL: `${a.url}/api/v1` })
-    const result = await client.analytics.getUserActivity({ date: '2026-11-21' })
+    const managing = new OpenRouter({ apiKey: manager.authorization.slice('Bearer '.length), serverURL: `${a.url}/api/v1` })
+    const result = await managing.analytics.getUserActivity({ date: '2026-11-21' })
     const plain = (await activity(a, '?date=2026-11-21')).body.data
     expect(result.data.map((item) => [item.date, item.model, item.providerName, item.requests, item.usage, item.promptTokens, item.reasoningTokens])).toEqual(
       plain.map((row) => [row.date, row.model, row.provider_name, row.requests, row.usage, row.prompt_tokens, row.reasoning_tokens]),
+    )
+    const mine = await client.analytics.getUserActivity({ date: '2026-11-21' })
+    expect(mine.data.map((item) => [item.model, item.requests])).toEqual(
+      (await activity(a, `?date=2026-11-21&api_key_hash=${customer.record.hash}`)).body.data.map((row) => [row.model, row.requests]),
     )
     const credits = await client.credits.getCredits()
     const admin = await a.gateway.admin.getCredits(customer.user.org_id)

@@ -110,6 +110,12 @@ function resolveBodyLimits(limits: GatewayOptions['bodyLimits'] = {}): ResolvedO
   }
 }
 
+function maxKeysPerOrgOption(value: number | undefined): number {
+  if (value === undefined) return 1000
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError('model-gateway: `keys.maxPerOrg` must be a whole number of at least 1')
+  return value
+}
+
 function resolveOptions(options: GatewayOptions, warn: (message: string) => void): ResolvedOptions {
   const basePath = `/${(options.basePath ?? '/api/v1').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '')
   let secret = options.secret
@@ -134,6 +140,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     secret,
     keyPrefix: options.keyPrefix ?? DEFAULT_KEY_PREFIX,
     keyTtlSeconds: options.keyTtlSeconds,
+    keys: { maxPerOrg: maxKeysPerOrgOption(options.keys?.maxPerOrg) },
     defaultPlan: options.defaultPlan ?? 'free',
     publicCatalogue: options.publicCatalogue ?? true,
     bodyLimits: resolveBodyLimits(options.bodyLimits),
@@ -215,6 +222,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
       keyTtlSeconds: resolved.keyTtlSeconds,
       defaultPlan: resolved.defaultPlan,
       cache: principalCache,
+      maxKeysPerOrg: resolved.keys.maxPerOrg,
     }),
     credits: createCreditsStore({ kv, atomic, now }),
     usage: createUsageStore(kv),

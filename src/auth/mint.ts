@@ -2,8 +2,9 @@ import { limitLeft } from '../billing/key-usage'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
-import { ancestorOf, type ApiKeyRecord, type KeyAncestor, type LimitReset, type Principal } from '../stores/accounts'
+import { ancestorOf, type ApiKeyRecord, isUsableKey, type KeyAncestor, type LimitReset, type Principal } from '../stores/accounts'
 import type { MintTerms } from '../stores/codes'
+import { tooManyKeys } from '../stores/key-cap'
 
 /** How many keys deep a chain of keys minting keys may go. */
 export const MAX_MINT_DEPTH = 8
@@ -22,7 +23,7 @@ const usedUp = () => new GatewayError(402, "This API key's credit limit is used 
 
 /**
  * The terms of a key minted by `principal`'s key (docs/keys.md), checked when the code is created: a key at its
- * credit limit, or at the end of a chain MAX_MINT_DEPTH deep, mints nothing.
+ * credit limit, at the end of a chain MAX_MINT_DEPTH deep, or of an org at its cap of live keys, mints nothing.
  */
 export async function mintTerms(ctx: GatewayContext, principal: Principal, asked: MintRequest): Promise<MintTerms> {
   const parent = principal.key
@@ -32,6 +33,9 @@ export async function mintTerms(ctx: GatewayContext, principal: Principal, asked
   const expiresAt = asked.expires_at == null ? undefined : Date.parse(asked.expires_at)
   if (expiresAt !== undefined && !(expiresAt > ctx.now())) throw invalidRequest('expires_at: must be a future ISO 8601 time', 'expires_at')
   if ((await remainingLimit(ctx, [parent, ...(parent.ancestors ?? [])])) === 0n) throw usedUp()
+  // An org at its cap of live keys is told now, not only when the code is exchanged (where the cap is enforced).
+  const max = ctx.options.keys.maxPerOrg
+  if ((await ctx.accounts.liveKeyCount(principal.org.id)) >= max) throw tooManyKeys(max)
   return {
     parent_hash: parent.hash,
     ...(limit !== undefined ? { limit: fromUnits(limit) } : {}),
@@ -57,18 +61,19 @@ async function remainingLimit(ctx: GatewayContext, keys: KeyAncestor[]): Promise
  * What the exchanged key is issued with, from its code's terms: never more than its parent (docs/keys.md): a credit
  * limit at most what the parent's limits have left (reset each day, week or month when asked), an expiry no later than
  * the parent's, and the parent's chain, so
- * its spending and its requests count against every key above it. Null when the parent was revoked or has expired
- * (its codes are void).
+ * its spending and its requests count against every key above it. Null when the parent, or any key above it, was
+ * revoked, deleted or disabled or has expired since (its codes are void: docs/pkce.md#the-exchange).
  */
 export async function mintedKeyInput(
   ctx: GatewayContext,
   terms: MintTerms,
 ): Promise<{ creditLimit: string | null; limitReset?: LimitReset; expiresAt?: number; ancestors: KeyAncestor[]; label?: string } | null> {
   const parent: ApiKeyRecord | null = await ctx.accounts.getKey(terms.parent_hash)
-  if (!parent || parent.revoked) return null
+  if (!parent || !isUsableKey(parent, ctx.now())) return null
+  const above = parent.ancestors?.length ? await ctx.accounts.currentAncestors(parent.ancestors) : []
+  if (above === null) return null
   const parentExpiry = parent.expires_at ? Date.parse(parent.expires_at) : undefined
-  if (parentExpiry !== undefined && parentExpiry <= ctx.now()) return null
-  const ancestors: KeyAncestor[] = [ancestorOf(parent), ...(parent.ancestors ?? [])]
+  const ancestors: KeyAncestor[] = [ancestorOf(parent), ...above]
   const left = await remainingLimit(ctx, ancestors)
   const asked = terms.limit === undefined ? null : toUnits(terms.limit)
   const limit = left === null ? asked : asked === null || left < asked ? left : asked

@@ -242,14 +242,20 @@ export const exchangeCodeRoute = defineRoute({
     const user = await ctx.accounts.getUser(record.user_id)
     if (!user || user.disabled) throw refused()
     const minted = record.minted ? await mintedKeyInput(ctx, record.minted) : undefined
-    if (minted === null) throw refused() // the key that created the code was revoked or has expired
+    // The key that created the code (or one above it) was revoked, deleted or disabled, or has expired.
+    if (minted === null) throw refused()
     // A browser-flow code carries the limit the person approved; a minted key's terms come from its parent.
-    const { key } = await ctx.accounts.issueKey({
+    const { key, record: issued } = await ctx.accounts.issueKey({
       userId: user.id,
       label: minted?.label ?? `App ${record.callback_origin}`,
       ...(record.limit ? { creditLimit: record.limit } : {}),
       ...(minted ?? {}),
     })
+    // Its parent stopped while it was issued (on any instance): it is revoked before anyone sees it.
+    if (minted && (await ctx.accounts.currentAncestors(minted.ancestors)) === null) {
+      await ctx.accounts.revokeKey(issued.hash)
+      throw refused()
+    }
     return { key, user_id: user.id }
   },
 })

@@ -41,6 +41,7 @@ async function usageFields(ctx: GatewayContext, record: ApiKeyRecord, now: numbe
     byok_usage_monthly: exact(used.byok_usage_monthly),
     expires_at: record.expires_at,
     creator_user_id: record.creator_user_id ?? record.user_id,
+    minted_by: record.ancestors?.[0]?.hash ?? null,
   }
 }
 
@@ -120,10 +121,8 @@ export const listKeysRoute = defineRoute({
   response: keyListSchema,
   async handler({ ctx, principal, query }) {
     const now = ctx.now()
-    const keys = (await ctx.accounts.listOrgKeys(principal.org.id)).filter(
-      (record) => !record.management && (query.include_disabled === 'true' || !(record.revoked || record.disabled)),
-    )
-    const page = keys.slice(query.offset, query.offset + KEYS_PAGE_SIZE)
+    // One page read from the org's key index: only its own records (docs/keys.md#the-key-routes).
+    const page = await ctx.accounts.pageOrgKeys(principal.org.id, query.include_disabled === 'true' ? 'all' : 'enabled', query.offset, KEYS_PAGE_SIZE)
     return { data: await Promise.all(page.map((record) => managedKey(ctx, record, now))) }
   },
 })

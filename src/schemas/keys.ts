@@ -34,6 +34,11 @@ const usageFields = {
   include_byok_in_limit: v.boolean(),
   expires_at: v.nullable(v.string()),
   creator_user_id: v.nullable(v.string()),
+  /** The gateway's: the key that minted this one (docs/keys.md). */
+  minted_by: v.pipe(
+    v.nullable(v.string()),
+    v.description('The hash of the API key that minted this key through a code (docs/keys.md), or null when it was not minted by a key'),
+  ),
 }
 
 /** GET /key: the calling key, in OpenRouter's shape (docs/keys.md). */

@@ -1,6 +1,8 @@
 import { GatewayError, invalidRequest, notFound } from '../errors'
 import { generateApiKey, isWellFormedKey, newId, sha256Hex } from '../crypto/keys'
 import type { AtomicOps } from './atomic'
+import { createKeyCap } from './key-cap'
+import { createKeyList, type KeyListing } from './key-list'
 import type { Kv } from './kv'
 import type { PrincipalCache } from './principal-cache'
 
@@ -53,6 +55,8 @@ export interface ApiKeyRecord {
   creator_user_id?: string
   /** When the key management routes last changed it. */
   updated_at?: string
+  /** How many times the record was changed since it was issued (absent: never). */
+  rev?: number
 }
 
 /**
@@ -120,10 +124,19 @@ export interface AccountsOptions {
   defaultPlan: string
   /** The authentication cache: resolved keys, emptied by every change to a key or user (docs/keys.md#the-authentication-cache). */
   cache?: PrincipalCache
+  /** Live keys an org may have at most (docs/keys.md#how-many-keys-an-org-may-have). */
+  maxKeysPerOrg: number
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/
+/** Keys revoked at once when a revocation reaches the keys a key minted. */
+const CASCADE_AT_ONCE = 16
+
+/** True when a key record can authenticate at `now`: not revoked (nor deleted), not disabled, not expired. */
+export function isUsableKey(record: ApiKeyRecord, now: number): boolean {
+  return !record.revoked && !record.disabled && !(record.expires_at != null && Date.parse(record.expires_at) <= now)
+}
 
 /** Orgs, users and API keys over unstorage (docs/keys.md, docs/money.md). */
 export function createAccountsStore(options: AccountsOptions) {
@@ -143,11 +156,37 @@ export function createAccountsStore(options: AccountsOptions) {
 
   const recordKey = (hash: string) => kv.key('keys', hash)
 
-  // The keys above a minted key as they are now (a limit changed through PATCH /keys/{hash} bounds it at once); a
-  // deleted key's record stays, and a missing one keeps what was copied at minting.
-  async function currentAncestors(ancestors: KeyAncestor[]): Promise<KeyAncestor[]> {
+  // The keys above a minted key as they are now (a limit changed through PATCH /keys/{hash} bounds it at once), or
+  // null when one of them is missing, revoked, deleted, disabled or expired: its descendants are refused with it
+  // (docs/keys.md#minting-a-key-can-never-do-more-than-the-key-that-made-it).
+  async function currentAncestors(ancestors: KeyAncestor[]): Promise<KeyAncestor[] | null> {
     const records = await Promise.all(ancestors.map((a) => atomic.read<ApiKeyRecord>(recordKey(a.hash))))
-    return ancestors.map((ancestor, i) => (records[i] ? ancestorOf(records[i]!) : ancestor))
+    const at = now()
+    if (records.some((record) => !record || !isUsableKey(record, at))) return null
+    return records.map((record) => ancestorOf(record!))
+  }
+
+  const keyList = createKeyList({ kv, atomic, recordKey })
+  const cap = createKeyCap({
+    kv,
+    atomic,
+    max: options.maxKeysPerOrg,
+    async countLive(orgId) {
+      await indexOrgKeys()
+      const records = await Promise.all((await kv.list('org-keys', orgId)).map((hash) => atomic.read<ApiKeyRecord>(recordKey(hash))))
+      return records.filter((record) => record && record.org_id === orgId && !record.revoked).length
+    },
+  })
+
+  // A key was revoked (or deleted) just now: it no longer counts against its org's cap, and the keys it minted are
+  // revoked too (they were refused from the moment it was: this frees their room and shows them as disabled). One
+  // that cannot be revoked now (a storage error) stays refused all the same, and can be deleted later.
+  async function afterRevocation(record: ApiKeyRecord): Promise<void> {
+    await cap.release(record.org_id)
+    const children = await kv.list('minted-by', record.hash)
+    for (let i = 0; i < children.length; i += CASCADE_AT_ONCE) {
+      await Promise.all(children.slice(i, i + CASCADE_AT_ONCE).map((hash) => store.revokeKey(hash).catch(() => undefined)))
+    }
   }
 
   // Keys issued before the org index existed are indexed once, on the first listing (one pass over every key).
@@ -175,6 +214,7 @@ export function createAccountsStore(options: AccountsOptions) {
       if (!input.name?.trim()) throw invalidRequest('name: must not be empty', 'name')
       const org: Org = { id: input.id ?? newId(), name: input.name.trim(), created_at: iso(now()) }
       if (!(await atomic.setIfAbsent(kv.key('orgs', org.id), org))) throw new GatewayError(409, `Org ${org.id} already exists`)
+      await cap.start(org.id)
       return org
     },
 
@@ -231,8 +271,21 @@ export function createAccountsStore(options: AccountsOptions) {
         ...(input.management ? { management: true } : {}),
         ...(input.creatorUserId && input.creatorUserId !== user.id ? { creator_user_id: input.creatorUserId } : {}),
       }
-      await kv.set(record, 'keys', record.hash)
-      await Promise.all([kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash), kv.set({ hash: record.hash }, 'org-keys', user.org_id, record.hash)])
+      // Counted against the org's cap first (403 past it); the count is given back if the key cannot be written.
+      await cap.claim(user.org_id)
+      try {
+        await kv.set(record, 'keys', record.hash)
+      } catch (error) {
+        await cap.release(user.org_id).catch(() => undefined)
+        throw error
+      }
+      const parent = input.ancestors?.[0]?.hash
+      await Promise.all([
+        kv.set({ hash: record.hash }, 'user-keys', user.id, record.hash),
+        kv.set({ hash: record.hash }, 'org-keys', user.org_id, record.hash),
+        parent ? kv.set({ hash: record.hash }, 'minted-by', parent, record.hash) : undefined,
+        keyList.sync(record.hash),
+      ])
       return { key, record }
     },
 
@@ -249,16 +302,25 @@ export function createAccountsStore(options: AccountsOptions) {
      * the next one, or throws to change nothing; it may run more than once. 404 when the key does not exist.
      */
     async updateKey(hash: string, fn: (record: ApiKeyRecord) => ApiKeyRecord): Promise<ApiKeyRecord> {
-      const next = await atomic.update<ApiKeyRecord>(recordKey(hash), (record) => {
+      // The org's count exists before a revocation can change it (src/stores/key-cap.ts).
+      const before = await atomic.read<ApiKeyRecord>(recordKey(hash))
+      if (before) await cap.ensure(before.org_id)
+      // `fn` may run more than once: what the last run saw is what was written.
+      let revokedNow = false
+      const next = (await atomic.update<ApiKeyRecord>(recordKey(hash), (record) => {
         if (!record) throw notFound('API key not found')
-        return fn(record)
-      })
+        const changed = fn(record)
+        revokedNow = !record.revoked && changed.revoked
+        return { ...changed, rev: (record.rev ?? 0) + 1 }
+      }))!
       await options.cache?.invalidate()
+      await keyList.sync(hash)
+      if (revokedNow) await afterRevocation(next)
       const used = await kv.get<{ at: string }>('key-used', hash)
-      return { ...next!, last_used: used?.at ?? null }
+      return { ...next, last_used: used?.at ?? null }
     },
 
-    /** Revokes a key (by the key or its hash): it answers 401 from then on. */
+    /** Revokes a key (by the key or its hash): it, and every key it minted, answers 401 from then on. */
     async revokeKey(keyOrHash: string): Promise<ApiKeyRecord> {
       const record = await store.getKey(keyOrHash)
       if (!record) throw notFound('API key not found')
@@ -267,8 +329,8 @@ export function createAccountsStore(options: AccountsOptions) {
     },
 
     /**
-     * Deletes a key (DELETE /keys/{hash}): it is revoked and leaves its org's key list; its record stays as a tombstone,
-     * so the keys it minted stay bounded by its limit and its codes stay void. `check` may refuse (throw) in the same step.
+     * Deletes a key (DELETE /keys/{hash}): it is revoked (so are the keys it minted) and leaves its org's key list; its
+     * record stays as a tombstone, so its codes stay void. `check` may refuse (throw) in the same step.
      */
     async deleteKey(hash: string, check?: (record: ApiKeyRecord) => void): Promise<void> {
       const at = iso(now())
@@ -279,15 +341,25 @@ export function createAccountsStore(options: AccountsOptions) {
       await kv.remove('org-keys', record.org_id, hash)
     },
 
-    /** An org's keys (records only, never secrets, deleted ones left out), newest first. */
-    async listOrgKeys(orgId: string): Promise<ApiKeyRecord[]> {
-      await indexOrgKeys()
-      const hashes = await kv.list('org-keys', orgId)
+    /**
+     * One page of an org's ordinary keys (records only, never secrets; deleted and management keys left out), newest
+     * first, `limit` at most from `offset`: the enabled ones, or with `all` the disabled and revoked ones too. Reads
+     * only the page's records (docs/keys.md#the-key-routes).
+     */
+    async pageOrgKeys(orgId: string, listing: KeyListing, offset: number, limit: number): Promise<ApiKeyRecord[]> {
+      const hashes = await keyList.page(orgId, listing, offset, limit)
       const records = await Promise.all(hashes.map((hash) => store.getKey(hash)))
-      return records
-        .filter((r): r is ApiKeyRecord => r !== null && r.org_id === orgId && !r.deleted_at)
-        .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.hash.localeCompare(b.hash))
+      return records.filter((r): r is ApiKeyRecord => r !== null && r.org_id === orgId && !r.deleted_at && !r.management)
     },
+
+    /**
+     * The keys above a minted key as their records are now, or null when one of them can no longer be used (missing,
+     * revoked, deleted, disabled or expired): then neither can the keys below it.
+     */
+    currentAncestors,
+
+    /** How many live (not revoked) keys an org has, as its cap counts them. */
+    liveKeyCount: (orgId: string): Promise<number> => cap.live(orgId),
 
     /** Lists a user's keys (records only, never secrets), oldest first. */
     async listKeys(userId: string): Promise<ApiKeyRecord[]> {
@@ -317,6 +389,7 @@ export function createAccountsStore(options: AccountsOptions) {
       const record = await atomic.read<ApiKeyRecord>(recordKey(hash))
       if (!record || record.revoked || record.disabled || expired(record)) return null
       const [user, ancestors] = await Promise.all([getUser(record.user_id), record.ancestors?.length ? currentAncestors(record.ancestors) : undefined])
+      if (ancestors === null) return null // a key above it is revoked, deleted, disabled or expired
       const org = user && (await getOrg(user.org_id))
       if (!user || !org) return null
       const principal = { key: ancestors ? { ...record, ancestors } : record, user, org }

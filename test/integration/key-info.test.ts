@@ -84,6 +84,7 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
       byok_usage_monthly: 0,
       expires_at: null,
       creator_user_id: customer.user.id,
+      minted_by: null,
       is_free_tier: false,
       is_management_key: false,
       is_provisioning_key: false,

@@ -83,6 +83,7 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
       byok_usage_monthly: 0,
       expires_at: '2027-12-31T23:59:59.000Z',
       creator_user_id: owner.user.id,
+      minted_by: null,
       created_at: '2026-11-26T12:00:00.000Z',
       updated_at: null,
       external_user: null,

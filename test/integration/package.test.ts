@@ -23,6 +23,20 @@ async function main() {
 main().catch((error) => { console.error(error); process.exit(1) })
 `
 
+// A gateway over files (the fs driver), whose changes take the folder's lock (proper-lockfile, loaded on first use):
+// two grants at once, both counted.
+const filesProgram = (load: string) => `${load}
+async function main() {
+  const base = process.argv[2]
+  const gateway = createGateway({ storage: createStorage({ driver: fsDriver({ base }) }), secret: 'scratch-secret-scratch-secret-scratch', logger: false })
+  const user = await gateway.admin.createUser({ email: 'files@example.com', orgName: 'Files' })
+  await Promise.all([gateway.admin.addCredits(user.org_id, '1.5'), gateway.admin.addCredits(user.org_id, '2')])
+  console.log(JSON.stringify({ credits: await gateway.admin.getCredits(user.org_id), locks: readdirSync(base).filter((name) => name.startsWith('.')) }))
+  await gateway.close()
+}
+main().catch((error) => { console.error(error); process.exit(1) })
+`
+
 // A consumer of every entry point's types. The @ts-expect-error lines fail to compile if a module's types are `any`.
 const consumer = `import { createGateway, GatewayError, type Gateway, type Credits } from 'model-gateway'
 import { serve, toNodeHandler } from 'model-gateway/node'
@@ -79,6 +93,18 @@ describe('the built package', () => {
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }))
     writeFileSync(join(scratch, 'esm.mjs'), program(`import { createGateway } from 'model-gateway'\nimport { serve } from 'model-gateway/node'`))
     writeFileSync(join(scratch, 'cjs.cjs'), program(`const { createGateway } = require('model-gateway')\nconst { serve } = require('model-gateway/node')`))
+    writeFileSync(
+      join(scratch, 'esm-files.mjs'),
+      filesProgram(
+        `import { readdirSync } from 'node:fs'\nimport { createStorage } from 'unstorage'\nimport fsDriver from 'unstorage/drivers/fs'\nimport { createGateway } from 'model-gateway'`,
+      ),
+    )
+    writeFileSync(
+      join(scratch, 'cjs-files.cjs'),
+      filesProgram(
+        `const { readdirSync } = require('node:fs')\nconst { createStorage } = require('unstorage')\nconst fsDriver = require('unstorage/drivers/fs')\nconst { createGateway } = require('model-gateway')`,
+      ),
+    )
   }, 180_000)
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -127,6 +153,17 @@ describe('the built package', () => {
         plan: 'free',
         credits: { balance: '1.5', total_credits: '1.5', total_usage: '0' },
       })
+    }, 60_000)
+  }
+
+  for (const [name, file] of [
+    ['ESM import', 'esm-files.mjs'],
+    ['CommonJS require', 'cjs-files.cjs'],
+  ]) {
+    it(`keeps records in files, taking the folder's lock, by ${name}`, async () => {
+      const base = join(scratch, `files-${file}`)
+      const { stdout } = await run(process.execPath, [file, base], { cwd: scratch })
+      expect(JSON.parse(stdout.trim())).toEqual({ credits: { balance: '3.5', total_credits: '3.5', total_usage: '0' }, locks: ['.model-gateway-locks'] })
     }, 60_000)
   }
 

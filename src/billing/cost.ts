@@ -1,4 +1,4 @@
-import type { ModelPricing, UpstreamUsage } from '../providers/types'
+import type { ModelPricing, ServiceTierPricing, UpstreamUsage } from '../providers/types'
 import { decimal, decimalString, multiply, sum, toLedgerUnits, ZERO, type Decimal } from './decimal'
 
 /** The exact cost of one request: in the pricing currency and in EUR, each rounded once to 12 digits. */
@@ -22,25 +22,61 @@ export interface BillableExtras {
   webSearches?: number
 }
 
+const bigMin = (a: bigint, b: bigint): bigint => (a < b ? a : b)
 const price = (text: string | undefined, fallback: Decimal = ZERO): Decimal => (text === undefined ? fallback : decimal(text))
 // A count reported by an upstream: anything but a finite positive number (NaN, 1e400 = Infinity) counts 0.
 const count = (n: number | undefined | null): bigint => BigInt(typeof n === 'number' && Number.isFinite(n) ? Math.max(0, Math.trunc(n)) : 0)
 
-/** Request options that change what a request costs (docs/limits.md). */
+/** Request options that change what a request costs (docs/money.md#priced-options). */
 export interface PricedOptions {
   /** The `service_tier` asked for; `auto`, `default` and none are the plain price. */
   serviceTier?: string | null
   /** The request asks for web search (`web_search_options`). */
   webSearch?: boolean
+  /** Anthropic's `speed` (`fast`); `standard` and none are the plain price. */
+  speed?: string | null
+  /** Anthropic's `inference_geo` (`us`); `global` and none are the plain price. */
+  inferenceGeo?: string | null
 }
 
 /** The service tiers billed at the model's plain price. */
 export const PLAIN_TIERS: ReadonlySet<string> = new Set(['auto', 'default'])
+/** Anthropic's `speed` values billed at the plain price. */
+export const PLAIN_SPEEDS: ReadonlySet<string> = new Set(['standard'])
+/** Anthropic's `inference_geo` values billed at the plain price. */
+export const PLAIN_GEOS: ReadonlySet<string> = new Set(['global'])
+
+// The per-token prices a tier, a speed or a region changes.
+const TOKEN_PRICES = ['prompt', 'completion', 'internal_reasoning', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h'] as const
+
+// The prices of a service tier over `pricing`'s.
+function replaced(pricing: ModelPricing, options: ServiceTierPricing): ModelPricing {
+  const priced: Record<string, unknown> = { ...pricing }
+  for (const field of TOKEN_PRICES) {
+    const value = (options as Record<string, string | undefined>)[field]
+    if (value !== undefined) priced[field] = value
+  }
+  return priced as unknown as ModelPricing
+}
+
+// Every per-token price (the long-context ones too) times `factor`.
+function scaled(pricing: ModelPricing, factor: string): ModelPricing {
+  const times = (text: string) => decimalString(multiply(decimal(text), decimal(factor)))
+  const priced = { ...pricing }
+  for (const field of TOKEN_PRICES) if (priced[field] !== undefined) priced[field] = times(priced[field]!)
+  if (pricing.long_context) {
+    const long = { ...pricing.long_context }
+    for (const field of TOKEN_PRICES) if (long[field] !== undefined) long[field] = times(long[field]!)
+    priced.long_context = long
+  }
+  return priced
+}
 
 /**
- * The pricing a request with these options pays: its service tier's prices over the model's, and web search's price
- * added to the per-request price (billed once per request). Throws a TypeError when the model does not price an
- * option; src/chat/priced-fields.ts refuses such requests before that.
+ * The pricing a request with these options pays (docs/money.md#priced-options): its service tier's prices over the
+ * model's, every token price times its speed's and its region's multipliers, and web search's price added to the per-request
+ * price (billed once per request). Throws a TypeError when the model does not price an option;
+ * src/chat/priced-fields.ts refuses such requests before that.
  */
 export function pricingWithOptions(pricing: ModelPricing, options: PricedOptions): ModelPricing {
   let priced = pricing
@@ -48,8 +84,19 @@ export function pricingWithOptions(pricing: ModelPricing, options: PricedOptions
   if (tier != null && !PLAIN_TIERS.has(tier)) {
     const prices = pricing.service_tiers?.[tier]
     if (!prices) throw new TypeError(`service tier ${tier} is not priced`)
-    priced = { ...priced }
-    for (const field of ['prompt', 'completion', 'input_cache_read'] as const) if (prices[field] !== undefined) priced[field] = prices[field]
+    priced = replaced(priced, prices)
+  }
+  const speed = options.speed
+  if (speed != null && !PLAIN_SPEEDS.has(speed)) {
+    const factor = pricing.speeds?.[speed]
+    if (!factor) throw new TypeError(`speed ${speed} is not priced`)
+    priced = scaled(priced, factor)
+  }
+  const geo = options.inferenceGeo
+  if (geo != null && !PLAIN_GEOS.has(geo)) {
+    const factor = pricing.inference_geos?.[geo]
+    if (!factor) throw new TypeError(`inference_geo ${geo} is not priced`)
+    priced = scaled(priced, factor)
   }
   if (options.webSearch) {
     if (pricing.web_search === undefined) throw new TypeError('web search is not priced')
@@ -73,6 +120,8 @@ export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: Bi
   const completion = price(pricing.completion)
   const cached = count(usage.prompt_tokens_details?.cached_tokens)
   const written = count(usage.prompt_tokens_details?.cache_write_tokens)
+  // Of the writes, those kept an hour (Anthropic's ttl "1h"), priced as such; never more than the writes.
+  const writtenHour = bigMin(count(usage.prompt_tokens_details?.cache_write_1h_tokens), written)
   const promptTokens = count(usage.prompt_tokens)
   const uncached = promptTokens - cached - written > 0n ? promptTokens - cached - written : 0n
   const completionTokens = count(usage.completion_tokens)
@@ -82,7 +131,8 @@ export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: Bi
   const promptSide = sum([
     multiply(decimal(uncached), prompt),
     multiply(decimal(cached), price(pricing.input_cache_read, prompt)),
-    multiply(decimal(written), price(pricing.input_cache_write, prompt)),
+    multiply(decimal(written - writtenHour), price(pricing.input_cache_write, prompt)),
+    multiply(decimal(writtenHour), price(pricing.input_cache_write_1h, price(pricing.input_cache_write, prompt))),
     multiply(decimal(count(extras.images)), price(pricing.image)),
     price(pricing.request),
     multiply(decimal(count(extras.webSearches)), price(pricing.web_search)),

@@ -10,7 +10,10 @@ import type { ProviderModel } from '../providers/types'
  * `source` says so. Override prices with `createGateway({ models })` or `anthropic({ models })` when your contract
  * differs.
  *
- * - Cache writes are priced at the 5-minute rate (1.25× input); the provider never asks for 1-hour writes.
+ * - Cache writes: 5-minute writes at 1.25× input, 1-hour writes (`ttl: "1h"`, passed on by /messages served
+ *   natively) at 2× input. Chat completions never ask for 1-hour writes.
+ * - US-only inference (`inference_geo: "us"`) costs 1.1× every token price on models released from February 2026;
+ *   fast mode (`speed: "fast"`) has no price here, so it is refused unless `modelOverrides` gives `speeds`.
  * - Claude Sonnet 5.5's cache reads were cut from $0.20 to $0.10 / MTok on 2026-10-07.
  * - Left out: Claude Haiku 5.5, whose price depends on the prompt's length (from $0.10 / $0.50 up to 100K prompt
  *   tokens, $0.50 / $2.50 above, on every token of the request), which a flat per-token price cannot bill exactly;
@@ -32,11 +35,18 @@ function perMillionTokens(usd: string): string {
   return text
 }
 
-const price = (input: string, output: string, cacheRead: string, cacheWrite5m: string): ProviderModel['pricing'] => ({
+/**
+ * A model's prices (USD per million tokens, as on the pricing page): input, output, cache reads, 5-minute and 1-hour
+ * cache writes. `usOnly`: the model bills US-only inference (`inference_geo: "us"`) at 1.1× every token price, as
+ * every model released from February 2026 on does.
+ */
+const price = (input: string, output: string, cacheRead: string, cacheWrite5m: string, cacheWrite1h: string, usOnly = true): ProviderModel['pricing'] => ({
   prompt: perMillionTokens(input),
   completion: perMillionTokens(output),
   input_cache_read: perMillionTokens(cacheRead),
   input_cache_write: perMillionTokens(cacheWrite5m),
+  input_cache_write_1h: perMillionTokens(cacheWrite1h),
+  ...(usOnly ? { inference_geos: { us: '1.1' } } : {}),
   currency: 'USD',
 })
 
@@ -71,7 +81,7 @@ export const anthropicModels: ProviderModel[] = [
     description: 'Anthropic’s model for demanding reasoning and long-horizon agentic work. Adaptive thinking, always on.',
     contextLength: 1_000_000,
     maxCompletionTokens: 128_000,
-    pricing: price('8', '40', '0.20', '10'),
+    pricing: price('8', '40', '0.20', '10', '16'),
     inputModalities: MODALITIES,
     supportedParameters: CLAUDE,
     reasoning: { mandatory: true, efforts: EFFORTS },
@@ -89,7 +99,7 @@ export const anthropicModels: ProviderModel[] = [
     description: 'The previous Fable model. Adaptive thinking, always on.',
     contextLength: 1_000_000,
     maxCompletionTokens: 128_000,
-    pricing: price('10', '50', '0.25', '12.50'),
+    pricing: price('10', '50', '0.25', '12.50', '20'),
     inputModalities: MODALITIES,
     supportedParameters: CLAUDE,
     reasoning: { mandatory: true, efforts: EFFORTS },
@@ -107,7 +117,7 @@ export const anthropicModels: ProviderModel[] = [
     description: 'Anthropic’s Opus model for long-running agentic coding and knowledge work. Adaptive thinking, always on.',
     contextLength: 1_000_000,
     maxCompletionTokens: 128_000,
-    pricing: price('4', '20', '0.20', '5'),
+    pricing: price('4', '20', '0.20', '5', '8'),
     inputModalities: MODALITIES,
     supportedParameters: CLAUDE,
     reasoning: { mandatory: true, efforts: EFFORTS },
@@ -125,7 +135,7 @@ export const anthropicModels: ProviderModel[] = [
     description: 'The previous Opus model (legacy). Adaptive thinking.',
     contextLength: 1_000_000,
     maxCompletionTokens: 128_000,
-    pricing: price('5', '25', '0.50', '6.25'),
+    pricing: price('5', '25', '0.50', '6.25', '10'),
     inputModalities: MODALITIES,
     supportedParameters: CLAUDE,
     reasoning: { efforts: EFFORTS },
@@ -143,7 +153,7 @@ export const anthropicModels: ProviderModel[] = [
     description: 'Anthropic’s best combination of speed and intelligence. Adaptive thinking.',
     contextLength: 1_000_000,
     maxCompletionTokens: 128_000,
-    pricing: price('2', '10', '0.10', '2.50'),
+    pricing: price('2', '10', '0.10', '2.50', '4'),
     inputModalities: MODALITIES,
     supportedParameters: CLAUDE,
     reasoning: { efforts: EFFORTS },
@@ -161,7 +171,7 @@ export const anthropicModels: ProviderModel[] = [
     description: 'Anthropic’s fastest model of the 4.5 generation. Extended thinking with a token budget.',
     contextLength: 200_000,
     maxCompletionTokens: 64_000,
-    pricing: price('1', '5', '0.10', '1.25'),
+    pricing: price('1', '5', '0.10', '1.25', '2', false),
     inputModalities: MODALITIES,
     supportedParameters: CLAUDE,
     reasoning: { supportsMaxTokens: true },

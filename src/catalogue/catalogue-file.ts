@@ -31,7 +31,18 @@ const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at mo
 const words = (count: number, max = 64) => v.pipe(v.array(text(max)), v.maxLength(count, `must have at most ${count} entries`))
 const count = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(1e9, 'must be at most 1000000000'))
 
-const tierPricing = v.strictObject({ prompt: v.optional(price), completion: v.optional(price), input_cache_read: v.optional(price) })
+const tierPricing = v.strictObject({
+  prompt: v.optional(price),
+  completion: v.optional(price),
+  input_cache_read: v.optional(price),
+  input_cache_write: v.optional(price),
+  input_cache_write_1h: v.optional(price),
+})
+// A multiplier of every token price (Anthropic's speeds and inference regions: docs/money.md#priced-options).
+const multipliers = v.pipe(
+  v.record(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be an option name')), price),
+  v.check((options) => Object.keys(options).length <= 10, 'must have at most 10 entries'),
+)
 
 const longContext = v.strictObject({
   above_prompt_tokens: count,
@@ -39,6 +50,7 @@ const longContext = v.strictObject({
   completion: v.optional(price),
   input_cache_read: v.optional(price),
   input_cache_write: v.optional(price),
+  input_cache_write_1h: v.optional(price),
   internal_reasoning: v.optional(price),
 })
 
@@ -53,6 +65,7 @@ const pricingSchema = v.strictObject({
   internal_reasoning: v.optional(price),
   input_cache_read: v.optional(price),
   input_cache_write: v.optional(price),
+  input_cache_write_1h: v.optional(price),
   audio_second: v.optional(price),
   character: v.optional(price),
   currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO currency code such as "USD"'))),
@@ -63,6 +76,8 @@ const pricingSchema = v.strictObject({
       v.check((tiers) => Object.keys(tiers).length <= 10, 'must have at most 10 tiers'),
     ),
   ),
+  speeds: v.optional(multipliers),
+  inference_geos: v.optional(multipliers),
 })
 
 const modelSchema = v.strictObject({

@@ -31,7 +31,7 @@ export async function serveChat(
     principal: input.principal,
     routing: chatRouting(input.request),
     requestId: input.requestId,
-    refine: (planned) => withChoices(input.request, withPricedFields(input.request, planned)),
+    refine: (planned) => withChoices(input.request, withPricedFields(input.request, planned, native?.pricedFields)),
     maxCost: (attempts) => maxChatCost(ctx, input.request, attempts),
     run: async (attempts, hold) => {
       const served = { ...chat, signal: input.abort.signal, attempts, hold }

@@ -1,5 +1,5 @@
 import type { MaxCost } from '../billing/holds'
-import { priceUsage } from '../billing/cost'
+import { priceUsage, pricingForPrompt } from '../billing/cost'
 import { platformFee } from '../billing/byok-fees'
 import { compare, decimal, multiply, toLedgerUnits } from '../billing/decimal'
 import type { GatewayContext } from '../context'
@@ -20,12 +20,43 @@ export function countImages(request: ChatRequest): number {
   return images
 }
 
-/** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3). */
-export function maxPromptTokens(request: ChatRequest): number {
-  let bytes = Buffer.byteLength(JSON.stringify(request.messages))
-  if (request.tools) bytes += Buffer.byteLength(JSON.stringify(request.tools))
+/** What the hold reads of a request's prompt: its tokens at most, and the longest cache write it asks for. */
+interface PromptFacts {
+  tokens: number
+  cacheWrites: 'none' | '5m' | '1h'
+}
+
+// Computed once per request (routing's max_price and the hold both read it; a long prompt is costly to serialise).
+const promptFactsCache = new WeakMap<ChatRequest, PromptFacts>()
+
+function promptFacts(request: ChatRequest): PromptFacts {
+  let facts = promptFactsCache.get(request)
+  if (facts) return facts
+  const messages = JSON.stringify(request.messages)
+  const tools = request.tools ? JSON.stringify(request.tools) : ''
+  let bytes = Buffer.byteLength(messages) + Buffer.byteLength(tools)
   if (request.response_format) bytes += Buffer.byteLength(JSON.stringify(request.response_format))
-  return Math.ceil(bytes / 3)
+  const top = request.cache_control as { ttl?: string } | undefined
+  const cached = top !== undefined || messages.includes('"cache_control"') || tools.includes('"cache_control"')
+  const hour = top?.ttl === '1h' || (cached && /"cache_control":\{[^}]*"ttl":"1h"/.test(messages + tools))
+  facts = { tokens: Math.ceil(bytes / 3), cacheWrites: hour ? '1h' : cached ? '5m' : 'none' }
+  promptFactsCache.set(request, facts)
+  return facts
+}
+
+/** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3). */
+export const maxPromptTokens = (request: ChatRequest): number => promptFacts(request).tokens
+
+// The dearest price a prompt token may be billed at: a request with cache breakpoints may write every prompt token to
+// the cache (Anthropic: 1.25× the input price for 5 minutes, 2× for an hour), so it holds at that price.
+function promptPrice(pricing: ModelPricing, cacheWrites: PromptFacts['cacheWrites']): string {
+  let dearest = pricing.prompt
+  const dearer = (price: string | undefined) => {
+    if (price !== undefined && compare(decimal(price), decimal(dearest)) > 0) dearest = price
+  }
+  if (cacheWrites !== 'none') dearer(pricing.input_cache_write)
+  if (cacheWrites === '1h') dearer(pricing.input_cache_write_1h)
+  return dearest
 }
 
 /** The completion tokens an attempt may produce: the request's max_tokens, else the model's maximum, else what its context leaves. */
@@ -49,7 +80,7 @@ function completionPrice(pricing: ModelPricing): string {
  * prices; a customer's key (BYOK) owes only the platform fee on that.
  */
 export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts: Attempt[]): MaxCost {
-  const prompt = maxPromptTokens(request)
+  const { tokens: prompt, cacheWrites } = promptFacts(request)
   const images = countImages(request)
   const feeRate = decimal(ctx.options.byok.platformFeeRate)
   // n choices may each produce the completion tokens of one (src/chat/choices.ts).
@@ -58,11 +89,17 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   // With a customer's key, what a key whose limit counts BYOK usage holds: the upstream cost and the fee (docs/keys.md).
   let withByok = 0n
   for (const attempt of attempts) {
-    const pricing = attempt.offer.model.pricing
+    // The prices a prompt this long is billed at (long-context ones past their threshold), at their dearest.
+    const pricing = pricingForPrompt(attempt.offer.model.pricing, prompt)
     const tokens = maxCompletionTokens(request, attempt, prompt) * choices
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
     const cost = priceUsage(
-      Object.assign({}, pricing, { completion: completionPrice(pricing), internal_reasoning: undefined }),
+      Object.assign({}, pricing, {
+        long_context: undefined,
+        prompt: promptPrice(pricing, cacheWrites),
+        completion: completionPrice(pricing),
+        internal_reasoning: undefined,
+      }),
       { prompt_tokens: prompt, completion_tokens: tokens },
       { images },
       rate,
@@ -73,7 +110,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   }
   if (!worst) return { eurUnits: 0n }
   const { attempt, tokens } = worst
-  const pricing = attempt.offer.model.pricing
+  const pricing = pricingForPrompt(attempt.offer.model.pricing, prompt)
   const rate = decimal(ctx.options.exchangeRates[pricing.currency ?? 'USD'])
   const fee = attempt.credential ? feeRate : decimal(1)
   // EUR units of one completion token, and of the request without completion tokens.

@@ -5,15 +5,14 @@ import type { NativeEvent } from '../providers/types'
 import type { Attempt } from '../routing/plan'
 import type { MessagesRequest } from '../schemas/messages'
 import { anthropicError } from './errors'
+import { forwardedBetas, forwardedBody } from './forwarded'
 import { thinkingForModel } from './native-thinking'
+import { messagesPricedFields } from './priced-fields'
 import { sseEvent } from './stream'
 import { messagesUsage } from './usage'
 
 type Json = Record<string, unknown>
 const encoder = new TextEncoder()
-
-// Fields of the gateway's Messages request that are not Anthropic's: routing's, and `stream` (the call sets it).
-const GATEWAY_ONLY = ['models', 'provider', 'stream'] as const
 
 // Characters of generated text in a content_block_delta (text, thinking, tool input): what an estimate bills.
 function deltaLength(delta: Json | undefined): number {
@@ -27,18 +26,23 @@ const withGatewayUsage = (usage: unknown, view: Json): Json | null => withCostFi
 
 /**
  * The Messages API served natively by Anthropic (docs/native.md#messages): the client's request goes to Anthropic's
- * `/v1/messages` unchanged but for the model id and a `thinking` the model would refuse, with the client's
- * `anthropic-version` and `anthropic-beta`; the answer comes back with the generation's id, the gateway's model
+ * `/v1/messages` with the fields and `anthropic-beta` values the gateway passes on (src/messages/forwarded.ts), its
+ * priced options priced or refused, the model id and a `thinking` the model would refuse replaced, with the client's
+ * `anthropic-version`; the answer comes back with the generation's id, the gateway's model
  * id and provider, and usage with the cost. Streamed, Anthropic's events pass through as they come, but for
  * message_delta and message_stop, which wait for the billing (message_delta then carries the gateway's usage).
  */
 export function messagesNativeRoute(request: MessagesRequest, translate: NativeRoute['translate'], headers?: Record<string, string>): NativeRoute {
-  const sent: Json = { ...request }
-  for (const field of GATEWAY_ONLY) delete sent[field]
+  const sent = forwardedBody(request)
+  const passed: Record<string, string> = {}
+  if (headers?.['anthropic-version']) passed['anthropic-version'] = headers['anthropic-version']
+  const betas = forwardedBetas(headers?.['anthropic-beta'])
+  if (betas) passed['anthropic-beta'] = betas
   return {
     api: 'messages',
     translate,
-    headers,
+    headers: passed,
+    pricedFields: messagesPricedFields(request),
     body: (attempt: Attempt) => thinkingForModel({ ...sent, model: attempt.offer.upstreamId }, traitsOf(attempt.offer.model, attempt.offer.upstreamId)),
     usageOf: (answer) => (answer.usage && typeof answer.usage === 'object' ? usageFrom(answer.usage as AnthropicUsage) : undefined),
     finishReasonOf: (answer) => (typeof answer.stop_reason === 'string' ? answer.stop_reason : null),

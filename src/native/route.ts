@@ -1,3 +1,4 @@
+import type { PricedField } from '../chat/priced-fields'
 import type { StreamDialect } from '../pipeline/stream'
 import type { NativeApi, NativeEvent, UpstreamUsage } from '../providers/types'
 import type { Attempt } from '../routing/plan'
@@ -21,6 +22,11 @@ export interface NativeRoute {
   api: NativeApi
   /** The client's headers of the API (the provider passes on those it declares: docs/native.md#messages). */
   headers?: Record<string, string>
+  /**
+   * Fields of the client's request that change the provider's price and have no chat equivalent (Anthropic's `speed`,
+   * `inference_geo`, one-hour cache writes): priced from the catalogue or refused, as chat's own are (docs/money.md#priced-options).
+   */
+  pricedFields?: readonly PricedField[]
   /** The body sent to the attempt's provider: the client's request with the provider's model id. */
   body(attempt: Attempt): Json
   /** The usage a whole answer reports, in chat's names; undefined when it reports none. */

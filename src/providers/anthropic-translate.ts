@@ -405,22 +405,29 @@ export interface AnthropicUsage {
   output_tokens?: number | null
   cache_creation_input_tokens?: number | null
   cache_read_input_tokens?: number | null
+  /** The cache writes by how long they are kept. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null
   output_tokens_details?: { thinking_tokens?: number } | null
   [key: string]: unknown
 }
 
-/** Anthropic's usage as OpenAI's: every input token in prompt_tokens, cache reads as cached_tokens, cache writes as cache_write_tokens. */
+/**
+ * Anthropic's usage as OpenAI's: every input token in prompt_tokens, cache reads as cached_tokens, cache writes as
+ * cache_write_tokens (those kept an hour also as cache_write_1h_tokens, priced as such: docs/money.md#priced-options).
+ */
 export function usageFrom(usage: AnthropicUsage): UpstreamUsage {
   const input = usage.input_tokens ?? 0
   const read = usage.cache_read_input_tokens ?? 0
   const written = usage.cache_creation_input_tokens ?? 0
+  const hour = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0
   const output = usage.output_tokens ?? 0
   const prompt = input + read + written
   return {
     prompt_tokens: prompt,
     completion_tokens: output,
     total_tokens: prompt + output,
-    prompt_tokens_details: { cached_tokens: read, cache_write_tokens: written },
+    prompt_tokens_details:
+      hour > 0 ? { cached_tokens: read, cache_write_tokens: written, cache_write_1h_tokens: hour } : { cached_tokens: read, cache_write_tokens: written },
     completion_tokens_details: { reasoning_tokens: usage.output_tokens_details?.thinking_tokens ?? 0 },
   }
 }

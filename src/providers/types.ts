@@ -13,7 +13,10 @@ export interface ModelPricing {
   web_search?: string
   internal_reasoning?: string
   input_cache_read?: string
+  /** Per prompt token written to the cache (Anthropic: a 5-minute write). Default: `prompt`. */
   input_cache_write?: string
+  /** Per prompt token written to the cache for an hour (Anthropic's `cache_control.ttl: "1h"`); without it such writes are refused (docs/money.md#priced-options). */
+  input_cache_write_1h?: string
   /** Per second of input audio (transcription), when the upstream reports no token usage. */
   audio_second?: string
   /** Per character of input text (speech), when the upstream reports no token usage. */
@@ -31,15 +34,25 @@ export interface ModelPricing {
    * (docs/limits.md); `auto` and `default` are the plain price.
    */
   service_tiers?: Record<string, ServiceTierPricing>
+  /**
+   * Multipliers of every token price for Anthropic's `speed` options (fast mode: `{ fast: "6" }`); `standard` and none
+   * are the plain price, a speed not listed is refused (400), as an unlisted service tier is (docs/money.md#priced-options).
+   */
+  speeds?: Record<string, string>
+  /**
+   * Multipliers of every token price for Anthropic's `inference_geo` values (`us`: `"1.1"`); `global` and none are the
+   * plain price, a value not listed is refused (400) (docs/money.md#priced-options).
+   */
+  inference_geos?: Record<string, string>
 }
 
 /** The prices of a request with a long prompt: from `above_prompt_tokens` + 1 prompt tokens on, for the whole request. */
 export type LongContextPricing = { above_prompt_tokens: number } & Partial<
-  Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'internal_reasoning'>
+  Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'input_cache_write_1h' | 'internal_reasoning'>
 >
 
 /** What a service tier costs: the per-token prices that differ from the model's plain ones. */
-export type ServiceTierPricing = Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read'>>
+export type ServiceTierPricing = Partial<Pick<ModelPricing, 'prompt' | 'completion' | 'input_cache_read' | 'input_cache_write' | 'input_cache_write_1h'>>
 
 /** A model as one provider serves it. */
 export interface ProviderModel {
@@ -125,7 +138,14 @@ export interface UpstreamUsage {
   prompt_tokens: number
   completion_tokens: number
   total_tokens?: number
-  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number; cache_write_tokens?: number; [key: string]: unknown } | null
+  /** `cache_write_tokens`: every prompt token written to the cache; `cache_write_1h_tokens`: those of them written for an hour. */
+  prompt_tokens_details?: {
+    cached_tokens?: number
+    audio_tokens?: number
+    cache_write_tokens?: number
+    cache_write_1h_tokens?: number
+    [key: string]: unknown
+  } | null
   completion_tokens_details?: {
     reasoning_tokens?: number
     audio_tokens?: number

@@ -67,6 +67,8 @@ export async function serveResponses(
   }
   const sent = withItemIds(await resolveReferences(inputItemsOf(request.input), previous, stored), id, previous.length)
   const conversation = [...previous, ...sent]
+  // Checked (its translation valid, no field refused) before any room is held.
+  const chatRequest = toChatRequest(request, conversation)
   const conversationBytes = store ? Buffer.byteLength(JSON.stringify(conversation)) : 0
   if (conversationBytes > ctx.responses.maxBytes) {
     throw invalidRequest(
@@ -90,7 +92,6 @@ export async function serveResponses(
         .release(org, room)
         .catch((error) => ctx.logger.error('giving back stored-response room failed', { request_id: requestId, error: String(error) }))
   }
-  const chatRequest = toChatRequest(request, conversation)
   const frame: ResponseFrame = {
     id,
     createdAt: Math.floor(now / 1000),

@@ -13,8 +13,32 @@ import { responseErrorOf } from './stream'
 
 const encoder = new TextEncoder()
 
-// Fields of the gateway's request that are not OpenAI's, or that the gateway answers itself (stored responses).
-const GATEWAY_ONLY = ['models', 'provider', 'stream', 'store', 'previous_response_id', 'background'] as const
+/**
+ * The fields of a Responses request passed on to OpenAI (docs/native.md#what-is-passed-on): an allowlist, never
+ * "everything but the gateway's own". `input` is the resolved conversation and `store` false (set below), `stream` is
+ * set by the call; `service_tier` is priced or refused before (docs/money.md#priced-options); `prompt` and
+ * `conversation` are refused (src/responses/request.ts), and anything else a client sends is left out.
+ */
+export const FORWARDED_FIELDS = [
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'text',
+  'reasoning',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'top_logprobs',
+  'metadata',
+  'user',
+  'include',
+  'service_tier',
+  'truncation',
+  'safety_identifier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+] as const
 const PREFIXES: Record<string, ItemPrefix> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' }
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
 const TEXT_DELTAS = new Set([
@@ -75,8 +99,8 @@ export interface ResponsesNativeInput {
  */
 export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
   const { request, frame } = input
-  const sent: Json = { ...request }
-  for (const field of GATEWAY_ONLY) delete sent[field]
+  const sent: Json = {}
+  for (const field of FORWARDED_FIELDS) if (request[field] !== undefined) sent[field] = request[field]
   sent.input = upstreamInput(input.conversation)
   sent.store = false
   const ids = new Map<string, string>()

@@ -128,6 +128,13 @@ function responseFormatOf(text: ResponsesRequest['text']): Json | undefined {
  */
 export function toChatRequest(request: ResponsesRequest, conversation: ResolvedItem[]): ChatRequest {
   if (request.background) throw invalidRequest('background: background responses are not served by this gateway', 'background')
+  // References to what a provider account keeps (a stored prompt template, a conversation): they would reach the
+  // operator's own account, and the gateway keeps conversations itself (docs/responses.md#the-request).
+  const loose = request as Record<string, unknown>
+  if (loose.prompt != null)
+    throw invalidRequest('prompt: stored prompt templates are not served by this gateway; send instructions and input yourself', 'prompt')
+  if (loose.conversation != null)
+    throw invalidRequest('conversation: conversations are kept by this gateway; continue one with previous_response_id', 'conversation')
   const chat: Json = {
     messages: messagesOf(conversation, request.instructions),
     stream: request.stream === true,
@@ -157,6 +164,8 @@ export function toChatRequest(request: ResponsesRequest, conversation: ResolvedI
     if (request.top_logprobs != null) chat.top_logprobs = request.top_logprobs
   }
   if (request.user !== undefined) chat.user = request.user
+  // Priced by chat's rule: a tier other than auto/default only where the catalogue prices it (docs/money.md#priced-options).
+  if (request.service_tier != null) chat.service_tier = request.service_tier
   if (request.metadata) chat.metadata = request.metadata
   const result = v.safeParse(chatRequestSchema, chat)
   if (result.success) return result.output

@@ -1,11 +1,14 @@
+import { pricingForPrompt } from '../billing/cost'
 import { add, compare, decimal, multiply, type Decimal } from '../billing/decimal'
 import { CAPABILITIES, offerServes, pathsOf, type Capability } from '../capabilities/capability'
 import type { CatalogueEntry, ModelOffer } from '../catalogue/catalogue'
+import { maxPromptTokens } from '../chat/max-cost'
 import { dataPolicyFacts } from '../catalogue/data-policies'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
 import type { ChatRequest } from '../schemas/chat'
 import type { PerformanceThreshold, ProviderPreferences } from '../schemas/provider-preferences'
+import type { ModelPricing } from '../providers/types'
 import type { Principal } from '../stores/accounts'
 import type { CredentialRecord } from '../stores/byok'
 
@@ -52,6 +55,11 @@ export interface RoutingRequest {
   parameters?: string[]
   /** Leaves out offers that cannot take this request (a voice the model's provider lacks); 503 when none is left. */
   accept?: (offer: ModelOffer) => boolean
+  /**
+   * The prompt's tokens at most (the hold's estimate): `provider.max_price` is compared with the prices a prompt this
+   * long is billed at (a model's long-context prices past their threshold: docs/routing.md).
+   */
+  promptTokens?: number
 }
 
 /** A chat request as routing sees it. */
@@ -61,6 +69,7 @@ export const chatRouting = (request: ChatRequest): RoutingRequest => ({
   models: request.models,
   provider: request.provider,
   parameters: usedParameters(request),
+  promptTokens: maxPromptTokens(request),
 })
 
 /** The parameters a request uses (those a model must support when `provider.require_parameters` is set). */
@@ -72,6 +81,15 @@ export function usedParameters(request: ChatRequest): string[] {
 
 const MILLION = decimal(1_000_000)
 const perMillion = (price: string | undefined): Decimal => multiply(decimal(price ?? '0'), MILLION)
+
+/** The first price of `pricing` above `provider.max_price` (prompt and completion per million tokens, request, image), or undefined. */
+export function priceAboveMax(pricing: ModelPricing, maxPrice: NonNullable<NonNullable<ProviderPreferences>['max_price']>): string | undefined {
+  for (const field of ['prompt', 'completion', 'request', 'image'] as const) {
+    const limit = maxPrice[field]
+    if (limit != null && compare(perMillion(pricing[field]), decimal(limit)) > 0) return field
+  }
+  return undefined
+}
 
 /** One preference of the request that excluded one provider's offer (the 404's `metadata.excluded`, docs/routing.md). */
 export interface Exclusion {
@@ -205,12 +223,12 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
     const missing = supported ? required.filter((p) => !supported.includes(p)) : []
     if (missing.length) return why('require_parameters', `does not support ${missing.join(', ')}`)
     if (maxPrice) {
-      for (const field of ['prompt', 'completion', 'request', 'image'] as const) {
-        const limit = maxPrice[field]
-        if (limit != null && compare(perMillion(offer.model.pricing[field]), decimal(limit)) > 0) {
-          return why('max_price', `${field} price is above provider.max_price.${field}`)
-        }
-      }
+      const field = priceAboveMax(pricingForPrompt(offer.model.pricing, request.promptTokens ?? 0), maxPrice)
+      if (field)
+        return why(
+          'max_price',
+          `${field} price${request.promptTokens ? ` for a prompt of up to ${request.promptTokens} tokens` : ''} is above provider.max_price.${field}`,
+        )
     }
     // Data policies: a provider whose policy does not say counts as one that may retain and train (docs/routing.md).
     if (preferences.zdr || preferences.data_collection === 'deny') {

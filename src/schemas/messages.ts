@@ -136,8 +136,8 @@ const prompt = {
 }
 
 /**
- * Body of POST /messages: Anthropic's request (unknown fields are accepted and ignored, as Claude Code sends fields of
- * newer versions) plus OpenRouter's `models` fallbacks and `provider` preferences.
+ * Body of POST /messages: Anthropic's request (unknown fields are accepted and ignored, never passed on, as Claude Code
+ * sends fields of newer versions: docs/native.md#messages) plus OpenRouter's `models` fallbacks and `provider` preferences.
  */
 export const messagesRequestSchema = v.looseObject({
   ...prompt,
@@ -148,6 +148,12 @@ export const messagesRequestSchema = v.looseObject({
   top_k: v.optional(v.nullable(safeInt(0))),
   metadata: v.optional(v.nullable(v.looseObject({ user_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(256)))) }))),
   stream: v.optional(v.boolean()),
+  // Options that change Anthropic's price, passed on natively only where the catalogue prices them (docs/money.md#priced-options).
+  speed: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(32)))),
+  inference_geo: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(32)))),
+  service_tier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(32)))),
+  // Anthropic's context management (its beta header); passed on natively as it is.
+  context_management: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
   models: v.optional(v.pipe(v.array(modelId), v.minLength(1), v.maxLength(CHAT_LIMITS.models))),
   provider: v.optional(providerPreferencesSchema),
 })

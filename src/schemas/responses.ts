@@ -165,6 +165,12 @@ export const responsesRequestSchema = v.looseObject({
   include: v.optional(v.nullable(v.array(v.string()))),
   stream: v.optional(v.nullable(v.boolean())),
   background: v.optional(v.nullable(v.boolean())),
+  // OpenAI's service tier: priced as chat's `service_tier` is (docs/money.md#priced-options).
+  service_tier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+  truncation: v.optional(v.nullable(v.picklist(['auto', 'disabled']))),
+  safety_identifier: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(256)))),
+  prompt_cache_key: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(256)))),
+  prompt_cache_retention: v.optional(v.nullable(v.picklist(['in_memory', '24h']))),
   provider: v.optional(providerPreferencesSchema),
 })
 

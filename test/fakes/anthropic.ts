@@ -467,13 +467,17 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
         input_tokens: input,
         cache_creation_input_tokens: written,
         cache_read_input_tokens: read,
-        cache_creation: { ephemeral_5m_input_tokens: written, ephemeral_1h_input_tokens: 0 },
+        // A top-level cache_control with ttl "1h" writes for an hour.
+        cache_creation:
+          body.cache_control?.ttl === '1h'
+            ? { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: written }
+            : { ephemeral_5m_input_tokens: written, ephemeral_1h_input_tokens: 0 },
         output_tokens: output,
         output_tokens_details: { thinking_tokens: thinkingTokens },
         server_tool_use: null,
         service_tier: 'standard',
-        inference_geo: 'global',
-        speed: 'standard',
+        inference_geo: body.inference_geo ?? 'global',
+        speed: body.speed ?? 'standard',
       },
     }
   }

@@ -153,13 +153,16 @@ describe('anthropic(): catalogue and connectivity', () => {
       expect(m.id).toMatch(/^anthropic\/claude-[a-z]+-\d+(\.\d+)?$/)
       expect(m.upstreamId).toBe(m.id.slice('anthropic/'.length).replace('.', '-'))
       expect(m.supportedParameters).not.toContain('temperature')
-      for (const field of ['prompt', 'completion', 'input_cache_read', 'input_cache_write'] as const) expect(m.pricing[field]).toMatch(/^0\.\d+$/)
+      for (const field of ['prompt', 'completion', 'input_cache_read', 'input_cache_write', 'input_cache_write_1h'] as const)
+        expect(m.pricing[field]).toMatch(/^0\.\d+$/)
     }
     expect(SONNET.pricing).toEqual({
       prompt: '0.000002',
       completion: '0.00001',
       input_cache_read: '0.0000001',
       input_cache_write: '0.0000025',
+      input_cache_write_1h: '0.000004',
+      inference_geos: { us: '1.1' },
       currency: 'USD',
     })
 

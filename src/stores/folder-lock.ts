@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
+import { constants } from 'node:os'
 import { join, resolve } from 'node:path'
 
 /** Runs `work` while this process holds the lock of `key` in a folder, which every process over the folder takes too. */
@@ -15,7 +16,27 @@ export const WAIT_MS = 30_000
 type Lockfile = typeof import('proper-lockfile')
 let loaded: Promise<Lockfile> | undefined
 // Loaded on the first lock only: gateways over memory, Redis or PostgreSQL never load it.
-const lockfile = () => (loaded ??= import('proper-lockfile').then((mod) => ((mod as { default?: Lockfile }).default ?? mod) as Lockfile))
+const lockfile = () => (loaded ??= load())
+
+/**
+ * Loads proper-lockfile, whose signal-exit listens to the signals so that the locks held are removed when the
+ * process exits. Its listeners are moved first: after a host's `process.once('SIGTERM', drain)` (docs/operations.md)
+ * one of them would find itself alone (the host's is removed as it is called), take the signal for unhandled and
+ * kill the process in the middle of its drain.
+ */
+async function load(): Promise<Lockfile> {
+  const signals = Object.keys(constants.signals)
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal as NodeJS.Signals))]))
+  const mod = (await import('proper-lockfile')) as Lockfile & { default?: Lockfile }
+  for (const signal of signals as NodeJS.Signals[]) {
+    for (const listener of process.listeners(signal)) {
+      if (before.get(signal)!.has(listener)) continue
+      process.removeListener(signal, listener)
+      process.prependListener(signal, listener)
+    }
+  }
+  return mod.default ?? mod
+}
 
 const FILE_DRIVERS = new Set(['fs', 'fs-lite', 'fsLite'])
 

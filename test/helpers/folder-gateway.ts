@@ -4,7 +4,12 @@ import { type GatewayOptions, openaiCompatible } from '../../src/index'
 import { SERVICE_KEY } from './byok-pair'
 import { TEST_SECRET } from './server'
 
-/** The options of every gateway over a shared folder in the tests: one BYOK-capable provider (`alpha`, model `byok/model`) at `upstreamUrl`. */
+const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+
+/**
+ * The options of every gateway over a shared folder in the tests: one BYOK-capable provider (`alpha`) at
+ * `upstreamUrl`, with `byok/model` and `slow/model` (the fake's `slow`: each answer waits its `slowMs`).
+ */
 export function folderGatewayOptions(upstreamUrl: string): GatewayOptions {
   return {
     secret: TEST_SECRET,
@@ -18,7 +23,10 @@ export function folderGatewayOptions(upstreamUrl: string): GatewayOptions {
         baseURL: upstreamUrl,
         apiKey: SERVICE_KEY,
         byokSupported: true,
-        models: [{ id: 'byok/model', upstreamId: 'gpt-test', pricing: { prompt: '0.000001', completion: '0.000002', currency: 'USD' } }],
+        models: [
+          { id: 'byok/model', upstreamId: 'gpt-test', pricing },
+          { id: 'slow/model', upstreamId: 'slow', pricing },
+        ],
       }),
     ],
   }

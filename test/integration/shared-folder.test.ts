@@ -85,6 +85,43 @@ describe('two gateway processes over one folder of files', () => {
   }, 60_000)
 })
 
+describe('a gateway over files that drains on SIGTERM', () => {
+  it('still drains once the folder lock is loaded, with process.once as docs/operations.md shows', async () => {
+    const folder = join(scratch, 'drain')
+    mkdirSync(folder)
+    const upstream = await startFakeOpenAI()
+    const instance = await startFolderGateway(folder, upstream.url)
+    try {
+      const gateway = createGateway({ ...folderGatewayOptions(upstream.url), storage: createStorage({ driver: fsDriver({ base: folder }) }) })
+      const c = await createCustomer(gateway, { credits: '5' })
+      await gateway.close()
+      const chat = async (model: string) => {
+        const res = await fetch(`${instance.url}/api/v1/chat/completions`, {
+          method: 'POST',
+          headers: { ...c.auth, ...json },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] }),
+        })
+        return { status: res.status, body: await res.json() }
+      }
+      // A first request takes locks: the lock's library is loaded after the process set its SIGTERM listener.
+      expect((await chat('byok/model')).status).toBe(200)
+      upstream.slowMs = 700
+      const slow = chat('slow/model')
+      await new Promise((wait) => setTimeout(wait, 250))
+      const exited = new Promise<[number | null, string | null]>((done) => instance.child.once('exit', (code, signal) => done([code, signal])))
+      instance.child.kill('SIGTERM')
+      // The request in flight is answered and billed, then the process exits by itself.
+      const answer = await slow
+      expect(answer.status).toBe(200)
+      expect(answer.body.choices[0].message.content).toBe('Hello from slow: hello')
+      expect(await exited).toEqual([0, null])
+    } finally {
+      await instance.stop()
+      await upstream.close()
+    }
+  }, 60_000)
+})
+
 describe('the CLI next to a running playground, on the same data folder', () => {
   const dataDir = join(scratch, 'playground')
   const bundle = join(scratch, 'bundle')

@@ -31,7 +31,8 @@ export type EngineKind = 'redis' | 'postgres' | 'local' | (string & {})
 /** The host's own engine, when the option is one. */
 export const customEngineOf = (option: AtomicOption | undefined): AtomicEngine | undefined => (option && typeof option === 'object' ? option : undefined)
 
-// Drivers whose data lives in this process, or in files one process writes (docs/operations.md#storage).
+// Drivers whose data lives in this process, or in files whose records every process locks in the folder
+// (src/stores/folder-lock.ts, docs/operations.md#several-processes-over-one-folder).
 const PROCESS_DRIVERS = new Set(['memory', 'fs', 'fs-lite', 'fsLite', 'lru-cache', 'lruCache'])
 
 /** The engine for a mounted driver; throws a TypeError for a shareable driver without one (unless `local` is chosen). */

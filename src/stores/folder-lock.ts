@@ -51,20 +51,20 @@ const folders = new Map<string, FolderLock>()
 /**
  * The lock every process takes, per key, on the records in `folder` (docs/operations.md#several-instances): a lock
  * directory made with proper-lockfile (mkdir is atomic on every file system), kept fresh while held, taken over once
- * STALE_MS old (its holder was killed). A process waits for a held lock, for WAIT_MS at most.
+ * STALE_MS old (its holder was killed). A process waits for a held lock, for `waitMs` at most.
  */
-export function folderLock(folder: string): FolderLock {
+export function folderLock(folder: string, waitMs = WAIT_MS): FolderLock {
   const locks = join(resolve(folder), LOCKS_FOLDER)
-  let lock = folders.get(locks)
-  if (!lock) folders.set(locks, (lock = createFolderLock(locks)))
+  let lock = folders.get(`${waitMs} ${locks}`)
+  if (!lock) folders.set(`${waitMs} ${locks}`, (lock = createFolderLock(locks, waitMs)))
   return lock
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
-function createFolderLock(locks: string): FolderLock {
+function createFolderLock(locks: string, waitMs: number): FolderLock {
   return async (key, work) => {
-    const release = await acquire(await lockfile(), locks, join(locks, createHash('sha256').update(key).digest('hex').slice(0, 40)))
+    const release = await acquire(await lockfile(), locks, join(locks, createHash('sha256').update(key).digest('hex').slice(0, 40)), waitMs)
     try {
       return await work()
     } finally {
@@ -74,8 +74,8 @@ function createFolderLock(locks: string): FolderLock {
   }
 }
 
-async function acquire(lockfile: Lockfile, locks: string, file: string): Promise<() => Promise<void>> {
-  const deadline = Date.now() + WAIT_MS
+async function acquire(lockfile: Lockfile, locks: string, file: string, waitMs: number): Promise<() => Promise<void>> {
+  const deadline = Date.now() + waitMs
   for (let attempt = 0; ; attempt++) {
     try {
       // The lock is the directory `${file}.lock`; `file` itself is never written. A lock lost by a holder that stalled
@@ -86,7 +86,7 @@ async function acquire(lockfile: Lockfile, locks: string, file: string): Promise
       if (code !== 'ELOCKED' && code !== 'ENOENT') throw error
       if (Date.now() >= deadline) {
         throw new Error(
-          `model-gateway: storage: a process that uses the records in ${resolve(locks, '..')} has held the lock of one of them for more than ${WAIT_MS / 1000} s ` +
+          `model-gateway: storage: a process that uses the records in ${resolve(locks, '..')} has held the lock of one of them for more than ${waitMs / 1000} s ` +
             `(${file}.lock) and is still running (a killed process's lock is taken over after ${STALE_MS / 1000} s): restart it. ` +
             'Processes that share a folder take turns for every change; for several busy instances use Redis or PostgreSQL (docs/operations.md#several-instances)',
         )

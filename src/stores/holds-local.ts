@@ -11,7 +11,8 @@ type HoldsRecord = Record<string, { units: string; expires: number }>
 /**
  * Holds for drivers without atomic operations of their own (memory, fs, …): every place and settle of a request runs
  * under the lock of its first budget (the org's, so every request of an org is serialised there), reading and adding
- * the counters through the local atomic operations. Exact within one process.
+ * the counters through the local atomic operations. Exact within one process, and across the processes over one
+ * folder of files (the lock is also the folder's: lockFor).
  */
 export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
   const records = createRecords(storage)

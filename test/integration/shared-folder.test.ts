@@ -9,7 +9,7 @@ import fsDriver from 'unstorage/drivers/fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createGateway } from '../../src/index'
-import { LOCKS_FOLDER, STALE_MS } from '../../src/stores/folder-lock'
+import { folderLock, LOCKS_FOLDER, STALE_MS } from '../../src/stores/folder-lock'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { CUSTOMER_KEY } from '../helpers/byok-pair'
 import { folderGatewayOptions, startFolderGateway } from '../helpers/folder-gateway'
@@ -83,6 +83,38 @@ describe('two gateway processes over one folder of files', () => {
       expect(credits).toEqual({ balance: fromUnits(toUnits('5') - toUnits(cost)), total_credits: '5', total_usage: cost })
     }
   }, 60_000)
+})
+
+/** A process holding the folder lock of `key` in `folder` until it is killed (../helpers/folder-lock-holder.ts), once it holds it. */
+async function holdLock(folder: string, key: string) {
+  const holder = fork(fileURLToPath(new URL('../helpers/folder-lock-holder.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, LOCK_FOLDER: folder, LOCK_KEY: key },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  })
+  await new Promise<void>((held) => holder.stdout!.on('data', (text: Buffer) => text.toString().includes('held') && held()))
+  return holder
+}
+
+describe('the folder lock', () => {
+  it('fails a change that waited too long for a live holder, naming the fix; other records go on', async () => {
+    const folder = join(scratch, 'stuck')
+    const holder = await holdLock(folder, 'gateway:credits:org-1:granted')
+    try {
+      const lock = folderLock(folder, 500)
+      const started = Date.now()
+      await expect(lock('gateway:credits:org-1:granted', async () => 'changed')).rejects.toThrow(
+        `model-gateway: storage: a process that uses the records in ${folder} has held the lock of one of them for more than 0.5 s`,
+      )
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500)
+      await expect(lock('gateway:credits:org-1:granted', async () => 'changed')).rejects.toThrow(
+        /and is still running \(a killed process's lock is taken over after 10 s\): restart it\. .*use Redis or PostgreSQL/,
+      )
+      expect(await lock('gateway:credits:org-1:used', async () => 'changed')).toBe('changed')
+    } finally {
+      holder.kill('SIGKILL')
+    }
+  }, 30_000)
 })
 
 describe('a gateway over files that drains on SIGTERM', () => {
@@ -195,17 +227,11 @@ describe('the CLI next to a running playground, on the same data folder', () => 
     const storage = join(dataDir, 'storage')
     expect(existsSync(join(storage, 'gateway/credits', org.id, 'granted'))).toBe(true)
     // A process takes the lock of the org's credits as a gateway over these files does, and is then killed.
-    const holder = fork(fileURLToPath(new URL('../helpers/folder-lock-holder.ts', import.meta.url)), [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, LOCK_FOLDER: storage, LOCK_KEY: `gateway:credits:${org.id}:granted` },
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    })
-    let heldAt = 0
+    const holder = await holdLock(storage, `gateway:credits:${org.id}:granted`)
+    const heldAt = Date.now()
     let answered = 0
     let pending: ReturnType<typeof chat> | undefined
     try {
-      await new Promise<void>((held) => holder.stdout!.on('data', (text: Buffer) => text.toString().includes('held') && held()))
-      heldAt = Date.now()
       // While the holder lives, a chat (whose hold reads the org's credits) waits for it.
       pending = chat().then((answer) => {
         answered = Date.now()

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { H3Event } from 'h3'
 import { CHAT_LIMITS } from '../schemas/chat'
+import { clientRequestIdOf } from './request-id'
 
 /**
  * What a request says about the app that sent it and how it groups its requests
@@ -8,8 +9,10 @@ import { CHAT_LIMITS } from '../schemas/chat'
  * the app by GET /activity's filters). Every value is bounded and cleaned here, whatever the request sent.
  */
 export interface GenerationTags {
-  /** The gateway's request id (X-Request-Id). */
+  /** The gateway's own request id (unique). */
   request_id?: string
+  /** The client's own `X-Request-Id`, when it sent one (docs/errors.md#request-and-generation-ids). */
+  client_request_id?: string
   /** `HTTP-Referer`: the app's URL. */
   http_referer?: string
   /** An integer id of the app: derived from the origin of `HTTP-Referer` (the same origin, the same id). */
@@ -147,6 +150,7 @@ export function generationTags(event: H3Event, requestId: string, body?: unknown
   const referer = header(event, 'http-referer', TAG_LIMITS.referer)
   const tags: GenerationTags = {
     request_id: requestId,
+    client_request_id: clientRequestIdOf(event),
     http_referer: referer,
     app_id: referer === undefined ? undefined : appIdOfReferer(referer),
     app_title: header(event, 'x-openrouter-title', TAG_LIMITS.title) ?? header(event, 'x-title', TAG_LIMITS.title),

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { requestIdOf } from './request-id'
+import { echoedRequestIdOf } from './request-id'
 
 /*
  * CORS (docs/api.md#cors, README "CORS"): the API answers browser preflights and lets pages of any origin (or of the
@@ -97,7 +97,7 @@ export function withCors(response: Response, event: H3Event, cors: ResolvedCors)
  */
 export function preflight(event: H3Event, cors: Exclude<ResolvedCors, false>): Response {
   const origin = allowedOrigin(cors, event.req.headers.get('origin'))
-  const headers: Record<string, string> = { 'x-request-id': requestIdOf(event), 'cache-control': 'no-store' }
+  const headers: Record<string, string> = { 'x-request-id': echoedRequestIdOf(event), 'cache-control': 'no-store' }
   if (origin) {
     const asked = (event.req.headers.get('access-control-request-headers') ?? '')
       .split(',')

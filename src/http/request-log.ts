@@ -4,7 +4,10 @@ import type { Tracing } from '../telemetry/tracing'
 
 /** What the line of one request says (docs/operations.md#logs): never a secret, a key only by its hash's first 12 characters. */
 export interface RequestLine {
+  /** The gateway's own id of the request (unique): what the log keys by. */
   request_id: string
+  /** The client's own X-Request-Id, when it sent one (two clients may send the same). */
+  client_request_id?: string
   method: string
   path: string
   status?: number
@@ -71,19 +74,24 @@ export function createRequestLog(
   }
   return {
     /**
-     * A request arrived at `route` (the handler starts); `operation` names what it asks a model to do. Returns what the
-     * handler calls when it ends (idempotent).
+     * A request arrived at `route` (the handler starts), by the gateway's own `requestId` (never the client's, which two
+     * clients may share: it is kept as `client_request_id`); `operation` names what it asks a model to do. Returns what
+     * the handler calls when it ends (idempotent).
      */
-    begin(requestId: string, method: string, path: string, route: string, operation?: string): () => void {
+    begin(requestId: string, method: string, path: string, route: string, operation?: string, clientRequestId?: string): () => void {
       if (!enabled) return () => {}
       const span = tracing?.request(`${method} ${route}`, {
         'http.request.method': method,
         'http.route': route,
         'url.path': path,
         'model_gateway.request_id': requestId,
+        ...(clientRequestId ? { 'model_gateway.client_request_id': clientRequestId } : {}),
         ...(operation ? { 'gen_ai.operation.name': operation } : {}),
       })
-      const entry: Pending = { line: { request_id: requestId, method, path }, route, span, operation, startedAt: now(), open: 1 }
+      const line: RequestLine = clientRequestId
+        ? { request_id: requestId, client_request_id: clientRequestId, method, path }
+        : { request_id: requestId, method, path }
+      const entry: Pending = { line, route, span, operation, startedAt: now(), open: 1 }
       pending.set(requestId, entry)
       return release(requestId, entry)
     },

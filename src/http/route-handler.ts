@@ -8,7 +8,7 @@ import type { Principal } from '../stores/accounts'
 import { readJsonBody, readRequestBody } from './body'
 import { abortRequest } from './client-abort'
 import { isShuttingDown } from './in-flight'
-import { requestIdOf } from './request-id'
+import { clientRequestIdOf, requestIdOf } from './request-id'
 import { jsonResponse, withRequestId } from './respond'
 import { preflight, withCors } from './cors'
 import { parseInput } from './validate'
@@ -19,13 +19,22 @@ export function answerError(error: unknown, event: H3Event, ctx: GatewayContext,
   const gatewayError = toGatewayError(error, requestId)
   if (gatewayError.status >= 500 && !isShuttingDown(gatewayError)) {
     const cause = gatewayError.cause ?? error
+    const client = clientRequestIdOf(event)
     ctx.logger.error(`${event.req.method} ${event.url.pathname} failed`, {
       request_id: requestId,
+      ...(client ? { client_request_id: client } : {}),
       status: gatewayError.status,
       error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
     })
   }
-  return withCors(errorResponse(gatewayError, requestId, shape), event, ctx.options.cors)
+  return withCors(echoRequestId(errorResponse(gatewayError, requestId, shape), event), event, ctx.options.cors)
+}
+
+// The response's X-Request-Id: the client's own id when it sent one (docs/errors.md#request-and-generation-ids).
+function echoRequestId(response: Response, event: H3Event): Response {
+  const client = clientRequestIdOf(event)
+  if (client) response.headers.set('x-request-id', client)
+  return response
 }
 
 /**
@@ -47,7 +56,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     } catch (error) {
       return answerError(error, event, ctx, route.errorBody)
     }
-    const ended = ctx.requestLog.begin(requestId, event.req.method, event.url.pathname, route.path, route.capability)
+    const ended = ctx.requestLog.begin(requestId, event.req.method, event.url.pathname, route.path, route.capability, clientRequestIdOf(event))
     let status = 500
     let stopped = false
     const stop = () => {
@@ -72,7 +81,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
       status = response.status
-      return withCors(response, event, ctx.options.cors)
+      return withCors(echoRequestId(response, event), event, ctx.options.cors)
     } catch (error) {
       // Stopped by the shutdown, a request fails as aborted, as a connection cut (502) or a retry given up: it says why.
       const answer = answerError(stopped ? shutdown.reason : error, event, ctx, route.errorBody)

@@ -99,6 +99,7 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
     app_categories: record.app_categories ?? [],
     trace: record.trace ?? null,
     metadata: record.metadata ?? null,
+    client_request_id: record.client_request_id ?? null,
   }
 }
 

@@ -84,6 +84,8 @@ export const generationSchema = v.object({
     app_categories: v.array(v.string()),
     trace: v.nullable(v.record(v.string(), v.unknown())),
     metadata: v.nullable(v.record(v.string(), v.string())),
+    /** The client's own X-Request-Id, when it sent one; `request_id` is the gateway's (docs/errors.md#request-and-generation-ids). */
+    client_request_id: v.nullable(v.string()),
   }),
 })
 

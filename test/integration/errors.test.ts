@@ -193,10 +193,14 @@ describe('unexpected failures', () => {
       const res = await t.request('/api/v1/me', { headers: { authorization: `Bearer sk-service-v1-${'a'.repeat(64)}`, 'x-request-id': 'r-500' } })
       expect(res.status).toBe(500)
       const body = await res.json()
-      expect(body).toEqual({ error: { code: 500, type: 'internal_error', message: 'Internal error (request r-500)', metadata: { request_id: 'r-500' } } })
+      // The gateway's own id names the request in the body and the log; the client's is echoed and logged beside it.
+      const id = body.error.metadata.request_id
+      expect(id).toMatch(/^req_[0-9a-f]{24}$/)
+      expect(res.headers.get('x-request-id')).toBe('r-500')
+      expect(body).toEqual({ error: { code: 500, type: 'internal_error', message: `Internal error (request ${id})`, metadata: { request_id: id } } })
       expect(logged).toHaveLength(1)
       expect(logged[0].message).toBe('GET /api/v1/me failed')
-      expect(logged[0].fields).toMatchObject({ request_id: 'r-500', status: 500 })
+      expect(logged[0].fields).toMatchObject({ request_id: id, client_request_id: 'r-500', status: 500 })
       expect(String(logged[0].fields?.error)).toContain('disk on fire')
     } finally {
       await t.close()

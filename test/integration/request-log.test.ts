@@ -43,8 +43,13 @@ describe('one log line per request, through a pino logger (docs/operations.md#lo
 
       await expect.poll(() => lines.filter((l) => l.msg === 'request').length).toBe(3)
       const requests = lines.filter((l) => l.msg === 'request')
-      const byId = Object.fromEntries(requests.map((l) => [l.request_id, l]))
+      // Keyed by the client's id (kept beside the gateway's own, which every line has, and which the usage record names).
+      for (const line of requests) expect(line.request_id).toMatch(/^req_[0-9a-f]{24}$/)
+      const byId = Object.fromEntries(requests.map((l) => [l.client_request_id, l]))
       expect(Object.keys(byId).sort()).toEqual(['req-refused-1', 'req-stream-1', 'req-whole-1'])
+      expect(whole.headers.get('x-request-id')).toBe('req-whole-1')
+      const generation = await (await t.request(`/api/v1/generation?id=${answer.id}`, { headers: auth })).json()
+      expect(generation.data).toMatchObject({ request_id: byId['req-whole-1'].request_id, client_request_id: 'req-whole-1' })
       expect(byId['req-whole-1']).toMatchObject({
         level: 30,
         component: 'model-gateway',
@@ -92,9 +97,38 @@ describe('one log line per request, through a pino logger (docs/operations.md#lo
         })
       const [first, second] = await Promise.all([send('one'), send('two')])
       await Promise.all([readSse(first), readSse(second)])
-      await expect.poll(() => lines.filter((l) => l.msg === 'request' && l.request_id === 'req-shared-1').length).toBe(2)
-      const shared = lines.filter((l) => l.request_id === 'req-shared-1')
+      await expect.poll(() => lines.filter((l) => l.msg === 'request' && l.client_request_id === 'req-shared-1').length).toBe(2)
+      const shared = lines.filter((l) => l.client_request_id === 'req-shared-1')
       expect(shared.map((l) => l.status)).toEqual([200, 200])
+      expect(new Set(shared.map((l) => l.request_id)).size).toBe(2)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it("two orgs sending the same X-Request-Id at once: each line has its own org's billing facts, and the metrics count both as 200", async () => {
+    const { logger, lines } = capturedPino()
+    const t = await startGateway({ providers: [demo()], logger, metrics: { route: true } })
+    try {
+      const [alice, bob] = await Promise.all([createCustomer(t.gateway, { credits: '1' }), createCustomer(t.gateway, { credits: '1' })])
+      const send = (auth: Record<string, string>, content: string, stream: boolean) =>
+        t.request('/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { ...auth, ...json, 'x-request-id': 'same-id' },
+          body: JSON.stringify({ model: 'demo/echo', stream, messages: [{ role: 'user', content }] }),
+        })
+      // Bob's whole request runs while Alice's stream (begun first, with the same id) is still open.
+      const aliceStream = await send(alice.auth, 'alice speaks at some length here', true)
+      const bobAnswer = await (await send(bob.auth, 'bob', false)).json()
+      const aliceEvents = (await readSse(aliceStream)).events
+      const aliceGeneration = aliceEvents[0].id
+      await expect.poll(() => lines.filter((l) => l.msg === 'request' && l.client_request_id === 'same-id').length).toBe(2)
+      const byOrg = Object.fromEntries(lines.filter((l) => l.client_request_id === 'same-id').map((l) => [l.org_id, l]))
+      expect(byOrg[alice.user.org_id]).toMatchObject({ status: 200, stream: true, generation_id: aliceGeneration, billed_status: 'success' })
+      expect(byOrg[bob.user.org_id]).toMatchObject({ status: 200, stream: false, generation_id: bobAnswer.id, billed_status: 'success' })
+      const metrics = await t.gateway.metrics()
+      expect(metrics).toMatch(/model_gateway_requests_total\{[^}]*route="\/chat\/completions"[^}]*status="200"[^}]*\} 2\n/)
+      expect(metrics).not.toMatch(/model_gateway_requests_total\{[^}]*status="500"/)
     } finally {
       await t.close()
     }

@@ -39,8 +39,8 @@ describe('OpenTelemetry traces through the host’s SDK (docs/operations.md#trac
     t.request('/api/v1/chat/completions', { method: 'POST', headers: { ...auth, ...json, 'x-request-id': requestId }, body: JSON.stringify(body) })
   // The spans of one request: its SERVER span and its attempts' CLIENT spans, once the request span has ended.
   async function spansOf(requestId: string): Promise<{ request: ReadableSpan; attempts: ReadableSpan[] }> {
-    await expect.poll(() => exporter.getFinishedSpans().some((s) => s.attributes['model_gateway.request_id'] === requestId)).toBe(true)
-    const request = exporter.getFinishedSpans().find((s) => s.attributes['model_gateway.request_id'] === requestId)!
+    await expect.poll(() => exporter.getFinishedSpans().some((s) => s.attributes['model_gateway.client_request_id'] === requestId)).toBe(true)
+    const request = exporter.getFinishedSpans().find((s) => s.attributes['model_gateway.client_request_id'] === requestId)!
     const attempts = exporter
       .getFinishedSpans()
       .filter((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === request.spanContext().spanId)

@@ -11,13 +11,32 @@ import { choicesOf } from './choices'
 /** Completion tokens a hold assumes when neither the request nor the catalogue bounds them. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 16_384
 
+/**
+ * The prompt tokens a hold assumes for an image given by URL (its bytes are not in the request): more than the
+ * largest image costs on the providers the gateway serves (Anthropic about 1,600 tokens, OpenAI 1,105 at high detail,
+ * Gemini 258 a tile), so that a request of many image URLs cannot hold a fraction of what it is billed (docs/money.md).
+ */
+export const IMAGE_URL_HOLD_TOKENS = 2_048
+
 /** Counts the image parts of a request's messages (priced per image where the model has an image price). */
 export function countImages(request: ChatRequest): number {
-  let images = 0
+  return imagesOf(request).all
+}
+
+// The image parts of a request's messages, and those given by URL (not inline `data:`, whose bytes count as prompt).
+function imagesOf(request: ChatRequest): { all: number; byUrl: number } {
+  let all = 0
+  let byUrl = 0
   for (const message of request.messages) {
-    if (Array.isArray(message.content)) for (const part of message.content) if ((part as { type: string }).type === 'image_url') images++
+    if (!Array.isArray(message.content)) continue
+    for (const part of message.content as { type: string; image_url?: { url?: unknown } }[]) {
+      if (part.type !== 'image_url') continue
+      all++
+      const url = part.image_url?.url
+      if (!(typeof url === 'string' && url.startsWith('data:'))) byUrl++
+    }
   }
-  return images
+  return { all, byUrl }
 }
 
 /** What the hold reads of a request's prompt: its tokens at most, and the longest cache write it asks for. */
@@ -39,12 +58,12 @@ function promptFacts(request: ChatRequest): PromptFacts {
   const top = request.cache_control as { ttl?: string } | undefined
   const cached = top !== undefined || messages.includes('"cache_control"') || tools.includes('"cache_control"')
   const hour = top?.ttl === '1h' || (cached && /"cache_control":\{[^}]*"ttl":"1h"/.test(messages + tools))
-  facts = { tokens: Math.ceil(bytes / 3), cacheWrites: hour ? '1h' : cached ? '5m' : 'none' }
+  facts = { tokens: Math.ceil(bytes / 3) + imagesOf(request).byUrl * IMAGE_URL_HOLD_TOKENS, cacheWrites: hour ? '1h' : cached ? '5m' : 'none' }
   promptFactsCache.set(request, facts)
   return facts
 }
 
-/** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3). */
+/** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3), and IMAGE_URL_HOLD_TOKENS an image URL. */
 export const maxPromptTokens = (request: ChatRequest): number => promptFacts(request).tokens
 
 // The dearest price a prompt token may be billed at: a request with cache breakpoints may write every prompt token to

@@ -265,6 +265,55 @@ describe('chat completions: audio output and max_price', () => {
     expect(fakeOpenAI.requests.length).toBe(before)
   })
 
+  it('an image given by URL holds 2,048 prompt tokens (its bytes are not in the request), an inline one its bytes', async () => {
+    const customer = await createCustomer(t.gateway, { credits: '0.000000000001' })
+    const part = (url: string) => ({ type: 'image_url', image_url: { url } })
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: 'What are these?' }, part('https://example.com/a.png'), part('https://example.com/b.png')] },
+    ]
+    const res = await chat(customer, { model: 'openai/plain', max_tokens: 10, messages })
+    expect(res.status).toBe(402)
+    // (bytes / 3, rounded up) + 2 × 2,048 prompt tokens at 0.000001 USD, 10 completion tokens at 0.000002, at 0.86 EUR a USD.
+    const prompt = Math.ceil(Buffer.byteLength(JSON.stringify(messages)) / 3) + 2 * 2048
+    expect((await res.json()).error.metadata.required).toBe(eurOf(usdUnits([prompt, '0.000001'], [10, '0.000002'])))
+  })
+
+  it('a whole request whose provider sends nothing in time falls back; only the answer served is billed (docs/money.md)', async () => {
+    const fake = await startFakeOpenAI({ apiKey: 'sk-upstream' })
+    const g = await startGateway({
+      upstreamTimeoutMs: 300,
+      retry: { maxRetries: 0 },
+      providers: [
+        openai({
+          apiKey: 'sk-upstream',
+          baseURL: fake.url,
+          models: [openaiModel('openai/hang', 'hang', PLAIN), openaiModel('openai/plain', 'gpt-test', PLAIN)],
+        }),
+      ],
+    })
+    try {
+      const customer = await createCustomer(g.gateway, { credits: '5' })
+      const res = await g.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${customer.key}` },
+        body: JSON.stringify({ model: 'openai/hang', models: ['openai/plain'], messages: [{ role: 'user', content: 'Say hello' }] }),
+      })
+      expect(res.status).toBe(200)
+      const answer = await res.json()
+      expect(answer.model).toBe('openai/plain')
+      // The first provider got the request and was cut: it may bill the operator, the customer pays for the answer only.
+      expect(fake.requests.map((r) => r.body.model)).toEqual(['hang', 'gpt-test'])
+      await expect.poll(() => fake.aborted).toBe(1)
+      const usd = usdUnits([answer.usage.prompt_tokens, '0.000001'], [answer.usage.completion_tokens, '0.000002'])
+      expect((await g.gateway.admin.getCredits(customer.user.org_id)).total_usage).toBe(eurOf(usd))
+      const records = await g.gateway.context.usage.list(customer.user.org_id)
+      expect(records.map((r) => [r.model, r.attempts])).toEqual([['openai/plain', 2]])
+    } finally {
+      await g.close()
+      await fake.close()
+    }
+  })
+
   it('provider.max_price compares the price of the service tier asked for', async () => {
     const customer = await createCustomer(t.gateway, { credits: '5' })
     // Priority's prompt price is 1.8 USD per million, above max_price's 1.5; the plain 1 is within it.

@@ -8,8 +8,8 @@ import { memoryKind, redisKind, type StorageKind } from '../helpers/storages'
 // Embeddings requests hold their most tokens before any call (docs/money.md): concurrent requests on two gateway
 // instances over one storage never spend more than the balance, and the usage records add up to what was charged.
 
-// $1 per M input tokens: 0.00000086 EUR a token. The slow upstream keeps every served request's hold in place while
-// the others arrive.
+// $1 per M input tokens: 0.00000086 EUR a token. The slow upstream (1.5 s, so that on a loaded machine the 40 requests
+// all arrive well before the first is charged) keeps every served request's hold in place while the others arrive.
 const pricing = { prompt: '0.000001', completion: '0', currency: 'USD' }
 const model = (id: string, upstreamId: string): ProviderModel => ({ id, upstreamId, pricing, endpoints: ['/embeddings'], embedding: { dimensions: 8 } })
 const json = { 'content-type': 'application/json' }
@@ -26,7 +26,7 @@ function describeMoney(name: string, makeKind: () => StorageKind) {
 
   beforeAll(async () => {
     kind = makeKind()
-    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 500 })
+    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 1500 })
     const options = () => ({
       storage: kind.open(),
       providers: [

@@ -50,7 +50,7 @@ const folders = new Map<string, FolderLock>()
 
 /**
  * The lock every process takes, per key, on the records in `folder` (docs/operations.md#several-instances): a lock
- * directory made with proper-lockfile (mkdir is atomic on every file system), kept fresh while held, taken over once
+ * directory made with proper-lockfile (making a directory is atomic), kept fresh while held, taken over once
  * STALE_MS old (its holder was killed). A process waits for a held lock, for `waitMs` at most.
  */
 export function folderLock(folder: string, waitMs = WAIT_MS): FolderLock {

@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { checkPackage, createPackageFromTarballData } from '@arethetypeswrong/core'
+import { publint } from 'publint'
+import { formatMessage } from 'publint/utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
@@ -60,6 +63,16 @@ const wrong: ModelGatewayModuleOptions = { basePath: 42 }
 export { handler, credits, error, serve, limit, middleware, bunFetch, serveOnBun, nuxtModule, options, wrong }
 `
 
+// The entry points in package.json's exports, and the declaration file each of arethetypeswrong's resolutions must find
+// (node10 reads `types` and typesVersions; node16 and bundler read exports' types conditions).
+const entries: [subpath: string, file: string][] = [
+  ['.', 'index'],
+  ['./node', 'adapters/node'],
+  ['./express', 'adapters/express'],
+  ['./bun', 'adapters/bun'],
+  ['./nuxt', 'adapters/nuxt'],
+]
+
 // What a TypeScript user may set, and the consumer file for it (.mts/.cts: an ES module or a CommonJS one under node16
 // and nodenext, whatever the package.json around it says).
 const resolutions: [name: string, compilerOptions: Record<string, unknown>, file: string][] = [
@@ -106,7 +119,8 @@ describe('the built package', () => {
       ),
     )
   }, 180_000)
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+  // (scratch is unset when the build itself failed: that failure is the one to read.)
+  afterAll(() => scratch && rmSync(scratch, { recursive: true, force: true }))
 
   it('packs only dist and bin besides package.json, README and LICENSE', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball])
@@ -171,6 +185,37 @@ describe('the built package', () => {
     const { stdout } = await run(process.execPath, [join(installed, 'bin/model-gateway.mjs'), '--version'], { cwd: scratch })
     expect(stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version)
   })
+
+  // The checks published packages get, on the tarball itself: publint (package.json's fields against the packed files,
+  // strict: its warnings fail too) and arethetypeswrong (each entry's types under node10, node16 CJS/ESM and bundler
+  // against the JavaScript they describe). Neither needs the network.
+  it('passes publint, strict, with no message', async () => {
+    const data = readFileSync(tarball)
+    const { messages, pkg } = await publint({ pack: { tarball: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) }, strict: true })
+    expect(messages.map((message) => `${message.type} ${message.code}: ${formatMessage(message, pkg, { color: false })}`)).toEqual([])
+  })
+
+  it('passes arethetypeswrong for every entry point, with the types each resolution must find', async () => {
+    const result = await checkPackage(createPackageFromTarballData(new Uint8Array(readFileSync(tarball))), { entrypoints: entries.map(([subpath]) => subpath) })
+    if (result.types === false) throw new Error('arethetypeswrong found no types in the package')
+    expect(result.types).toEqual({ kind: 'included' })
+    expect(result.problems).toEqual([])
+    const found = Object.fromEntries(
+      Object.entries(result.entrypoints).map(([subpath, entry]) => [
+        subpath,
+        Object.fromEntries(Object.entries(entry.resolutions).map(([kind, resolution]) => [kind, resolution.resolution?.fileName])),
+      ]),
+    )
+    const dist = '/node_modules/model-gateway/dist'
+    expect(found).toEqual(
+      Object.fromEntries(
+        entries.map(([subpath, file]) => [
+          subpath,
+          { node10: `${dist}/${file}.d.ts`, 'node16-cjs': `${dist}/${file}.d.cts`, 'node16-esm': `${dist}/${file}.d.mts`, bundler: `${dist}/${file}.d.mts` },
+        ]),
+      ),
+    )
+  }, 30_000)
 
   // Issue 17: without typesVersions, moduleResolution node (node10) found no types for the subpaths (TS2307).
   for (const [name, options, file] of resolutions) {

@@ -114,7 +114,8 @@ export async function chargeAndRecord(
     ...(counted ? ctx.byokFees.pendingEntries(principal.org.id, record.id, fromUnits(fee!.eurUnits)) : []),
   ]
   try {
-    await hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined, written)
+    // Once: the generation pointer (written by the step) says it ran, so a resent or retried step charges nothing more.
+    await hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined, written, ctx.usage.pointerKey(record))
   } catch (error) {
     if (error instanceof RecordNotWrittenError) {
       // The money is exact in the counters; only the ledger entry or the usage record is missing (never retried into a second charge).

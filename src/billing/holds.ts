@@ -13,9 +13,10 @@ export interface Hold {
    * Replaces the hold by the exact charge in EUR ledger units, and adds to the usage counters of the request's key and
    * the keys above it (docs/keys.md); only the first call (or release) counts. A request a customer's own key served
    * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost. `records`
-   * (the charge's ledger entry, the usage record and its generation pointer) are written in the same step.
+   * (the charge's ledger entry, the usage record and its generation pointer) are written in the same step; `once` (the
+   * full key of one of them) makes the step run once however often it is sent (HoldOps.settle).
    */
-  settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[]): Promise<void>
+  settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string): Promise<void>
   /** Releases the hold without charging anything (no provider served the request); a no-op once settled. */
   release(): Promise<void>
 }
@@ -94,7 +95,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
   ctx.metrics?.holds(1)
   let done = false
   const stopRenewing = keepRenewed(ctx, id, budgets)
-  const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[]) => {
+  const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string) => {
     if (done) return
     done = true
     stopRenewing()
@@ -108,6 +109,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
       counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()),
       records,
+      once,
     })
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }

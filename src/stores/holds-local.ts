@@ -49,6 +49,8 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     place: ({ id, units, expiresAt, now, budgets }) =>
       lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         const records = await Promise.all(budgets.map((b) => read(b.holdsKey)))
+        // Placed already (the same call made again): placed, nothing changed.
+        if (id in records[0]) return { ok: true as const }
         for (let i = 0; i < budgets.length; i++) {
           const budget = budgets[i]
           const [limit, used] = await Promise.all([ceiling(budget), spent(budget)])
@@ -62,8 +64,10 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: (b.units ?? units).toString(), expires: expiresAt } })))
         return { ok: true as const }
       }),
-    settle: ({ id, budgets, charges, counters = [], records: written = [] }) =>
+    settle: ({ id, budgets, charges, counters = [], records: written = [], once }) =>
       lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+        // Run already (the same settlement made again): its once record exists.
+        if (once !== undefined && (await records.get(once)) !== null) return
         await Promise.all(
           budgets.map(async (b, i) => {
             const record = await read(b.holdsKey)

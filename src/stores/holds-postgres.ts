@@ -24,7 +24,7 @@ export function createPostgresHolds(storage: Storage, driver: Db0Driver): HoldOp
         units: b.units === undefined ? null : b.units.toString(),
       }))
       const rows = await pg.query(
-        'SELECT mg_place_hold($1, $2, $3::NUMERIC, $4::BIGINT, $5::BIGINT, $6::JSONB)::TEXT AS result',
+        'SELECT mg_place_hold_once($1, $2, $3::NUMERIC, $4::BIGINT, $5::BIGINT, $6::JSONB)::TEXT AS result',
         t,
         id,
         units.toString(),
@@ -35,17 +35,18 @@ export function createPostgresHolds(storage: Storage, driver: Db0Driver): HoldOp
       const result = JSON.parse(String(rows[0].result)) as { ok: boolean; index?: number; available?: string }
       return result.ok ? { ok: true } : { ok: false, index: result.index!, available: BigInt(result.available!.replace(/\.0+$/, '')) }
     },
-    async settle({ id, budgets, charges, counters = [], records = [] }) {
+    async settle({ id, budgets, charges, counters = [], records = [], once }) {
       const list = budgets.map((b) => ({ holdsKey: k(b.holdsKey), usedKey: k(b.usedKey) }))
       const charged = counters.map((c) => ({ key: k(c.key), units: c.units.toString(), windowStart: c.window ? c.window.start : null }))
       await pg.query(
-        'SELECT mg_settle_hold($1, $2, $3::JSONB, $4::JSONB, $5::JSONB, $6::JSONB)',
+        'SELECT mg_settle_hold_once($1, $2, $3::JSONB, $4::JSONB, $5::JSONB, $6::JSONB, $7)',
         t,
         id,
         JSON.stringify(list),
         JSON.stringify(charges.map(String)),
         JSON.stringify(charged),
         JSON.stringify(records.map((record) => ({ key: k(record.key), value: record.value }))),
+        once === undefined ? null : k(once),
       )
     },
     async renew({ id, budgets, expiresAt, now }) {

@@ -41,6 +41,8 @@ end
 // and fraction on it.
 const PLACE = `${LUA_HELPERS}
 local id, expires, now, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+-- Placed already (a resent command whose reply was lost): placed, nothing changed.
+if redis.call('HEXISTS', KEYS[2], id) == 1 then return {0} end
 local k, a = 1, 5
 local placed = {}
 for i = 1, n do
@@ -74,11 +76,15 @@ end
 return {0}
 `
 
-// KEYS: per budget i, used and holds; then each counter charged; then the records written. ARGV: id, n, per budget
-// the charge's whole and fraction, then m, and per counter its charge's whole and fraction, its window start ('-' when
-// not windowed) and how long to keep it (ms); then each record's JSON, in the keys' order (the unstorage driver's format).
+// KEYS: per budget i, used and holds; then each counter charged; then the records written; then the once key (when
+// given). ARGV: id, n, per budget the charge's whole and fraction, then m, and per counter its charge's whole and
+// fraction, its window start ('-' when not windowed) and how long to keep it (ms); then each record's JSON, in the
+// keys' order (the unstorage driver's format); then '1' when the last key is the once key, else '0'.
 const SETTLE = `${LUA_HELPERS}
 local id, n = ARGV[1], tonumber(ARGV[2])
+local once = ARGV[#ARGV] == '1'
+-- Run already (a resent command whose reply was lost, a retried settlement): its once record exists.
+if once and redis.call('EXISTS', KEYS[#KEYS]) == 1 then return 1 end
 for i = 1, n do
   local used, holds = KEYS[2 * i - 1], KEYS[2 * i]
   redis.call('HDEL', holds, id)
@@ -93,7 +99,8 @@ for c = 1, m do
   add(key, ARGV[a], ARGV[a + 1])
 end
 local r = #KEYS - 2 * n - m
-for i = 1, r do redis.call('SET', KEYS[2 * n + m + i], ARGV[#ARGV - r + i]) end
+if once then r = r - 1 end
+for i = 1, r do redis.call('SET', KEYS[2 * n + m + i], ARGV[#ARGV - 1 - r + i]) end
 return 0
 `
 
@@ -142,17 +149,29 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
       if (result[0] === 0) return { ok: true }
       return { ok: false, index: result[0] - 1, available: BigInt(result[1]) * UNIT + BigInt(result[2]) }
     },
-    async settle({ id, budgets, charges, counters = [], records = [] }) {
+    async settle({ id, budgets, charges, counters = [], records = [], once }) {
       const charged = counters.filter((c) => c.units !== 0n)
       const keys = [...budgets.flatMap((b) => [redisKey(b.usedKey), redisKey(b.holdsKey)]), ...charged.map((c) => redisKey(c.key))]
       for (const record of records) keys.push(redisKey(record.key))
+      if (once) keys.push(redisKey(once))
       const perCounter = charged.flatMap((c) => [
         ...split(c.units),
         c.window ? String(c.window.start) : '-',
         c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0',
       ])
       const written = records.map((record) => JSON.stringify(record.value))
-      await client().eval(SETTLE, keys.length, ...keys, id, budgets.length, ...charges.flatMap(split), charged.length, ...perCounter, ...written)
+      await client().eval(
+        SETTLE,
+        keys.length,
+        ...keys,
+        id,
+        budgets.length,
+        ...charges.flatMap(split),
+        charged.length,
+        ...perCounter,
+        ...written,
+        once ? '1' : '0',
+      )
     },
     async renew({ id, budgets, expiresAt, now }) {
       const keys = budgets.map((b) => redisKey(b.holdsKey))

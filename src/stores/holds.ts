@@ -53,14 +53,18 @@ export interface HoldOps {
   /**
    * Places hold `id` of `units` (or a budget's own `units`) on every budget if each one's ceiling − spent − live holds
    * covers it; else places none. Holds whose `expiresAt` (epoch ms) is past `now` no longer count, and are removed.
+   * Idempotent: when hold `id` is already placed (a resent command whose first reply was lost), it answers placed and
+   * changes nothing (docs/operations.md#when-the-storage-fails).
    */
   place(input: { id: string; units: bigint; expiresAt: number; now: number; budgets: Budget[] }): Promise<PlaceResult>
   /**
    * Removes hold `id` from every budget, adds `charges[i]` ledger units to budget i's spent counter (as a counter that
    * is not windowed), adds each of `counters` and writes `records` (a charge's ledger entry, the usage record and its
-   * generation pointer: full storage key, JSON value), in one step.
+   * generation pointer: full storage key, JSON value), in one step. With `once` (the full key of one of `records`),
+   * the step runs once: when that record already exists it has run (a resent command, a retried settlement) and
+   * nothing is done (docs/operations.md#when-the-storage-fails).
    */
-  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[]; records?: WrittenRecord[] }): Promise<void>
+  settle(input: { id: string; budgets: Budget[]; charges: bigint[]; counters?: CounterCharge[]; records?: WrittenRecord[]; once?: string }): Promise<void>
   /**
    * Moves live hold `id`'s expiry to `expiresAt` on every budget where it is still live at `now` (a request still
    * running keeps its hold: docs/money.md); a hold already settled, expired or removed is left as it is. Returns how

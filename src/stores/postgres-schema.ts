@@ -12,7 +12,7 @@
  */
 
 /** The schema version this code needs. Bump it and append a step to POSTGRES_STEPS when a function changes. */
-export const POSTGRES_SCHEMA_VERSION = 2
+export const POSTGRES_SCHEMA_VERSION = 3
 
 /** The records table, as unstorage's db0 driver creates it for PostgreSQL. */
 export const recordsTableSql = (table: string) => `CREATE TABLE IF NOT EXISTS "${table}" (
@@ -194,5 +194,25 @@ const V2 = [
   END $$`,
 ]
 
+// Version 3: each hold operation may run twice (a statement retried after its connection dropped, a settlement tried
+// again: docs/operations.md#when-the-storage-fails) and changes things once: a hold already placed is answered placed;
+// a settlement whose once record exists is not run again.
+const V3 = [
+  `CREATE OR REPLACE FUNCTION mg_place_hold_once(tbl TEXT, hold_id TEXT, hold_units NUMERIC, expires_at BIGINT, now_ms BIGINT, budgets JSONB)
+  RETURNS JSONB LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM mg_lock(tbl, budgets->0->>'holdsKey');
+    IF (mg_get(tbl, budgets->0->>'holdsKey') -> hold_id) IS NOT NULL THEN RETURN jsonb_build_object('ok', TRUE); END IF;
+    RETURN mg_place_hold(tbl, hold_id, hold_units, expires_at, now_ms, budgets);
+  END $$`,
+  `CREATE OR REPLACE FUNCTION mg_settle_hold_once(tbl TEXT, hold_id TEXT, budgets JSONB, charges JSONB, counters JSONB, records JSONB, once_key TEXT)
+  RETURNS VOID LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM mg_lock(tbl, budgets->0->>'holdsKey');
+    IF once_key IS NOT NULL AND mg_get(tbl, once_key) IS NOT NULL THEN RETURN; END IF;
+    PERFORM mg_settle_hold(tbl, hold_id, budgets, charges, counters, records);
+  END $$`,
+]
+
 /** The steps from version n-1 to n, in order: POSTGRES_STEPS[n - 1]. */
-export const POSTGRES_STEPS: readonly (readonly string[])[] = [V1, V2]
+export const POSTGRES_STEPS: readonly (readonly string[])[] = [V1, V2, V3]

@@ -73,6 +73,8 @@ export function createUsageStore(kv: Kv) {
      * A record and its generation pointer as full storage keys and values (unique keys: no lock needed), for the
      * settlement to write in its own atomic step with the charge (src/billing/charge.ts).
      */
+    /** The full key of a record's generation pointer (one of entriesOf's): it exists exactly when the record was written. */
+    pointerKey: (record: UsageRecord): string => kv.key('generation-ids', record.org_id, record.id),
     entriesOf(record: UsageRecord): { key: string; value: unknown }[] {
       const key = recordKeyOf(record)
       const pointer: GenerationPointer = { key, created_at: record.created_at }

@@ -1,0 +1,111 @@
+/**
+ * When the Redis under the gateway fails (docs/operations.md#when-the-storage-fails), over real HTTP, with a TCP proxy
+ * between the gateway and Redis that injects the faults: a reply lost after Redis ran the hold or the settlement (the
+ * client library sends the command again on its new connection). Each case ends with balance = Σ usage = Σ ledger,
+ * exactly one usage record per served request, and no hold left.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createStorage } from 'unstorage'
+import redisDriver from 'unstorage/drivers/redis'
+import { openaiCompatible } from '../../src/index'
+import { budgetsOf } from '../../src/billing/holds'
+import { toUnits } from '../../src/billing/money'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+import { readSse } from '../helpers/sse'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
+
+const REDIS_URL = process.env.REDIS_URL
+const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+const json = { 'content-type': 'application/json' }
+// Text that only the hold's and the settlement's scripts send (both in their Lua source).
+const PLACE_SCRIPT = "redis.call('HSET', holds, id, placed[i][2])"
+const SETTLE_SCRIPT = "redis.call('HDEL', holds, id)"
+
+describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through a TCP proxy)', () => {
+  let proxy: TcpProxy
+  let upstream: FakeOpenAI
+  let t: TestGateway
+  const base = `mg-faults-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+
+  beforeAll(async () => {
+    const target = new URL(REDIS_URL!)
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) })
+    upstream = await startFakeOpenAI({ apiKey: 'sk-up' })
+    const storage = createStorage({ driver: redisDriver({ url: `redis://127.0.0.1:${proxy.port}`, base }) })
+    t = await startGateway({
+      storage,
+      providers: [
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up',
+          baseURL: upstream.url,
+          apiKey: 'sk-up',
+          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
+        }),
+      ],
+    })
+  })
+  afterAll(async () => {
+    await t?.gateway.context.storage?.clear?.().catch(() => undefined)
+    await t?.close()
+    await upstream?.close()
+    await proxy?.close()
+  })
+
+  const chat = (customer: { auth: Record<string, string> }, stream: boolean) =>
+    t.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...customer.auth, ...json },
+      body: JSON.stringify({ model: 'fake/gpt-test', stream, max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }),
+    })
+
+  /** Balance decrease = Σ usage records = Σ ledger charges, `served` records, and nothing held. */
+  async function reconciled(customer: Awaited<ReturnType<typeof createCustomer>>, served: number) {
+    const { gateway } = t
+    const credits = await gateway.admin.getCredits(customer.user.org_id)
+    const records = await gateway.admin.usage(customer.user.org_id)
+    const ledger = (await gateway.admin.ledger(customer.user.org_id)).filter((e) => e.kind === 'charge')
+    expect(records).toHaveLength(served)
+    expect(ledger).toHaveLength(served)
+    const recorded = records.reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)
+    expect(toUnits(credits.total_usage)).toBe(recorded)
+    expect(ledger.reduce((sum, e) => sum + toUnits(e.amount), 0n)).toBe(recorded)
+    expect(recorded).toBeGreaterThan(0n)
+    const principal = (await gateway.admin.findUserByKey(customer.key))!
+    for (const budget of budgetsOf(gateway.context, principal).budgets) expect(await gateway.context.holds.held(budget, Date.now())).toBe(0n)
+  }
+
+  for (const stream of [false, true]) {
+    it(`${stream ? 'a stream' : 'a whole request'}: the settlement's reply is lost and the command sent again: charged once`, async () => {
+      const customer = await createCustomer(t.gateway, { credits: '5' })
+      const lost = proxy.loseReplyTo(SETTLE_SCRIPT)
+      const res = await chat(customer, stream)
+      expect(res.status).toBe(200)
+      if (stream) await readSse(res)
+      else await res.json()
+      await lost
+      // The resent command has run by the time the settlement's promise settled; give the new connection a moment.
+      await expect.poll(async () => (await t.gateway.admin.usage(customer.user.org_id)).length, { timeout: 5000 }).toBe(1)
+      await reconciled(customer, 1)
+    })
+
+    it(`${stream ? 'a stream' : 'a whole request'}: the hold's reply is lost and the command sent again: served, charged once, nothing left held`, async () => {
+      // Credits for one hold and a half (the hold: 14 prompt tokens × 0.00000086 + 50 completion tokens × 0.00000172
+      // = 0.00009804 EUR): a command sent again that counted its own hold as another request's would be refused.
+      const customer = await createCustomer(t.gateway, { credits: '0.00015' })
+      const lost = proxy.loseReplyTo(PLACE_SCRIPT)
+      const res = await chat(customer, stream)
+      await lost
+      expect(res.status).toBe(200)
+      if (stream) await readSse(res)
+      else await res.json()
+      await reconciled(customer, 1)
+      // The org's next request is served as usual.
+      const next = await chat(customer, false)
+      expect(next.status).toBe(200)
+      await next.json()
+      await reconciled(customer, 2)
+    })
+  }
+})

@@ -86,7 +86,7 @@ export async function settledStream<C>(
   const opening = firstSuccessful(
     ctx,
     input.attempts,
-    { signal: upstreamAbort.signal, requestId: input.requestId, org: input.principal.org.id },
+    { signal: upstreamAbort.signal, requestId: input.requestId, org: input.principal.org.id, client: input.signal },
     async (attempt, options) => {
       const iterator = (await open(attempt, options))[Symbol.asyncIterator]()
       try {
@@ -258,7 +258,9 @@ function createStream<C>(
       .catch((error) => ctx.logger.error('releasing the hold of an abandoned stream failed', { request_id: input.requestId, error: String(error) }))
       .finally(untrack)
   }
-  input.signal.addEventListener('abort', cancel, { once: true })
+  // A client gone already (it left while the stream was opening) is gone for good: no abort event will come.
+  if (input.signal.aborted) queueMicrotask(cancel)
+  else input.signal.addEventListener('abort', cancel, { once: true })
 
   // The gateway's drain deadline passed (docs/operations.md): the stream ends as one failing after it began does, with
   // the shutdown's error, the end of what it is billed (`cancelled`; estimated when the provider reported no usage

@@ -92,6 +92,8 @@ interface Search<T> {
   tries: number
   /** Asked before each fallback (an attempt failed, `next` is about to be tried); false ends the search with that failure. */
   beforeFallback?: (next: Attempt) => Promise<boolean>
+  /** The client's own signal, when `signal` does not follow it (a stream's upstream call): checked before every call. */
+  client?: AbortSignal
 }
 
 type CandidateOutcome<T> = { ok: true; result: T } | { ok: false; error: GatewayError; fallback: boolean; event: RoutingEvent }
@@ -113,6 +115,11 @@ export async function firstSuccessful<T>(
     org: string | undefined
     abort?: AbortController
     beforeFallback?: (next: Attempt) => Promise<boolean>
+    /**
+     * The client's own signal when `signal` does not follow it (a stream keeps its upstream call apart from its client):
+     * no upstream call is made once it aborted (docs/money.md: a client that left before a provider answered pays nothing).
+     */
+    client?: AbortSignal
   },
   call: (attempt: Attempt, options: CallOptions) => Promise<T>,
 ): Promise<{ result: T; attempt: Attempt; tries: number }> {
@@ -140,6 +147,7 @@ export async function firstSuccessful<T>(
       deadline,
       tries: 0,
       beforeFallback: input.beforeFallback,
+      client: input.client,
     }
     return await tryInOrder(search, attempts)
   } finally {
@@ -224,6 +232,14 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
   let admitted: Admission | undefined = admission
   try {
     for (let retry = 0; ; retry++) {
+      // The client left (while the hold, a retry's pause or a storage stall was awaited): no call is made, nothing billed.
+      if (signal.aborted || search.client?.aborted)
+        return {
+          ok: false,
+          error: clientLeft(),
+          fallback: false,
+          event: { requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: search.tries, retry },
+        }
       search.tries++
       const event: RoutingEvent = { requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: search.tries, retry }
       emit(ctx, 'onAttempt', event)
@@ -281,6 +297,9 @@ function traceAttempt(tracing: Tracing, request: { span?: OtelSpan; operation?: 
     'model_gateway.byok': attempt.credential !== undefined,
   })
 }
+
+// The error of a request whose client left before a provider was called: never sent to anyone (the client is gone).
+const clientLeft = () => new GatewayError(408, 'The client closed the request before a provider was called', { metadata: { error_type: 'client_closed' } })
 
 const deadlineError = (ctx: GatewayContext, attempt: Attempt) =>
   new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, {

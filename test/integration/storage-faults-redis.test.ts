@@ -47,7 +47,7 @@ describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through 
     })
   })
   afterAll(async () => {
-    await t?.gateway.context.storage?.clear?.().catch(() => undefined)
+    await t?.gateway.internals.storage.clear().catch(() => undefined)
     await t?.close()
     await upstream?.close()
     await proxy?.close()
@@ -77,6 +77,36 @@ describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through 
   }
 
   for (const stream of [false, true]) {
+    it(`${stream ? 'a stream' : 'a whole request'} whose client left during a storage stall is never sent upstream, nor billed`, async () => {
+      const customer = await createCustomer(t.gateway, { credits: '5' })
+      // The key is read once (and cached), so that the stall catches the request at its hold.
+      const warm = await t.request('/api/v1/credits', { headers: customer.auth })
+      expect(warm.status).toBe(200)
+      await warm.json()
+      const sent = upstream.requests.length
+      const client = new AbortController()
+      proxy.stalled = true
+      const res = t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...customer.auth, ...json },
+        body: JSON.stringify({ model: 'fake/gpt-test', stream, max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }),
+        signal: client.signal,
+      })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      client.abort()
+      await expect(res).rejects.toThrow()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      proxy.stalled = false
+      // The hold lands once the stall ends, then is released: no provider call, no charge.
+      const principal = (await t.gateway.admin.findUserByKey(customer.key))!
+      const orgBudget = budgetsOf(t.gateway.context, principal).budgets[0]
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      await expect.poll(() => t.gateway.context.holds.held(orgBudget, Date.now()), { timeout: 5000 }).toBe(0n)
+      expect(upstream.requests.length).toBe(sent)
+      expect(await t.gateway.admin.usage(customer.user.org_id)).toEqual([])
+      expect((await t.gateway.admin.getCredits(customer.user.org_id)).total_usage).toBe('0')
+    })
+
     it(`${stream ? 'a stream' : 'a whole request'}: the settlement's reply is lost and the command sent again: charged once`, async () => {
       const customer = await createCustomer(t.gateway, { credits: '5' })
       const lost = proxy.loseReplyTo(SETTLE_SCRIPT)

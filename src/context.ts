@@ -20,6 +20,7 @@ import type { ProbeStore } from './stores/probe'
 import type { RequestLog } from './http/request-log'
 import type { GatewayMetrics } from './metrics/gateway-metrics'
 import type { Tracing } from './telemetry/tracing'
+import type { SettlementRetries } from './billing/settlement-retries'
 
 /**
  * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
@@ -29,6 +30,8 @@ export interface GatewayContext {
   options: ResolvedOptions
   /** Holds on credits and credit limits while requests run (docs/money.md). */
   holds: HoldsStore
+  /** Settlements the storage did not take, kept and tried again until they land (docs/operations.md#settlements-that-fail). */
+  settlements: SettlementRetries
   /** Keys' spending counters (docs/keys.md). */
   keyCounters: KeyCountersStore
   /** BYOK request counts, pending fees and their settlement claims (docs/byok.md). */

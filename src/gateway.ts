@@ -45,6 +45,7 @@ import { resolveRoutingOptions } from './routing/routing-options'
 import { createByokStore } from './stores/byok'
 import { createSecretBox } from './crypto/secrets'
 import { settleByokFees } from './billing/byok-fees'
+import { chargesOnceOn, createSettlementRetries, resolveSettlementRetries, SETTLEMENTS_CLOSE_MIN_MS } from './billing/settlement-retries'
 import { resolveRetention } from './maintenance/retention-options'
 import { scheduleSweeps } from './maintenance/schedule'
 import { indexLegacyCredentials } from './stores/byok-legacy'
@@ -157,6 +158,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     retention: resolveRetention(options.retention),
     holdTtlSeconds: positiveOption(options.holdTtlSeconds, 'holdTtlSeconds') ?? 900,
     abortedStreamUsageWaitMs: options.abortedStreamUsageWaitMs ?? 30_000,
+    settlementRetries: resolveSettlementRetries(options.settlementRetries),
     ...resolveRoutingOptions(options),
     drainTimeoutMs: positiveOption(options.drainTimeoutMs, 'drainTimeoutMs') ?? 30_000,
     rateLimits: options.rateLimits ?? {},
@@ -202,7 +204,14 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   assertPricesConvertible(resolved)
   const principalCache = createPrincipalCache(kv, resolved.authCache, logger)
   // Read by the gauges when the metrics render: the context is complete by then.
-  const metrics = options.metrics === false ? undefined : createGatewayMetrics({ health: () => ctx.health.snapshot(), inFlight: () => ctx.inFlight.size })
+  const metrics =
+    options.metrics === false
+      ? undefined
+      : createGatewayMetrics({
+          health: () => ctx.health.snapshot(),
+          inFlight: () => ctx.inFlight.size,
+          settlementsPending: () => ctx.settlements.pending,
+        })
   const tracing = tracingFor(options.tracing)
   const ctx: GatewayContext = {
     options: resolved,
@@ -251,6 +260,15 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     }),
     metrics,
     tracing,
+    // Last: it opens its journal, if any, whose settlements a former process left are tried once the context is built.
+    settlements: createSettlementRetries({
+      settle: (input) => ctx.holds.settle(input),
+      chargesOnce: chargesOnceOn(storage, resolved.storagePrefix, options.atomic),
+      options: resolved.settlementRetries,
+      logger,
+      now,
+      metrics,
+    }),
   }
   return { ctx, internals: { storage, kv, atomic } }
 }
@@ -359,7 +377,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // and billed; only then do the timers stop and the storage it owns close. A second call awaits the same close.
     close() {
       return (closing ??= (async () => {
+        const settlementsBy = performance.now() + ctx.options.drainTimeoutMs
         await ctx.inFlight.drain(ctx.options.drainTimeoutMs, ctx.logger)
+        // Settlements kept while the storage failed get the rest of the drain (a second at least) to land; what is left
+        // stays in the journal, or is logged to charge by hand (docs/operations.md#settlements-that-fail).
+        await ctx.settlements.close(Math.max(settlementsBy - performance.now(), SETTLEMENTS_CLOSE_MIN_MS))
         clearInterval(settlement)
         ctx.accounts.stopCache()
         await sweeps.stop()

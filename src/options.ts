@@ -8,6 +8,7 @@ import type { Provider, ProviderModel } from './providers/types'
 import type { CatalogueFile } from './catalogue/catalogue-file'
 import type { CorsOption, ResolvedCors } from './http/cors'
 import type { AuthCacheOptions } from './stores/principal-cache'
+import type { SettlementRetriesOptions } from './billing/settlement-retries'
 
 /** Options of createGateway. Every value not given takes its default (README "Configuration"; docs/README.md). */
 export interface GatewayOptions {
@@ -118,6 +119,12 @@ export interface GatewayOptions {
   holdTtlSeconds?: number
   /** How long a reasoning model's stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
   abortedStreamUsageWaitMs?: number
+  /**
+   * Settlements the storage did not take (an outage after a provider served the request) are kept and tried again
+   * until they land, exactly once (docs/operations.md#settlements-that-fail): at most `maxPending` (10000) at once,
+   * and, with `journal` (a file path), written there so that those a killed process left land at its next start.
+   */
+  settlementRetries?: SettlementRetriesOptions
 }
 
 /** API keys per org (docs/keys.md#how-many-keys-an-org-may-have). */
@@ -213,6 +220,7 @@ export interface ResolvedOptions {
   retention: Required<RetentionOptions>
   holdTtlSeconds: number
   abortedStreamUsageWaitMs: number
+  settlementRetries: { maxPending: number; journal?: string }
   health: Required<HealthOptionsInput>
   retry: Required<RetryOptionsInput>
   drainTimeoutMs: number

@@ -4,6 +4,8 @@ import type { KeyAncestor, Principal } from '../stores/accounts'
 import type { Budget, WrittenRecord } from '../stores/holds'
 import { keyBudget, keyCharges, resetWindow } from './key-usage'
 import { fromUnits } from './money'
+import { RecordNotWrittenError } from '../stores/record-not-written'
+import { isRelease } from './settlement-retries'
 
 /** A hold on an org's credits (and its key's credit limits) for one request, replaced by its exact charge when it ends (docs/money.md). */
 export interface Hold {
@@ -17,7 +19,11 @@ export interface Hold {
    * full key of one of them) makes the step run once however often it is sent (HoldOps.settle).
    */
   settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string): Promise<void>
-  /** Releases the hold without charging anything (no provider served the request); a no-op once settled. */
+  /**
+   * Releases the hold without charging anything (no provider served the request); a no-op once settled. A settlement
+   * or release the storage does not take is kept and tried again until it lands (settle and release then resolve),
+   * except a charge on the in-process engine, which throws (docs/operations.md#settlements-that-fail).
+   */
   release(): Promise<void>
 }
 
@@ -82,7 +88,12 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     keys.forEach((key, i) => {
       if (key?.include_byok_in_limit) budgets[i].units = withByok
     })
-  const result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets })
+  const result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets }).catch(async (error) => {
+    // The command may have run all the same (a reply lost, a wait given up): the hold it may have left would refuse the
+    // org's next requests until it expires, so its release is kept and tried until the storage answers.
+    await ctx.settlements.keep({ id, kind: 'release', org_id: principal.org.id, input: { id, budgets, charges: budgets.map(() => 0n) } }, error)
+    throw error
+  })
   if (!result.ok)
     throw insufficient(
       result.available,
@@ -103,14 +114,24 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
     // windows of the time the request ends, so a request that spans midnight counts in the new day.
     const usage = { usage: byok ? byok.feeEurUnits : charge, byok: byok ? byok.upstreamEurUnits : 0n }
-    await ctx.holds.settle({
+    const input = {
       id,
       budgets,
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
       counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()),
       records,
       once,
-    })
+    }
+    try {
+      await ctx.holds.settle(input)
+    } catch (error) {
+      // A settlement the storage did not take is kept and tried again until it lands, exactly once (its `once`):
+      // docs/operations.md#settlements-that-fail. Not a charge on the in-process engine, whose step may have been
+      // partly applied; nor a charge made whose record was not written.
+      const kind = isRelease(input) ? 'release' : 'charge'
+      if (error instanceof RecordNotWrittenError || !ctx.settlements.retries(kind)) throw error
+      await ctx.settlements.keep({ id, kind, org_id: principal.org.id, input }, error)
+    }
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }
 }
@@ -171,7 +192,7 @@ function insufficient(available: bigint, cost: MaxCost, kind: 'org' | 'key', pri
   })
 }
 
-/** Releases a hold, logging (never throwing) when storage fails: the hold then expires by itself. */
+/** Releases a hold, logging (never throwing) when storage fails and the release could not be kept for retry: the hold then expires by itself. */
 export async function releaseOrLog(ctx: GatewayContext, hold: Hold, requestId: string): Promise<void> {
   await hold.release().catch((error) => ctx.logger.error('releasing a hold failed; it expires by itself', { request_id: requestId, error: String(error) }))
 }

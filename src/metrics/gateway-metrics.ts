@@ -19,10 +19,10 @@ export interface BilledFacts {
 
 /**
  * The gateway's Prometheus metrics (docs/operations.md#metrics): requests, their duration, time to first token,
- * tokens, cost, upstream errors by type, circuit breakers, requests in flight and live holds. Names follow
+ * tokens, cost, upstream errors by type, circuit breakers, requests in flight, live holds and kept settlements. Names follow
  * prom-client's conventions (`_total`, `_seconds`), prefixed `model_gateway_`.
  */
-export function createGatewayMetrics(sources: { health: () => HealthSnapshot[]; inFlight: () => number }) {
+export function createGatewayMetrics(sources: { health: () => HealthSnapshot[]; inFlight: () => number; settlementsPending?: () => number }) {
   let holds = 0
   const requests = new Counter('model_gateway_requests_total', 'Requests answered, by route, method and status.')
   const duration = new Histogram(
@@ -45,7 +45,33 @@ export function createGatewayMetrics(sources: { health: () => HealthSnapshot[]; 
   const liveHolds = new Gauge('model_gateway_holds_active', 'Credit holds this instance placed and has not settled or released yet.', () => [
     { labels: {}, value: holds },
   ])
-  const all = [requests, duration, ttft, tokens, cost, billed, upstreamErrors, breakers, inFlight, liveHolds]
+  // Settlements the storage did not take, kept and tried again until they land (docs/operations.md#settlements-that-fail).
+  const settlementsPending = new Gauge('model_gateway_settlements_pending', 'Settlements that failed and are kept, tried again until they land.', () => [
+    { labels: {}, value: sources.settlementsPending?.() ?? 0 },
+  ])
+  const settlementEvents = {
+    kept: new Counter('model_gateway_settlements_kept_total', 'Settlements that failed and were kept to be tried again, by kind (charge, release).'),
+    retried: new Counter('model_gateway_settlement_retries_total', 'Tries of kept settlements, by kind.'),
+    landed: new Counter('model_gateway_settlements_landed_total', 'Kept settlements that landed on a later try, by kind.'),
+    given_up: new Counter(
+      'model_gateway_settlements_given_up_total',
+      'Kept settlements given up and logged to charge by hand, by kind and reason (bound: past maxPending; closed: close() without a journal).',
+    ),
+  }
+  const all = [
+    requests,
+    duration,
+    ttft,
+    tokens,
+    cost,
+    billed,
+    upstreamErrors,
+    breakers,
+    inFlight,
+    liveHolds,
+    settlementsPending,
+    ...Object.values(settlementEvents),
+  ]
   return {
     /** A request ended. */
     request(route: string, method: string, status: number, seconds: number): void {
@@ -68,6 +94,10 @@ export function createGatewayMetrics(sources: { health: () => HealthSnapshot[]; 
     /** A hold was placed (+1) or settled or released (-1). */
     holds(change: 1 | -1): void {
       holds += change
+    },
+    /** A settlement was kept after failing, tried again, landed on a later try, or given up (`reason`). */
+    settlement(event: keyof typeof settlementEvents, kind: string, reason?: string): void {
+      settlementEvents[event].inc(reason ? { kind, reason } : { kind })
     },
     /** Every metric in Prometheus's text exposition format. */
     render: (): string => renderMetrics(all),

@@ -19,7 +19,8 @@ export const healthRoute = defineRoute({
 
 /**
  * GET /health/ready: readiness for a load balancer (docs/operations.md#health-and-readiness): the storage answers a
- * read within 2 s and at least one provider is configured; 503 with the failing checks otherwise (and while the
+ * read within 2 s, at least one provider is configured and the settlements kept for retry are not near their bound
+ * (with their journal writable); 503 with the failing checks otherwise (and while the
  * gateway drains, as every route). Errors are named, never the storage's own messages (they may hold a URL).
  */
 export const readinessRoute = defineRoute({
@@ -40,8 +41,11 @@ export const readinessRoute = defineRoute({
     )
     const count = ctx.options.providers.length
     const providers = count > 0 ? { ok: true, count } : { ok: false, count, error: 'no provider is configured' }
-    const ready = storage.ok && providers.ok
-    const body = { status: ready ? 'ready' : 'not_ready', checks: { storage, providers } }
+    // Settlements kept while the storage failed are reported; they fail readiness only near their bound or when their
+    // journal cannot be written (docs/operations.md#settlements-that-fail).
+    const settlements = ctx.settlements.status()
+    const ready = storage.ok && providers.ok && settlements.ok
+    const body = { status: ready ? 'ready' : 'not_ready', checks: { storage, providers, settlements } }
     if (ready) return body
     return jsonResponse(body, 503, requestId)
   },

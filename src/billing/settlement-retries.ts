@@ -9,7 +9,7 @@ import { type KeptSettlement, openSettlementJournal, type SettleInput, type Sett
 /** The first retry of a kept settlement comes this long after it failed; each round that lands nothing doubles it. */
 export const SETTLEMENT_RETRY_BASE_MS = 500
 /** The longest wait between two rounds of retries. */
-export const SETTLEMENT_RETRY_MAX_MS = 30_000
+export const SETTLEMENT_RETRY_MAX_MS = 10_000
 /** While close() waits for kept settlements, rounds come at least this often (the storage may be back any moment). */
 const CLOSING_RETRY_MAX_MS = 1_000
 /** close() gives kept settlements at least this long to land, even when the drain used all of drainTimeoutMs. */

@@ -17,6 +17,7 @@ import type { CodesStore } from './stores/codes'
 import type { ByokStore } from './stores/byok'
 import type { InFlight } from './http/in-flight'
 import type { ProbeStore } from './stores/probe'
+import type { StorageLiveness } from './stores/postgres-liveness'
 import type { RequestLog } from './http/request-log'
 import type { GatewayMetrics } from './metrics/gateway-metrics'
 import type { Tracing } from './telemetry/tracing'
@@ -63,6 +64,8 @@ export interface GatewayContext {
   inFlight: InFlight
   /** The storage probe of GET /health/ready (docs/operations.md#health-and-readiness). */
   probe: ProbeStore
+  /** Whether the storage can recover by itself: GET /health answers 503 when not (docs/operations.md#health-and-readiness). */
+  storageLiveness: StorageLiveness
   /** One log line per request (docs/operations.md#logs). */
   requestLog: RequestLog
   /** Prometheus metrics (docs/operations.md#metrics); undefined with `metrics: false`. */

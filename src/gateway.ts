@@ -31,6 +31,7 @@ import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
 import { createProbeStore } from './stores/probe'
+import { watchPostgres } from './stores/postgres-liveness'
 import { createRequestLog } from './http/request-log'
 import { createGatewayMetrics } from './metrics/gateway-metrics'
 import { tracingFor } from './telemetry/tracing'
@@ -253,6 +254,8 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     lastKeyUse: new Map(),
     inFlight: createInFlight(),
     probe: createProbeStore(kv),
+    // PostgreSQL connections' errors are heard (a connection for life's failure crashed the process) and logged.
+    storageLiveness: watchPostgres(storage, resolved.storagePrefix, logger),
     requestLog: createRequestLog(logger, now, {
       log: logger !== silentLogger,
       ended: metrics && ((route, line, seconds) => metrics.request(route, line.method, line.status ?? 500, seconds)),
@@ -384,6 +387,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         await ctx.settlements.close(Math.max(settlementsBy - performance.now(), SETTLEMENTS_CLOSE_MIN_MS))
         clearInterval(settlement)
         ctx.accounts.stopCache()
+        ctx.storageLiveness.stop()
         await sweeps.stop()
         if (ownsStorage) await storage.dispose()
       })())

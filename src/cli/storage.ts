@@ -72,7 +72,7 @@ const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:**
 /**
  * `--storage <spec>`: the storage an embedding app (Express, Node http, Bun, …) gives `createGateway`, named on the
  * command line: a folder (the fs driver), a `redis://` or `rediss://` URL (the Redis driver, ioredis installed), a
- * `postgres://` or `postgresql://` URL (postgresDriver over db0's postgresql connector, db0 and pg installed; the
+ * `postgres://` or `postgresql://` URL (postgresDriver({ url }), its pool that reconnects; db0 and pg installed; the
  * table `unstorage`, or `?table=<name>`), or a Nitro-style mount as JSON, `{"driver":"<unstorage driver>", …its options}`.
  */
 export async function openStorageSpec(spec: string, cwd: string): Promise<StorageTarget> {
@@ -102,27 +102,20 @@ export async function openStorageSpec(spec: string, cwd: string): Promise<Storag
   return { storage: createStorage({ driver }), note: description, options: {}, warnings: [] }
 }
 
-// A PostgreSQL URL: the app's records in its table (`?table=` names one other than unstorage's default).
+// A PostgreSQL URL: the app's records in its table (`?table=` names one other than unstorage's default), through
+// postgresDriver's pool that reconnects (docs/operations.md#postgresql).
 async function openPostgres(text: string): Promise<StorageTarget> {
   const url = new URL(text)
   const table = url.searchParams.get('table') ?? undefined
   url.searchParams.delete('table')
-  let createDatabase: (connector: unknown) => unknown
-  let postgresql: (options: { url: string }) => unknown
   try {
-    ;({ createDatabase } = (await import('db0')) as never)
-    postgresql = ((await import('db0/connectors/postgresql')) as { default: typeof postgresql }).default
+    await import('db0')
+    await import('pg' as string)
   } catch (error) {
     throw new CliError(`--storage: PostgreSQL needs db0 and pg (npm install db0 pg): ${(error as Error).message}`)
   }
-  const database = createDatabase(postgresql({ url: url.href })) as Parameters<typeof postgresDriver>[0]['database']
-  const storage = createStorage({ driver: postgresDriver({ database, tableName: table }) })
-  // The CLI opened the connection: closing the storage closes it too (the db0 driver leaves it to its owner).
-  const dispose = storage.dispose.bind(storage)
-  storage.dispose = async () => {
-    await dispose()
-    await (database as unknown as { dispose(): Promise<void> }).dispose()
-  }
+  // The CLI's connections are named apart from the app's; closing the storage closes the driver's pool.
+  const storage = createStorage({ driver: postgresDriver({ url: url.href, tableName: table, application_name: 'model-gateway-cli', max: 2 }) })
   return { storage, note: `PostgreSQL at ${redactUrl(url.href)} (table ${table ?? 'unstorage'})`, options: {}, warnings: [] }
 }
 

@@ -5,7 +5,10 @@ import { defineRoute } from './define'
 /** How long the readiness check waits for the storage. */
 export const READINESS_STORAGE_TIMEOUT_MS = 2000
 
-/** GET /health: liveness (docs/operations.md#health-and-readiness): the process serves requests. */
+/**
+ * GET /health: liveness (docs/operations.md#health-and-readiness): the process serves requests, or 503 when its
+ * storage cannot recover without a restart (a PostgreSQL connection for life that failed), naming the fix.
+ */
 export const healthRoute = defineRoute({
   method: 'GET',
   path: '/health',
@@ -14,7 +17,11 @@ export const healthRoute = defineRoute({
   tag: 'Meta',
   auth: 'none',
   status: 200,
-  handler: () => ({ status: 'ok', version }),
+  handler: ({ ctx, requestId }) => {
+    const failure = ctx.storageLiveness.failure()
+    if (!failure) return { status: 'ok', version }
+    return jsonResponse({ status: 'failing', version, checks: { storage: { ok: false, error: failure } } }, 503, requestId)
+  },
 })
 
 /**

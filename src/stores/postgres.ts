@@ -1,4 +1,5 @@
 import type { Driver, Storage } from 'unstorage'
+import { isPgPool } from './postgres-pool'
 import { POSTGRES_SCHEMA_VERSION, POSTGRES_STEPS, recordsTableSql, SCHEMA_TABLE_SQL } from './postgres-schema'
 
 /** The part of a db0 database the PostgreSQL engine uses (db0's `createDatabase(postgresql(…))`). */
@@ -6,6 +7,8 @@ export interface Db0Database {
   dialect: string
   exec(sql: string): Promise<unknown>
   prepare(sql: string): { all(...params: unknown[]): Promise<unknown[]> }
+  /** The connector's client: a pool (postgresPool), or db0's one connection. */
+  getInstance?(): unknown
 }
 
 /** The db0 driver as mounted: its options hold the database and the table. */
@@ -72,8 +75,35 @@ export function ensurePostgresSchema(database: Db0Database, table: string): Prom
 // An arbitrary constant for the session advisory lock that serialises schema set-ups.
 const SETUP_LOCK = 7_263_514_201
 
+/**
+ * Runs `work` on one connection: the set-up's session lock must be taken and released on the same one. A pool lends
+ * one, closed afterwards rather than given back, so no lock can outlive the set-up; db0's connector has only one.
+ */
+async function inOneSession(database: Db0Database, work: (session: Db0Database) => Promise<void>): Promise<void> {
+  const instance = await database.getInstance?.()
+  if (!isPgPool(instance)) return work(database)
+  const client = await instance.connect()
+  // Its error (PostgreSQL terminated it) fails the statement running; unheard, it would crash the process.
+  const ignore = () => {}
+  client.on('error', ignore)
+  try {
+    await work({
+      dialect: 'postgresql',
+      exec: (sql) => client.query(sql),
+      prepare: (sql) => ({ all: async (...params) => (await client.query(sql, params)).rows }),
+    })
+  } finally {
+    client.removeListener('error', ignore)
+    client.release(true)
+  }
+}
+
 /** Creates the records table and the schema table, then runs the steps the table's recorded version lacks. */
-async function setUpSchema(database: Db0Database, table: string): Promise<void> {
+function setUpSchema(database: Db0Database, table: string): Promise<void> {
+  return inOneSession(database, (session) => setUpOn(session, table))
+}
+
+async function setUpOn(database: Db0Database, table: string): Promise<void> {
   await database.prepare('SELECT pg_advisory_lock($1)').all(SETUP_LOCK)
   try {
     await createTable(database, recordsTableSql(table))

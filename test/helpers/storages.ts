@@ -5,10 +5,10 @@ import { createStorage, type Storage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import memoryDriver from 'unstorage/drivers/memory'
 import redisDriver from 'unstorage/drivers/redis'
-import { createDatabase, type Database } from 'db0'
-import postgresql from 'db0/connectors/postgresql'
+import { createDatabase } from 'db0'
 import { listKeys } from '../../src/stores/list-keys'
 import { postgresDriver } from '../../src/stores/postgres-driver'
+import { postgresPool } from '../../src/stores/postgres-pool'
 
 /** A storage kind under test: `open()` gives one more Storage over the same data (as a second gateway instance would). */
 export interface StorageKind {
@@ -64,28 +64,26 @@ export function redisKind(url: string): StorageKind {
 }
 
 /**
- * PostgreSQL at DATABASE_URL through unstorage's db0 driver: each opening is a new database connection (as another
- * instance's), all on one table of this run's own, dropped at the end with its schema row.
+ * PostgreSQL at DATABASE_URL through postgresDriver({ url }) (its pool that reconnects): each opening is a new pool
+ * (as another instance's), all on one table of this run's own, dropped at the end with its schema row.
  */
 export function postgresKind(url: string): StorageKind {
   const table = `mg_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
-  const databases: Database[] = []
   const opened: Storage[] = []
   return {
     name: 'postgres',
     shared: true,
     open: () => {
-      const database = createDatabase(postgresql({ url }))
-      databases.push(database)
-      const storage = createStorage({ driver: postgresDriver({ database, tableName: table }) })
+      // A few connections each: the suites open many instances, on a server other suites share.
+      const storage = createStorage({ driver: postgresDriver({ url, tableName: table, max: 4 }) })
       opened.push(storage)
       return storage
     },
     async cleanup() {
-      const database = databases[0] ?? createDatabase(postgresql({ url }))
+      const database = createDatabase(postgresPool({ url, max: 1 }))
       await dropPostgresTable(database, table)
+      await database.dispose()
       await Promise.all(opened.map((s) => s.dispose()))
-      await Promise.all(databases.map((d) => d.dispose?.()))
     },
   }
 }

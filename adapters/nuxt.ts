@@ -36,6 +36,7 @@ export type SerializableGatewayOptions = Pick<
   | 'rateLimits'
   | 'byok'
   | 'drainTimeoutMs'
+  | 'storageTimeoutMs'
 >
 
 /** `modelGateway` in `nuxt.config`. Secrets are not options: they come from `runtimeConfig.modelGateway` (env `NUXT_MODEL_GATEWAY_SECRET`). */

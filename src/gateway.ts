@@ -31,6 +31,8 @@ import { createRollupStore } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
 import { createProbeStore } from './stores/probe'
+import { boundAtomic, boundHolds, boundKv, storageBoundFor } from './stores/bounded'
+import { storageTimeoutOption } from './stores/storage-timeout'
 import { watchPostgres } from './stores/postgres-liveness'
 import { createRequestLog } from './http/request-log'
 import { createGatewayMetrics } from './metrics/gateway-metrics'
@@ -162,6 +164,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     settlementRetries: resolveSettlementRetries(options.settlementRetries),
     ...resolveRoutingOptions(options),
     drainTimeoutMs: positiveOption(options.drainTimeoutMs, 'drainTimeoutMs') ?? 30_000,
+    storageTimeoutMs: storageTimeoutOption(options.storageTimeoutMs),
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
@@ -190,9 +193,13 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   const logger = options.logger === false ? silentLogger : toGatewayLogger(options.logger ?? createConsoleLogger())
   const resolved = resolveOptions(options, (message) => logger.warn(message))
   const now = options.clock ?? Date.now
-  const kv = createKv(storage, resolved.storagePrefix)
+  const rawKv = createKv(storage, resolved.storagePrefix)
   assertAtomicEngines(storage, resolved.storagePrefix, options.atomic)
-  const atomic = createAtomicOps(storage, options.atomic)
+  // Every wait for a storage on a network is bounded: 503 past it, never a hang (docs/operations.md#when-the-storage-fails).
+  const bound = storageBoundFor(storage, resolved.storagePrefix, options.atomic, resolved.storageTimeoutMs)
+  const kv = bound ? boundKv(rawKv, bound) : rawKv
+  const atomic = bound ? boundAtomic(createAtomicOps(storage, options.atomic), bound) : createAtomicOps(storage, options.atomic)
+  const holdOps = createHoldOps(storage, options.atomic)
   const catalogue = createCatalogue({
     providers: resolved.providers,
     overrides: resolved.modelOverrides,
@@ -216,12 +223,12 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
   const tracing = tracingFor(options.tracing)
   const ctx: GatewayContext = {
     options: resolved,
-    holds: createHoldsStore({ kv, atomic, ops: createHoldOps(storage, options.atomic) }),
+    holds: createHoldsStore({ kv, atomic, ops: bound ? boundHolds(holdOps, bound) : holdOps }),
     keyCounters: createKeyCountersStore({ kv, atomic }),
     byokFees: createByokFeesStore({ kv, atomic }),
     rateLimitCounts: createRateLimitStore({ kv, atomic }),
     consents: createConsentsStore({ kv, atomic }),
-    expiring: createExpiringStore(kv),
+    expiring: createExpiringStore(kv, rawKv),
     now,
     logger,
     accounts: createAccountsStore({

@@ -107,6 +107,12 @@ export interface GatewayOptions {
   retry?: RetryOptionsInput
   /** How long `close()` lets requests in flight finish before it aborts and bills them. Default 30000 ms. */
   drainTimeoutMs?: number
+  /**
+   * The longest the gateway waits for its storage in one operation (a read, a counter, a hold, a settlement): past it a
+   * request answers 503 (`metadata.error_type: storage_unavailable`), never hangs on a stalled storage
+   * (docs/operations.md#when-the-storage-fails). Default 5000 ms. The gateway's own memory storage and files are not bounded.
+   */
+  storageTimeoutMs?: number
   /** Requests per window, per API key and per org; unset: no limit. Counted in storage, so they hold across instances. */
   rateLimits?: { key?: RateLimit; org?: RateLimit }
   /** Events of each attempt, fallback, success and failure, for the host's logs and metrics. */
@@ -224,6 +230,7 @@ export interface ResolvedOptions {
   health: Required<HealthOptionsInput>
   retry: Required<RetryOptionsInput>
   drainTimeoutMs: number
+  storageTimeoutMs: number
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks
   auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>

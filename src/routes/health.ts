@@ -1,4 +1,5 @@
 import { jsonResponse } from '../http/respond'
+import { isStorageTimeout } from '../stores/storage-timeout'
 import { version } from '../version'
 import { defineRoute } from './define'
 
@@ -43,7 +44,8 @@ export const readinessRoute = defineRoute({
       (ms) => ({ ok: true, latency_ms: Math.round(ms * 10) / 10 }),
       (error: unknown) => {
         ctx.logger.warn('readiness: the storage did not answer', { request_id: requestId, error: (error as Error).message })
-        return { ok: false, error: /within \d+ ms$/.test((error as Error).message) ? 'timeout' : 'unreachable' }
+        // The probe's own 2 s, or a shorter `storageTimeoutMs`, passed: both a timeout.
+        return { ok: false, error: isStorageTimeout(error) || /within \d+ ms$/.test((error as Error).message) ? 'timeout' : 'unreachable' }
       },
     )
     const count = ctx.options.providers.length

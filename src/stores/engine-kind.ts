@@ -35,6 +35,9 @@ export const customEngineOf = (option: AtomicOption | undefined): AtomicEngine |
 // (src/stores/folder-lock.ts, docs/operations.md#several-processes-over-one-folder).
 const PROCESS_DRIVERS = new Set(['memory', 'fs', 'fs-lite', 'fsLite', 'lru-cache', 'lruCache'])
 
+/** True for a driver whose records live in this process or its machine's files (memory, lru-cache, fs): it never waits on a network. */
+export const isProcessDriver = (driver: Driver): boolean => PROCESS_DRIVERS.has(driver?.name ?? '')
+
 /** The engine for a mounted driver; throws a TypeError for a shareable driver without one (unless `local` is chosen). */
 export function engineKindOf(driver: Driver, option: AtomicOption = 'auto'): EngineKind {
   const custom = customEngineOf(option)

@@ -26,13 +26,17 @@ const PREFIXES: Record<SweepKind, string> = {
   stored_responses: RESPONSES_PREFIX,
 }
 
-/** The records of each kind the sweep removes (docs/retention.md), by key relative to the kind's prefix. */
-export function createExpiringStore(kv: Kv) {
+/**
+ * The records of each kind the sweep removes (docs/retention.md), by key relative to the kind's prefix. The kinds are
+ * listed through `listing` (the Kv without the storage's time bound: listing every usage record of a large store may
+ * take longer than one wait; the sweep runs in the background, and close() does not wait for it).
+ */
+export function createExpiringStore(kv: Kv, listing: Kv = kv) {
   return {
     /** True when the storage mounted where a kind's records live expires records by itself (Redis). */
     expiresByItself: (kind: SweepKind): boolean => isRedisDriver(kv.storage.getMount(kv.key(PREFIXES[kind])).driver),
     /** The keys of a kind's records, relative to its prefix (`usage_records`: `<org>:<15-digit ms>-<id>`). */
-    list: (kind: SweepKind): Promise<string[]> => kv.list(PREFIXES[kind]),
+    list: (kind: SweepKind): Promise<string[]> => listing.list(PREFIXES[kind]),
     /** Reads one record, or null. */
     read: (kind: SweepKind, key: string): Promise<unknown> => kv.get<unknown>(PREFIXES[kind], key),
     /** Removes one record. */

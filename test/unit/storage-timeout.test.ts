@@ -1,0 +1,59 @@
+/**
+ * The bound on storage waits (docs/operations.md#when-the-storage-fails): the `storageTimeoutMs` option, which
+ * storages it applies to, and the 503 it answers.
+ * The bound itself is tested against real servers in test/integration/storage-stall-*.test.ts.
+ */
+import { describe, expect, it } from 'vitest'
+import { createStorage } from 'unstorage'
+import fsDriver from 'unstorage/drivers/fs'
+import redisDriver from 'unstorage/drivers/redis'
+import { createGateway } from '../../src/index'
+import { storageBoundFor } from '../../src/stores/bounded'
+import { isStorageTimeout, storageBound, StorageTimeoutError } from '../../src/stores/storage-timeout'
+
+const make = (options: Parameters<typeof createGateway>[0]) => () => createGateway({ secret: 'x'.repeat(32), logger: false, ...options })
+
+describe('storageTimeoutMs', () => {
+  it('is 5000 ms unless given, and must be a positive number of ms a timer can count', async () => {
+    const gateway = make({})()
+    expect(gateway.context.options.storageTimeoutMs).toBe(5000)
+    await gateway.close()
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31])
+      expect(make({ storageTimeoutMs: bad })).toThrow(/`storageTimeoutMs` must be a positive number of milliseconds, at most 2147483647/)
+    const given = make({ storageTimeoutMs: 750 })()
+    expect(given.context.options.storageTimeoutMs).toBe(750)
+    await given.close()
+  })
+
+  it('bounds storages on a network (Redis, a host engine, any other driver), not the memory and files of this process', () => {
+    const redis = createStorage({ driver: redisDriver({ url: 'redis://127.0.0.1:1', base: 'mg', lazyConnect: true }) })
+    expect(storageBoundFor(redis, 'gateway', 'auto', 1000)?.storage).toEqual({ name: 'redis', label: 'Redis' })
+    const cluster = createStorage({ driver: redisDriver({ cluster: [{ host: '127.0.0.1', port: 1 }], base: '{mg}', lazyConnect: true }) })
+    expect(storageBoundFor(cluster, 'gateway', 'auto', 1000)?.storage).toEqual({ name: 'redis', label: 'Redis Cluster' })
+    const memory = createStorage()
+    expect(storageBoundFor(memory, 'gateway', 'auto', 1000)).toBeUndefined()
+    expect(storageBoundFor(createStorage({ driver: fsDriver({ base: '/tmp/mg-unused' }) }), 'gateway', 'auto', 1000)).toBeUndefined()
+    const engine = { name: 'mongo-engine', atomic: () => ({}) as never, holds: () => ({}) as never }
+    expect(storageBoundFor(memory, 'gateway', engine, 1000)?.storage).toEqual({ name: 'mongo-engine', label: 'mongo-engine' })
+    const other = createStorage({ driver: { name: 's3', hasItem: async () => false, getItem: async () => null, getKeys: async () => [] } })
+    expect(storageBoundFor(other, 'gateway', 'local', 1000)?.storage).toEqual({ name: 's3', label: 'the s3 driver' })
+  })
+
+  it('gives up waiting past the bound with a 503 naming the storage and the bound; an answer in time passes through', async () => {
+    const bound = storageBound({ name: 'redis', label: 'Redis' }, 30)
+    await expect(bound.wait(Promise.resolve(7))).resolves.toBe(7)
+    await expect(bound.wait(Promise.reject(new Error('refused')))).rejects.toThrow('refused')
+    const error = await bound.wait(new Promise(() => undefined)).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(StorageTimeoutError)
+    expect(isStorageTimeout(error)).toBe(true)
+    expect((error as StorageTimeoutError).toJSON()).toEqual({
+      error: {
+        code: 503,
+        type: 'no_provider_available',
+        message: "The gateway's storage (Redis) did not answer within 30 ms: try again shortly",
+        metadata: { error_type: 'storage_unavailable', storage: 'redis', timeout_ms: 30 },
+      },
+    })
+    expect((error as StorageTimeoutError).headers).toEqual({ 'retry-after': '5' })
+  })
+})

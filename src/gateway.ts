@@ -32,6 +32,7 @@ import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
 import { createProbeStore } from './stores/probe'
 import { boundAtomic, boundHolds, boundKv, storageBoundFor } from './stores/bounded'
+import { reportRedisErrors } from './stores/redis-errors'
 import { storageTimeoutOption } from './stores/storage-timeout'
 import { watchPostgres } from './stores/postgres-liveness'
 import { createRequestLog } from './http/request-log'
@@ -288,6 +289,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const ownsStorage = !options.storage
   const storage = options.storage ?? ownedStorage(createStorage())
   const { ctx, internals } = createContext(options, storage)
+  // The Redis client's connection errors go to the logger, never to stderr (docs/operations.md#when-the-storage-fails).
+  const stopRedisErrors = reportRedisErrors(storage, ctx.options.storagePrefix, ctx.logger)
   // What the default in-memory storage appends per request is bounded (docs/retention.md#the-default-in-memory-storage).
   if (ownsStorage) {
     const prefix = ctx.options.storagePrefix
@@ -388,6 +391,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     close() {
       return (closing ??= (async () => {
         const settlementsBy = performance.now() + ctx.options.drainTimeoutMs
+        const deadline = performance.now() + ctx.options.drainTimeoutMs
         await ctx.inFlight.drain(ctx.options.drainTimeoutMs, ctx.logger)
         // Settlements kept while the storage failed get the rest of the drain (a second at least) to land; what is left
         // stays in the journal, or is logged to charge by hand (docs/operations.md#settlements-that-fail).
@@ -395,7 +399,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         clearInterval(settlement)
         ctx.accounts.stopCache()
         ctx.storageLiveness.stop()
-        await sweeps.stop()
+        // A sweep still waiting on the storage is not waited for past the drain's deadline.
+        await sweeps.stop(Math.max(0, deadline - performance.now()))
+        stopRedisErrors()
         if (ownsStorage) await storage.dispose()
       })())
     },

@@ -6,8 +6,11 @@ const FIRST_SWEEP_DELAY_MS = 5_000
 
 /** The running sweep timers of a gateway. */
 export interface SweepSchedule {
-  /** Clears the timers and waits for a sweep in progress to finish. */
-  stop(): Promise<void>
+  /**
+   * Clears the timers, tells a sweep in progress to stop at its next step, and waits for it up to `waitMs` (all the
+   * time it needs when not given): a sweep still waiting on the storage then is logged and left behind, never waited for.
+   */
+  stop(waitMs?: number): Promise<void>
 }
 
 /**
@@ -17,10 +20,11 @@ export interface SweepSchedule {
 export function scheduleSweeps(ctx: GatewayContext): SweepSchedule {
   const everyMs = ctx.options.retention.sweepIntervalSeconds * 1000
   if (everyMs <= 0) return { stop: async () => {} }
+  const stopping = new AbortController()
   let running: Promise<void> | undefined
   const run = () => {
-    if (running) return
-    running = sweepExpired(ctx)
+    if (running || stopping.signal.aborted) return
+    running = sweepExpired(ctx, { signal: stopping.signal })
       .then(
         () => undefined,
         (error) => ctx.logger.error('sweep of expired records failed; it will run again', { error: (error as Error).message }),
@@ -34,10 +38,20 @@ export function scheduleSweeps(ctx: GatewayContext): SweepSchedule {
   first.unref()
   interval.unref()
   return {
-    async stop() {
+    async stop(waitMs) {
       clearTimeout(first)
       clearInterval(interval)
-      await running
+      stopping.abort()
+      const sweep = running
+      if (!sweep) return
+      if (waitMs === undefined) return sweep
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const ended = await Promise.race([sweep.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))])
+      clearTimeout(timer)
+      if (!ended)
+        ctx.logger.warn('closing without the retention sweep, which still waits on the storage: it stops at its next step, and the next start sweeps again', {
+          waited_ms: Math.round(waitMs),
+        })
     },
   }
 }

@@ -9,6 +9,8 @@ export type SweepCounts = Record<SweepKind, number> & { byok_claims: number }
 export interface SweepOptions {
   /** At most this many deletions per kind in one run; the next run goes on. Default 1000. */
   limit?: number
+  /** Once aborted (the gateway closes), the sweep stops before its next step and returns what it removed so far. */
+  signal?: AbortSignal
 }
 
 /** Deletions per kind in one run, unless told otherwise. */
@@ -16,8 +18,11 @@ export const DEFAULT_SWEEP_LIMIT = 1000
 /** Records read, or removed, at once. */
 const BATCH = 32
 
-async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += BATCH) await Promise.all(items.slice(i, i + BATCH).map(work))
+// Works through the items a batch at a time, until the signal is aborted; returns how many it did.
+async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>, signal?: AbortSignal): Promise<number> {
+  let done = 0
+  for (; done < items.length && !signal?.aborted; done += BATCH) await Promise.all(items.slice(done, done + BATCH).map(work))
+  return Math.min(done, items.length)
 }
 
 /** The expired keys of one rule (relative to its prefix), oldest first where keys tell their age, at most `limit`. */
@@ -66,18 +71,22 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
     stored_responses: 0,
     byok_claims: 0,
   }
+  const signal = options.signal
   for (const rule of expiryRules(ctx)) {
+    if (signal?.aborted) break
     if (rule.expiresOnItsOwn && ctx.expiring.expiresByItself(rule.kind)) continue
     const keys = await ctx.expiring.list(rule.kind)
+    if (signal?.aborted) break
     const expired = await findExpired(ctx, rule, keys, now, limit)
-    await inBatches(expired, (key) => ctx.expiring.remove(rule.kind, key))
-    counts[rule.kind] = expired.length
+    if (signal?.aborted) break
+    // Usage records are removed whole once begun: their BYOK claims go with them, and a later sweep would not find those.
+    counts[rule.kind] = await inBatches(expired, (key) => ctx.expiring.remove(rule.kind, key), rule.kind === 'usage_records' ? undefined : signal)
     if (rule.kind === 'usage_records') {
       const claims = await removeByokClaims(ctx, expired)
       counts.byok_claims = claims.settled + claims.pending
     }
-    if (expired.length)
-      ctx.logger.debug('sweep: removed expired records', { kind: rule.kind, removed: expired.length, listed: keys.length, more: expired.length === limit })
+    if (counts[rule.kind])
+      ctx.logger.debug('sweep: removed expired records', { kind: rule.kind, removed: counts[rule.kind], listed: keys.length, more: expired.length === limit })
   }
   if (Object.values(counts).some((n) => n > 0)) ctx.logger.info('sweep removed expired records', { ...counts })
   return counts

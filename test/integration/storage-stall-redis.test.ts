@@ -4,16 +4,19 @@
  * request answers within `storageTimeoutMs` and a margin, a 503 naming the storage and the bound, though the pause
  * outlasts `requestTimeoutMs`; requests already served end (a stream with its usage and [DONE]) while their settlement
  * waits; after SIGCONT the gateways serve again by themselves and the money reconciles: balance = Σ usage = Σ ledger,
- * nothing left held.
+ * nothing left held. close() during a stall returns within its drain, leaving a sweep stuck on the storage behind.
+ * Redis killed: its client's errors go to the gateway's logger, and nothing to stderr with `logger: false`.
  */
+import { type ChildProcess, fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
-import { type GatewayOptions, openaiCompatible } from '../../src/index'
+import { createGateway, type GatewayOptions, openaiCompatible } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { hasRedisServer } from '../helpers/redis-cluster'
 import { type RedisServer, startRedisServer } from '../helpers/redis-process'
-import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../helpers/server'
 import { expectReconciled, expectStorageTimeout, type TimedAnswer, timed } from '../helpers/outage'
 
 const BOUND_MS = 2000
@@ -160,4 +163,110 @@ describe.skipIf(!hasRedisServer())('a stalled Redis (SIGSTOP on a redis-server o
     await expect.poll(() => expectReconciled(a.gateway, customer, 8).then(() => true), { timeout: 10_000, interval: 200 }).toBe(true)
     await expectReconciled(b.gateway, customer, 8)
   }, 60_000)
+
+  it('close() during a stall returns within drainTimeoutMs, leaving a sweep stuck on the storage behind', async () => {
+    const drainTimeoutMs = 3000
+    const t = await start({ drainTimeoutMs, retention: { sweepIntervalSeconds: 1 } })
+    const customer = await createCustomer(t.gateway, { credits: '5' })
+    expect((await timed(() => chat(t, customer, false))).status).toBe(200)
+    upstream.latencyMs = 1000
+    const arrived = upstream.requests.length
+    const inFlight = timed(() => chat(t, customer, true))
+    await expect.poll(() => upstream.requests.length - arrived, { interval: 10 }).toBe(1)
+    redis.pause()
+    // Without a bound on the wait, close() would wait as long as the pause: Redis answers again after 12 s anyway.
+    const resumeAnyway = setTimeout(() => redis.resume(), 12_000)
+    // A sweep begins within a second, and waits on Redis (it lists the records it may remove).
+    await sleep(1500)
+    const closing = performance.now()
+    await t.gateway.close()
+    const took = performance.now() - closing
+    clearTimeout(resumeAnyway)
+    expect(took).toBeLessThan(drainTimeoutMs + MARGIN_MS)
+    await t.close()
+    started.splice(started.indexOf(t), 1)
+    // The stream in flight ended whole meanwhile, its settlement left to the storage's return.
+    const answer = await inFlight
+    expect(answer.status).toBe(200)
+    expect(answer.body.raw).toContain('data: [DONE]')
+    expect(lines.some((l) => l.level === 'warn' && l.message.startsWith('closing without the retention sweep'))).toBe(true)
+    redis.resume()
+    await t.gateway.internals.storage.dispose()
+  }, 30_000)
+
+  /** A gateway process over this Redis (../helpers/redis-gateway-process.ts): its URL, its stderr so far, and stop(). */
+  async function gatewayProcess(logger: 'console' | 'off') {
+    const child: ChildProcess = fork(fileURLToPath(new URL('../helpers/redis-gateway-process.ts', import.meta.url)), [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, REDIS_URL: redis.url, REDIS_BASE: base, UPSTREAM_URL: upstream.url, STORAGE_TIMEOUT_MS: '1000', LOGGER: logger },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    })
+    let stderr = ''
+    child.stderr!.setEncoding('utf8')
+    child.stderr!.on('data', (text: string) => (stderr += text))
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      const timer = setTimeout(() => reject(new Error(`the gateway process did not start in 30 s: ${out} ${stderr}`)), 30_000)
+      child.once('exit', (code) => reject(new Error(`the gateway process exited with ${code}: ${out} ${stderr}`)))
+      child.stdout!.setEncoding('utf8')
+      child.stdout!.on('data', (text: string) => {
+        out += text
+        const line = out.split('\n').find((l) => l.startsWith('{'))
+        if (!line) return
+        clearTimeout(timer)
+        resolve(JSON.parse(line).url)
+      })
+    })
+    const stop = () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done()
+        child.once('exit', () => done())
+        child.kill('SIGTERM')
+      })
+    return { url, stderr: () => stderr, stop }
+  }
+
+  for (const logger of ['console', 'off'] as const) {
+    it(`Redis killed, then started again: its client's errors go to the logger (${logger === 'off' ? 'logger: false: nothing' : 'one line'} on stderr), the gateway serves again`, async () => {
+      const child = await gatewayProcess(logger)
+      // Customers are created beside it, by a gateway over the same Redis.
+      const admin = createGateway({ secret: TEST_SECRET, logger: false, storage: createStorage({ driver: redisDriver({ url: redis.url, base }) }) })
+      const send = (customer: { auth: Record<string, string> }) =>
+        timed(() =>
+          fetch(`${child.url}/api/v1/chat/completions`, {
+            method: 'POST',
+            headers: { ...customer.auth, ...json },
+            body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }),
+          }),
+        )
+      try {
+        const customer = await createCustomer(admin, { credits: '5' })
+        expect((await send(customer)).status).toBe(200)
+        await redis.kill()
+        // Its client tries to reconnect, and fails, several times a second.
+        await sleep(2500)
+        const refused = await send(customer)
+        expect(refused.status).toBe(503)
+        expect(refused.ms).toBeLessThan(1000 + MARGIN_MS)
+        expect(refused.body.error.metadata).toEqual({ error_type: 'storage_unavailable', storage: 'redis', timeout_ms: 1000 })
+        await redis.start()
+        // A Redis started empty: the customer is created again, and served as soon as the client reconnected.
+        const again = await createCustomer(admin, { credits: '5' })
+        await expect.poll(async () => (await send(again)).status, { timeout: 5000, interval: 100 }).toBe(200)
+      } finally {
+        await child.stop()
+        await admin.close()
+        await admin.internals.storage.dispose()
+      }
+      const stderr = child.stderr()
+      expect(stderr).not.toContain('Unhandled error event')
+      if (logger === 'off') expect(stderr).toBe('')
+      else {
+        // Reported once at once, then at most once per 10 s, however often the client failed meanwhile.
+        const reports = stderr.split('\n').filter((line) => line.includes('the Redis connection failed'))
+        expect(reports).toHaveLength(1)
+        expect(reports[0]).toMatch(/^\[model-gateway\] error the Redis connection failed; its client reconnects by itself \{"error":"[^"]*ECONNREFUSED/)
+      }
+    }, 60_000)
+  }
 })

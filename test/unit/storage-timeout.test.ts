@@ -1,14 +1,16 @@
 /**
  * The bound on storage waits (docs/operations.md#when-the-storage-fails): the `storageTimeoutMs` option, which
- * storages it applies to, and the 503 it answers.
+ * storages it applies to, the 503 it answers, and the Redis client's errors reported through the logger, rate-limited.
  * The bound itself is tested against real servers in test/integration/storage-stall-*.test.ts.
  */
+import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import redisDriver from 'unstorage/drivers/redis'
 import { createGateway } from '../../src/index'
 import { storageBoundFor } from '../../src/stores/bounded'
+import { REDIS_ERROR_REPORT_MS, reportRedisErrors } from '../../src/stores/redis-errors'
 import { isStorageTimeout, storageBound, StorageTimeoutError } from '../../src/stores/storage-timeout'
 
 const make = (options: Parameters<typeof createGateway>[0]) => () => createGateway({ secret: 'x'.repeat(32), logger: false, ...options })
@@ -55,5 +57,57 @@ describe('storageTimeoutMs', () => {
       },
     })
     expect((error as StorageTimeoutError).headers).toEqual({ 'retry-after': '5' })
+  })
+})
+
+describe('the Redis client errors', () => {
+  // A storage whose redis driver's client is a bare emitter: what ioredis emits, without a server.
+  const fakeRedis = () => {
+    const client = new EventEmitter()
+    const driver = {
+      name: 'redis',
+      options: { base: 'mg' },
+      getInstance: () => client,
+      hasItem: async () => false,
+      getItem: async () => null,
+      getKeys: async () => [],
+    }
+    return { client, storage: createStorage({ driver: driver as never }) }
+  }
+
+  it('are logged at once, then at most once per 10 s with how many came meanwhile', () => {
+    const { client, storage } = fakeRedis()
+    const lines: { message: string; fields?: Record<string, unknown> }[] = []
+    const logger = { debug() {}, info() {}, warn() {}, error: (message: string, fields?: Record<string, unknown>) => lines.push({ message, fields }) }
+    let now = 1000
+    const stop = reportRedisErrors(storage, 'gateway', logger, () => now)
+    for (let i = 0; i < 5; i++) client.emit('error', new Error(`connect ECONNREFUSED 127.0.0.1:6379 (${i})`))
+    now += REDIS_ERROR_REPORT_MS - 1
+    client.emit('error', new Error('connect ECONNREFUSED 127.0.0.1:6379 (5)'))
+    now += 1
+    client.emit('error', new Error('connect ECONNREFUSED 127.0.0.1:6379 (6)'))
+    expect(lines).toEqual([
+      { message: 'the Redis connection failed; its client reconnects by itself', fields: { error: 'connect ECONNREFUSED 127.0.0.1:6379 (0)' } },
+      {
+        message: 'the Redis connection failed; its client reconnects by itself',
+        fields: { error: 'connect ECONNREFUSED 127.0.0.1:6379 (6)', errors_since_last_report: 5 },
+      },
+    ])
+    stop()
+    expect(client.listenerCount('error')).toBe(0)
+  })
+
+  it('have one listener on a client however many gateways share it, until the last one closes', async () => {
+    const { client, storage } = fakeRedis()
+    const gateways = Array.from({ length: 12 }, () =>
+      createGateway({ secret: 'x'.repeat(32), logger: false, storage, authCache: { ttlMs: 0 }, retention: { sweepIntervalSeconds: 0 } }),
+    )
+    expect(client.listenerCount('error')).toBe(1)
+    // Heard: no "Unhandled error event", and EventEmitter does not throw an error nobody listens to.
+    expect(() => client.emit('error', new Error('read ECONNRESET'))).not.toThrow()
+    await Promise.all(gateways.slice(1).map((gateway) => gateway.close()))
+    expect(client.listenerCount('error')).toBe(1)
+    await gateways[0].close()
+    expect(client.listenerCount('error')).toBe(0)
   })
 })

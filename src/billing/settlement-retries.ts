@@ -233,10 +233,9 @@ export function createSettlementRetries(input: {
       const kept: KeptSettlement = { ...settlement, since: now() }
       pending.set(kept.id, kept)
       metrics?.settlement('kept', kept.kind)
+      // With what a process that dies before it lands (and has no journal) leaves to charge by hand.
       logger.warn(`a settlement failed; it is kept and tried again until it lands (${pending.size} pending)`, {
-        hold_id: kept.id,
-        org_id: kept.org_id,
-        kind: kept.kind,
+        ...handFacts(kept),
         error: (error as Error)?.message ?? String(error),
       })
       // Past the bound, the oldest that is not being tried is given up (this one when every other is).

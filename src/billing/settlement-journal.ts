@@ -220,6 +220,7 @@ export function openSettlementJournal(
     },
     keep: (settlement) =>
       serial('writing a kept settlement', async () => {
+        if (closed) throw new Error('the journal is closed')
         if (failing) return rewrite()
         await append(keepLine(settlement), true)
       }),

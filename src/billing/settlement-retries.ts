@@ -149,6 +149,7 @@ export function createSettlementRetries(input: {
 
   const giveUp = (kept: KeptSettlement, reason: 'bound' | 'closed') => {
     pending.delete(kept.id)
+    if (reason === 'bound' && journal) void journal.done(kept.id)
     metrics?.settlement('given_up', kept.kind, reason)
     const why = reason === 'bound' ? `more than settlementRetries.maxPending (${maxPending}) settlements were pending` : 'the gateway closed before it landed'
     if (kept.kind === 'release') logger.warn(`a hold's release was given up (${why}); the hold expires by itself after holdTtlSeconds`, handFacts(kept))
@@ -157,7 +158,6 @@ export function createSettlementRetries(input: {
         `a settlement was given up (${why}): charge this request by hand, unless GET /generation finds its usage record's id (then it was charged)`,
         handFacts(kept),
       )
-    if (journal && reason === 'bound') void journal.done(kept.id)
   }
 
   // Rounds of retries until nothing is pending: a round that lands something is followed at once by the next; one
@@ -231,6 +231,8 @@ export function createSettlementRetries(input: {
     retries: (kind) => !stopped && (kind === 'release' || chargesOnce),
     async keep(settlement, error) {
       const kept: KeptSettlement = { ...settlement, since: now() }
+      // Closed: nothing would try it again (a release left by a placement that failed during the shutdown).
+      if (stopped) return giveUp(kept, 'closed')
       pending.set(kept.id, kept)
       metrics?.settlement('kept', kept.kind)
       // With what a process that dies before it lands (and has no journal) leaves to charge by hand.

@@ -161,4 +161,21 @@ describe('the retry queue of settlements', () => {
     await local.close(0)
     expect(local.retries('release')).toBe(false)
   })
+
+  it('once closed, keeps nothing more: a settlement kept then is given up and logged at once', async () => {
+    const errors: [string, any][] = []
+    const retries = createSettlementRetries({
+      settle: async () => {},
+      chargesOnce: true,
+      options: { maxPending: 10 },
+      logger: { ...silentLogger, error: (message, fields) => void errors.push([message, fields]) },
+      now: Date.now,
+    })
+    await retries.close(0)
+    await retries.keep(kept('late'), new Error('timeout'))
+    expect(retries.pending).toBe(0)
+    expect(errors).toHaveLength(1)
+    expect(errors[0][0]).toContain('charge this request by hand')
+    expect(errors[0][1]).toMatchObject({ hold_id: 'late', org_id: 'org-1', charge_eur: '1234567.890123456789' })
+  })
 })

@@ -49,7 +49,7 @@ import { resolveRoutingOptions } from './routing/routing-options'
 import { createByokStore } from './stores/byok'
 import { createSecretBox } from './crypto/secrets'
 import { settleByokFees } from './billing/byok-fees'
-import { chargesOnceOn, createSettlementRetries, resolveSettlementRetries, SETTLEMENTS_CLOSE_MIN_MS } from './billing/settlement-retries'
+import { chargesOnceOn, createSettlementRetries, resolveSettlementRetries } from './billing/settlement-retries'
 import { resolveRetention } from './maintenance/retention-options'
 import { scheduleSweeps } from './maintenance/schedule'
 import { indexLegacyCredentials } from './stores/byok-legacy'
@@ -390,12 +390,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // and billed; only then do the timers stop and the storage it owns close. A second call awaits the same close.
     close() {
       return (closing ??= (async () => {
-        const settlementsBy = performance.now() + ctx.options.drainTimeoutMs
         const deadline = performance.now() + ctx.options.drainTimeoutMs
         await ctx.inFlight.drain(ctx.options.drainTimeoutMs, ctx.logger)
-        // Settlements kept while the storage failed get the rest of the drain (a second at least) to land; what is left
-        // stays in the journal, or is logged to charge by hand (docs/operations.md#settlements-that-fail).
-        await ctx.settlements.close(Math.max(settlementsBy - performance.now(), SETTLEMENTS_CLOSE_MIN_MS))
+        // Settlements kept while the storage failed get the rest of the drain to land; what is left stays in the
+        // journal, or is logged to charge by hand (docs/operations.md#settlements-that-fail).
+        await ctx.settlements.close(Math.max(0, deadline - performance.now()))
         clearInterval(settlement)
         ctx.accounts.stopCache()
         ctx.storageLiveness.stop()

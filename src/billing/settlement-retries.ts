@@ -12,8 +12,6 @@ export const SETTLEMENT_RETRY_BASE_MS = 500
 export const SETTLEMENT_RETRY_MAX_MS = 10_000
 /** While close() waits for kept settlements, rounds come at least this often (the storage may be back any moment). */
 const CLOSING_RETRY_MAX_MS = 1_000
-/** close() gives kept settlements at least this long to land, even when the drain used all of drainTimeoutMs. */
-export const SETTLEMENTS_CLOSE_MIN_MS = 1_000
 /** Kept settlements tried at once in a round. */
 const ROUND_SIZE = 16
 /** A storage still failing is logged at most this often. */

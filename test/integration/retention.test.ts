@@ -148,6 +148,7 @@ function describeRetention(makeKind: () => StorageKind) {
       generation_ids: 5,
       usage_rollups: 5,
       stored_responses: 0,
+      revoked_keys: 0,
       byok_claims: 2,
     })
     if (!redis) {
@@ -164,6 +165,7 @@ function describeRetention(makeKind: () => StorageKind) {
       generation_ids: 0,
       usage_rollups: 0,
       stored_responses: 0,
+      revoked_keys: 0,
       byok_claims: 0,
     })
 

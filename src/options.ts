@@ -174,6 +174,12 @@ export interface RetentionOptions {
    * (docs/retention.md#the-default-in-memory-storage). Default 50000; 0: no bound. A storage you pass is not bounded.
    */
   inMemoryRecords?: number
+  /**
+   * A revoked or deleted API key's record, with everything kept about it (its list entries, spending counters, …), is
+   * removed by the sweep this many days after it was revoked; it still answers 401 (docs/retention.md#revoked-and-deleted-keys).
+   * Default `usageDays` (usage records and /activity name keys by hash); 0: at the next sweep.
+   */
+  revokedKeysDays?: number
 }
 
 /** A fixed-window rate limit. */

@@ -2,6 +2,7 @@ import type { GatewayContext } from '../context'
 import type { SweepKind } from '../stores/expiring'
 import { responseIdTime } from '../responses/ids'
 import { rollupDayOfKey } from '../stores/rollups'
+import { revokedEntryTime } from '../stores/revoked-keys'
 
 export type { SweepKind }
 
@@ -15,6 +16,10 @@ export interface ExpiryRule {
   fromKey?(key: string): number | undefined
   /** Whether a record read from storage has expired at `now`; asked only when its key does not tell. */
   expiredRecord?(record: unknown, now: number): boolean
+  /** Runs before the rule's records are listed, each sweep (the revoked keys' one-time index of keys revoked before it). */
+  before?(): Promise<void>
+  /** Removes an expired record with what goes with it, in place of the record alone; true when this call removed it. */
+  remove?(key: string): Promise<boolean>
 }
 
 const DAY_MS = 86_400_000
@@ -141,6 +146,23 @@ function storedResponsesRule(ctx: GatewayContext): ExpiryRule {
   }
 }
 
+/**
+ * Revoked and deleted API keys, by the entries of their index `revoked-keys:<15-digit ms>-<hash>` (when they were
+ * revoked): `retention.revokedKeysDays` after, the record goes with everything kept about the key (docs/retention.md).
+ */
+function revokedKeysRule(ctx: GatewayContext): ExpiryRule {
+  const keptMs = ctx.options.retention.revokedKeysDays * DAY_MS
+  return {
+    kind: 'revoked_keys',
+    before: () => ctx.accounts.indexRevokedKeys(),
+    fromKey(key) {
+      const revoked = revokedEntryTime(key)
+      return revoked === undefined ? undefined : revoked + keptMs
+    },
+    remove: (key) => ctx.accounts.removeRevokedKey(key),
+  }
+}
+
 /** Every rule the sweep applies, in the order it applies them. */
 export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
   return [
@@ -152,6 +174,7 @@ export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
     generationIdsRule(ctx),
     rollupsRule(ctx),
     storedResponsesRule(ctx),
+    revokedKeysRule(ctx),
   ]
 }
 

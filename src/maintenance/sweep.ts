@@ -51,11 +51,29 @@ async function findExpired(ctx: GatewayContext, rule: ExpiryRule, keys: string[]
   return expired
 }
 
+// Removes expired records through their rule's own removal; one that fails stays for the next run. How many it removed.
+async function removeEach(ctx: GatewayContext, rule: ExpiryRule, expired: string[], signal?: AbortSignal): Promise<number> {
+  let removed = 0
+  await inBatches(
+    expired,
+    async (key) => {
+      const done = await rule.remove!(key).catch((error) => {
+        ctx.logger.warn('sweep: could not remove an expired record; the next run tries again', { kind: rule.kind, key, error: String(error) })
+        return false
+      })
+      if (done) removed++
+    },
+    signal,
+  )
+  return removed
+}
+
 /**
  * Removes expired records that the storage does not expire by itself (docs/retention.md): rate-limit windows,
- * authorization codes, consent answers, past BYOK request counters, and usage records older than the retention
- * with their BYOK settlement records, generation pointers and usage rollups (docs/usage.md). Ledger entries are
- * never removed. Work is bounded: at most `limit` deletions per kind per run. Returns the counts removed by kind.
+ * authorization codes, consent answers, past BYOK request counters, usage records older than the retention with
+ * their BYOK settlement records, generation pointers and usage rollups (docs/usage.md), and revoked or deleted keys
+ * with everything kept about them. Ledger entries are never removed. Work is bounded: at most `limit` deletions per
+ * kind per run (a revoked key and its records count as one). Returns the counts removed by kind.
  */
 export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = {}): Promise<SweepCounts> {
   const limit = options.limit ?? DEFAULT_SWEEP_LIMIT
@@ -69,18 +87,23 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
     generation_ids: 0,
     usage_rollups: 0,
     stored_responses: 0,
+    revoked_keys: 0,
     byok_claims: 0,
   }
   const signal = options.signal
   for (const rule of expiryRules(ctx)) {
     if (signal?.aborted) break
     if (rule.expiresOnItsOwn && ctx.expiring.expiresByItself(rule.kind)) continue
+    await rule.before?.()
     const keys = await ctx.expiring.list(rule.kind)
     if (signal?.aborted) break
     const expired = await findExpired(ctx, rule, keys, now, limit)
     if (signal?.aborted) break
     // Usage records are removed whole once begun: their BYOK claims go with them, and a later sweep would not find those.
-    counts[rule.kind] = await inBatches(expired, (key) => ctx.expiring.remove(rule.kind, key), rule.kind === 'usage_records' ? undefined : signal)
+    const stopAt = rule.kind === 'usage_records' ? undefined : signal
+    counts[rule.kind] = rule.remove
+      ? await removeEach(ctx, rule, expired, stopAt)
+      : await inBatches(expired, (key) => ctx.expiring.remove(rule.kind, key), stopAt)
     if (rule.kind === 'usage_records') {
       const claims = await removeByokClaims(ctx, expired)
       counts.byok_claims = claims.settled + claims.pending

@@ -5,6 +5,7 @@ import { createKeyCap } from './key-cap'
 import { createKeyList, type KeyListing } from './key-list'
 import type { Kv } from './kv'
 import type { PrincipalCache } from './principal-cache'
+import { createRevokedKeys } from './revoked-keys'
 
 /** An organisation: the billing entity whose credits its users share. */
 export interface Org {
@@ -178,6 +179,10 @@ export function createAccountsStore(options: AccountsOptions) {
     },
   })
 
+  // Revoked and deleted keys are indexed by the time of their revocation, for the retention sweep to remove
+  // (docs/retention.md#revoked-and-deleted-keys).
+  const revoked = createRevokedKeys({ kv, atomic, now, recordKey, keyList, revoke: (hash) => store.revokeKey(hash) })
+
   // A key was revoked (or deleted) just now: it no longer counts against its org's cap, and the keys it minted are
   // revoked too (they were refused from the moment it was: this frees their room and shows them as disabled). One
   // that cannot be revoked now (a storage error) stays refused all the same, and can be deleted later.
@@ -313,6 +318,9 @@ export function createAccountsStore(options: AccountsOptions) {
         revokedNow = !record.revoked && changed.revoked
         return { ...changed, rev: (record.rev ?? 0) + 1 }
       }))!
+      // In the index of revoked keys before anything else, so that the sweep removes it in time (written again by any
+      // later change: the same entry).
+      if (next.revoked) await revoked.note(next)
       await options.cache?.invalidate()
       await keyList.sync(hash)
       if (revokedNow) await afterRevocation(next)
@@ -330,7 +338,8 @@ export function createAccountsStore(options: AccountsOptions) {
 
     /**
      * Deletes a key (DELETE /keys/{hash}): it is revoked (so are the keys it minted) and leaves its org's key list; its
-     * record stays as a tombstone, so its codes stay void. `check` may refuse (throw) in the same step.
+     * record stays (revoked) until the retention sweep removes it (`retention.revokedKeysDays`); its codes are void
+     * either way. `check` may refuse (throw) in the same step.
      */
     async deleteKey(hash: string, check?: (record: ApiKeyRecord) => void): Promise<void> {
       const at = iso(now())
@@ -373,10 +382,23 @@ export function createAccountsStore(options: AccountsOptions) {
       options.cache?.stop()
     },
 
-    /** Records that a key was used (callers throttle this); kept apart from the record so it never races a revocation. */
+    /**
+     * Records that a key was used (callers throttle this); kept apart from the record so it never races a revocation.
+     * A key whose record the retention sweep removed meanwhile keeps no trace of its use.
+     */
     async touchKey(record: ApiKeyRecord): Promise<void> {
       await kv.set({ at: iso(now()) }, 'key-used', record.hash)
+      if (!(await atomic.read(recordKey(record.hash)))) await kv.remove('key-used', record.hash)
     },
+
+    /** Indexes the keys revoked before the index of revoked keys existed, once (the retention sweep, before it looks). */
+    indexRevokedKeys: (): Promise<void> => revoked.indexOnce(),
+
+    /**
+     * Removes a revoked key due for removal (`<revocation ms>-<hash>`, from the index) with everything kept about it;
+     * true when this call removed its record (docs/retention.md#revoked-and-deleted-keys).
+     */
+    removeRevokedKey: (entry: string): Promise<boolean> => revoked.remove(entry),
 
     /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked, disabled or expired. */
     async resolveKey(key: string): Promise<Principal | null> {

@@ -13,6 +13,9 @@ export interface KeyBudgetTerms {
   units: bigint
 }
 
+/** The storage key of the live holds on a key's credit limit (`holds:key:<hash>`). */
+export const keyHoldsKey = (kv: Kv, keyHash: string): string => kv.key('holds', 'key', keyHash)
+
 /**
  * Holds on budgets (docs/money.md): the budgets of an org's credits and of a key's credit limit, named by their
  * counters in storage (`credits:<org>:used|granted`, `holds:org:<org>`, `credits:key:<hash>:…`, `holds:key:<hash>`),
@@ -43,7 +46,7 @@ export function createHoldsStore({ kv, atomic, ops }: { kv: Kv; atomic: AtomicOp
       usedKey: keyCounterKey(kv, keyHash, 'usage', terms.period),
       ...(terms.windowStart !== undefined ? { usedWindow: terms.windowStart } : {}),
       ...(terms.includeByok ? { alsoUsed: [keyCounterKey(kv, keyHash, 'byok', terms.period)] } : {}),
-      holdsKey: kv.key('holds', 'key', keyHash),
+      holdsKey: keyHoldsKey(kv, keyHash),
       limit: { units: terms.units },
     }),
     /** What a budget's counters spent (live holds not counted). */

@@ -1,6 +1,7 @@
 import { isRedisDriver } from './atomic-redis'
 import type { Kv } from './kv'
 import { RESPONSES_PREFIX } from './responses'
+import { REVOKED_KEYS_PREFIX } from './revoked-keys'
 import { ROLLUP_PREFIX } from './rollups'
 
 /** The kinds of records the sweep removes once expired (docs/retention.md). */
@@ -13,6 +14,7 @@ export type SweepKind =
   | 'generation_ids'
   | 'usage_rollups'
   | 'stored_responses'
+  | 'revoked_keys'
 
 /** The key prefix (below the gateway's storage prefix) of each kind of expiring record. */
 const PREFIXES: Record<SweepKind, string> = {
@@ -24,6 +26,7 @@ const PREFIXES: Record<SweepKind, string> = {
   generation_ids: 'generation-ids',
   usage_rollups: ROLLUP_PREFIX,
   stored_responses: RESPONSES_PREFIX,
+  revoked_keys: REVOKED_KEYS_PREFIX,
 }
 
 /**
@@ -35,7 +38,10 @@ export function createExpiringStore(kv: Kv, listing: Kv = kv) {
   return {
     /** True when the storage mounted where a kind's records live expires records by itself (Redis). */
     expiresByItself: (kind: SweepKind): boolean => isRedisDriver(kv.storage.getMount(kv.key(PREFIXES[kind])).driver),
-    /** The keys of a kind's records, relative to its prefix (`usage_records`: `<org>:<15-digit ms>-<id>`). */
+    /**
+     * The keys of a kind's records, relative to its prefix (`usage_records`: `<org>:<15-digit ms>-<id>`; `revoked_keys`:
+     * `<15-digit ms>-<hash>`, entries of the index of revoked keys, src/stores/revoked-keys.ts).
+     */
     list: (kind: SweepKind): Promise<string[]> => listing.list(PREFIXES[kind]),
     /** Reads one record, or null. */
     read: (kind: SweepKind, key: string): Promise<unknown> => kv.get<unknown>(PREFIXES[kind], key),

@@ -21,6 +21,12 @@ export function keyCounterKey(kv: Kv, keyHash: string, counter: KeyCounter, peri
   return kv.key('credits', 'key', keyHash, period === 'total' ? name : `${name}-${period}`)
 }
 
+/** Every counter a key may have (`usage` and `byok`, in all and per day, week and month): what goes when its record goes. */
+export function keyCounterKeys(kv: Kv, keyHash: string): string[] {
+  const periods: KeyPeriod[] = ['total', 'daily', 'weekly', 'monthly']
+  return (['usage', 'byok'] as const).flatMap((counter) => periods.map((period) => keyCounterKey(kv, keyHash, counter, period)))
+}
+
 /** The counters of every key's spending: read one, or name one as a charge for a hold's settlement (docs/money.md). */
 export function createKeyCountersStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps }) {
   return {

@@ -34,6 +34,12 @@ export function createKeyList({ kv, atomic, recordKey }: { kv: Kv; atomic: Atomi
     ])
   }
 
+  // A key's entries, both of them, gone (its record was removed: docs/retention.md#revoked-and-deleted-keys).
+  const unplace = async (record: Pick<ApiKeyRecord, 'org_id' | 'created_at' | 'hash'>) => {
+    const name = entryName(record)
+    await Promise.all([kv.remove('key-list', record.org_id, 'all', name), kv.remove('key-list', record.org_id, 'enabled', name)])
+  }
+
   // Keys issued before the index existed are indexed once, on the first listing (one pass over every key).
   let indexed = false
   async function indexAll(): Promise<void> {
@@ -49,20 +55,24 @@ export function createKeyList({ kv, atomic, recordKey }: { kv: Kv; atomic: Atomi
   /**
    * Puts a key's entries where its record says, after any change to it. The record is read again afterwards: when it
    * changed meanwhile (its `rev`), the entries are placed again, so that concurrent changes on any instances leave
-   * them as the last change made them.
+   * them as the last change made them; when the record was removed meanwhile (the retention sweep), the entries just
+   * placed are removed too, so that none outlives its key.
    */
   async function sync(hash: string): Promise<void> {
     let record = await atomic.read<ApiKeyRecord>(recordKey(hash))
     for (let round = 0; record && round < SYNC_ROUNDS; round++) {
       await place(record)
       const after: ApiKeyRecord | null = await atomic.read<ApiKeyRecord>(recordKey(hash))
-      if (!after || (after.rev ?? 0) === (record.rev ?? 0)) return
+      if (!after) return unplace(record)
+      if ((after.rev ?? 0) === (record.rev ?? 0)) return
       record = after
     }
   }
 
   return {
     sync,
+    /** Removes a key's entries (its record is being removed); removing them twice is harmless. */
+    remove: unplace,
     /** The hashes of one page of an org's keys, newest first: `limit` at most from `offset`. */
     async page(orgId: string, listing: KeyListing, offset: number, limit: number): Promise<string[]> {
       await indexAll()

@@ -148,6 +148,7 @@ function describeRetention(makeKind: () => StorageKind) {
       generation_ids: 5,
       usage_rollups: 5,
       stored_responses: 0,
+      revoked_keys: 0,
       byok_claims: 2,
     })
     if (!redis) {
@@ -164,6 +165,7 @@ function describeRetention(makeKind: () => StorageKind) {
       generation_ids: 0,
       usage_rollups: 0,
       stored_responses: 0,
+      revoked_keys: 0,
       byok_claims: 0,
     })
 
@@ -184,8 +186,11 @@ function describeRetention(makeKind: () => StorageKind) {
     expect(await raw.kv.get('byok-pending', customer.user.org_id, liveRecords[1].id)).not.toBeNull()
     expect(await raw.kv.get('byok-requests', customer.user.org_id, '2026-04')).not.toBeNull()
     expect(await gateway.admin.ledger(customer.user.org_id)).toEqual(ledger)
-    // The live window still counts: 2 requests so far in T1+1s (the /me above and this one).
-    expect((await call('/me', { headers: customer.auth })).headers.get('x-ratelimit-remaining')).toBe('58')
+    // The live window still counts: 2 requests so far in T1+1s (the /me above and this one). Not on Redis: there the
+    // sweep leaves windows alone (above), and Redis drops this one 2 s of real time after it began, which the sweeps
+    // between (each scans the whole keyspace of a Redis other tests fill too) may outlast on a loaded machine.
+    const remaining = (await call('/me', { headers: customer.auth })).headers.get('x-ratelimit-remaining')
+    if (!redis) expect(remaining).toBe('58')
     // A live code still exchanges for a key.
     const exchanged = await call('/auth/keys', {
       method: 'POST',

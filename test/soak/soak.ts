@@ -37,9 +37,15 @@ const agent = new Agent({ keepAlive: true, maxSockets: 256 })
 interface Answer {
   status: number
   body: string
+  /** Why a request answered status 0: the connection error's code (ECONNRESET, ECONNREFUSED, timeout). */
+  error?: string
 }
-/** One HTTP request to an instance; a connection error (a killed instance) answers status 0. */
-function call(base: string, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
+/**
+ * One HTTP request to an instance; a connection error (a killed instance) answers status 0, with its code. A GET whose
+ * kept-alive socket the server closed just as it was reused (ECONNRESET on a reused socket: the race Node's http docs
+ * describe for keep-alive agents) is sent once more on a new socket, as HTTP clients do for idempotent requests.
+ */
+function call(base: string, method: string, path: string, key: string, body?: unknown, retried = false): Promise<Answer> {
   return new Promise((resolve) => {
     const url = new URL(path, base)
     const payload = body === undefined ? undefined : JSON.stringify(body)
@@ -55,8 +61,11 @@ function call(base: string, method: string, path: string, key: string, body?: un
         res.on('aborted', () => resolve({ status: 0, body: text }))
       },
     )
-    req.on('error', () => resolve({ status: 0, body: '' }))
-    req.setTimeout(30_000, () => req.destroy())
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (method === 'GET' && !retried && req.reusedSocket && error.code === 'ECONNRESET') return resolve(call(base, method, path, key, body, true))
+      resolve({ status: 0, body: '', error: error.code ?? error.message })
+    })
+    req.setTimeout(30_000, () => req.destroy(Object.assign(new Error('no answer in 30 s'), { code: 'timeout' })))
     req.end(payload)
   })
 }
@@ -190,10 +199,8 @@ async function soak(kind: SoakStorageKind): Promise<boolean> {
     const limited = (await auditor.admin.issueKey({ userId: orgs[0].userId, label: 'rate limited' })).key
     const burstStart = Date.now()
     const burst = await Promise.all(
-      Array.from({ length: SOAK_RATE_LIMIT.requests * 3 }, (_, i) =>
-        call(instances[i % instances.length].url, 'GET', '/api/v1/credits', limited).then((a) => a.status),
-      ),
-    )
+      Array.from({ length: SOAK_RATE_LIMIT.requests * 3 }, (_, i) => call(instances[i % instances.length].url, 'GET', '/api/v1/credits', limited)),
+    ).then((answers) => answers.map((a) => (a.status ? a.status : `0 (${a.error})`)))
     const windows = Math.floor(Date.now() / (SOAK_RATE_LIMIT.windowSeconds * 1000)) - Math.floor(burstStart / (SOAK_RATE_LIMIT.windowSeconds * 1000)) + 1
     const served = burst.filter((s) => s === 200).length
     console.log(`  rate limit: ${served} of ${burst.length} served across ${instances.length} instances in ${windows} window(s) of ${SOAK_RATE_LIMIT.requests}`)

@@ -74,6 +74,22 @@ export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
   })
 }
 
+// The platform fee a BYOK request owes; when the storage cannot count it against the period's free allowance (it is
+// down: the settlement is then kept and tried again), the request is taken as within the allowance, no fee, and a
+// warning names it, so the customer never pays for the gateway's outage (docs/byok.md#fees-and-settlement).
+async function byokFeeOrFree(ctx: GatewayContext, orgId: string, cost: RequestCost, counted: boolean, generationId: string) {
+  try {
+    return await assessByokFee(ctx, orgId, cost, counted)
+  } catch (error) {
+    ctx.logger.warn('the BYOK free allowance could not be counted; this request owes no platform fee', {
+      org_id: orgId,
+      generation_id: generationId,
+      error: (error as Error).message,
+    })
+    return { free: true, units: 0n, eurUnits: 0n }
+  }
+}
+
 /**
  * Charges a priced request and records it (docs/money.md): with the service's key the cost replaces the request's
  * hold on credits (and on the key's credit limits) in one step; with a customer's key (BYOK) the hold is released and
@@ -87,7 +103,7 @@ export async function chargeAndRecord(
   const { principal, attempt, cost, facts, hold } = input
   const byok = attempt.credential !== undefined
   const counted = byok && facts.status === 'success'
-  const fee = byok ? await assessByokFee(ctx, principal.org.id, cost, counted) : undefined
+  const fee = byok ? await byokFeeOrFree(ctx, principal.org.id, cost, counted, facts.id) : undefined
   const owed = fee ? { units: fee.units, eurUnits: fee.eurUnits } : { units: cost.units, eurUnits: cost.eurUnits }
   const record: UsageRecord = Object.assign(
     {},

@@ -38,9 +38,34 @@ export class StorageTimeoutError extends GatewayError {
   }
 }
 
+/**
+ * The 503 of a storage operation that failed (a refused or cut connection, a client that gave up): the same answer as
+ * a wait past the bound, naming the storage, never its own error (which may hold a connection URL: it is the cause,
+ * logged). The operation may have run (a reply lost on a cut connection).
+ */
+export class StorageFailedError extends GatewayError {
+  /** The storage that failed. */
+  readonly storage: string
+  /** What was asked of it (`holds.place`, `kv.get`, …): in the logs, never in the answer. */
+  readonly operation?: string
+
+  constructor(storage: { name: string; label: string }, cause: unknown, operation?: string) {
+    super(503, `The gateway's storage (${storage.label}) failed to answer: try again shortly`, {
+      cause,
+      headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+      metadata: { error_type: STORAGE_UNAVAILABLE, storage: storage.name },
+    })
+    this.storage = storage.name
+    this.operation = operation
+  }
+}
+
 /** True for a StorageTimeoutError (also across bundled copies of the class). */
 export function isStorageTimeout(error: unknown): error is StorageTimeoutError {
-  return error instanceof StorageTimeoutError || (isGatewayError(error) && error.status === 503 && error.metadata?.error_type === STORAGE_UNAVAILABLE)
+  return (
+    error instanceof StorageTimeoutError ||
+    (isGatewayError(error) && error.status === 503 && error.metadata?.error_type === STORAGE_UNAVAILABLE && error.metadata?.timeout_ms !== undefined)
+  )
 }
 
 /** Checks the `storageTimeoutMs` option: a positive number of ms a timer can count. */
@@ -56,7 +81,10 @@ export interface StorageBound {
   /** The storage's name (metadata) and label (message). */
   readonly storage: { name: string; label: string }
   readonly ms: number
-  /** The operation's outcome, or StorageTimeoutError once `ms` passed first (the operation itself goes on); `name` says which, in the logs. */
+  /**
+   * The operation's outcome, or StorageTimeoutError once `ms` passed first (the operation itself goes on), or
+   * StorageFailedError when the storage failed; `name` says which operation, in the logs.
+   */
   wait<T>(operation: Promise<T>, name?: string): Promise<T>
 }
 
@@ -75,7 +103,8 @@ export function storageBound(storage: { name: string; label: string }, ms: numbe
           },
           (error: unknown) => {
             clearTimeout(timer)
-            reject(error)
+            // The gateway's own errors (a 402, a refused key cap) pass; the storage's are its 503.
+            reject(isGatewayError(error) ? error : new StorageFailedError(storage, error, name))
           },
         )
       })

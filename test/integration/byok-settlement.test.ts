@@ -119,6 +119,26 @@ function describeSettlement(makeKind: () => StorageKind, engine: 'local' | 'shar
     expect(await reconciled(c)).toMatchObject({ settled_requests: 8, pending_settlement_requests: 0, service_platform_fee_charged_eur: fee })
   })
 
+  it('a request whose free allowance cannot be counted (storage failing) is served, recorded within the allowance, and owes no fee', async () => {
+    const c = await pair.customer()
+    expect((await pair.byok(0, c.auth, 'POST', '', { key: CUSTOMER_KEY, provider: 'alpha', always_use: true })).status).toBe(201)
+    const [a] = gateways()
+    const atomic = a.internals.atomic
+    const increment = atomic.increment
+    atomic.increment = (key, ...rest) => (key.includes('byok-requests') ? Promise.reject(new Error('injected: storage down')) : increment(key, ...rest))
+    let answer: { status: number; body: any }
+    try {
+      answer = await pair.chat(0, c.auth)
+    } finally {
+      atomic.increment = increment
+    }
+    expect(answer.status).toBe(200)
+    expect(answer.body.usage).toMatchObject({ is_byok: true, cost_eur: 0 })
+    const [record] = await a.admin.usage(c.user.org_id)
+    expect(record).toMatchObject({ id: answer.body.id, is_byok: true, byok_counted: true, byok_free: true, cost_eur: '0' })
+    expect(await reconciled(c)).toMatchObject({ successful_requests: 1, allowance_used: 1, service_platform_fee_eur: '0' })
+  })
+
   if (engine === 'shared')
     it("a request's pending fee is written by its settlement's own atomic step (a separate write, which could be lost, is never made)", async () => {
       const c = await pair.customer()

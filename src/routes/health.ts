@@ -43,7 +43,9 @@ export const readinessRoute = defineRoute({
     const storage = await ctx.probe.read(READINESS_STORAGE_TIMEOUT_MS).then(
       (ms) => ({ ok: true, latency_ms: Math.round(ms * 10) / 10 }),
       (error: unknown) => {
-        ctx.logger.warn('readiness: the storage did not answer', { request_id: requestId, error: (error as Error).message })
+        // The storage's own message (a 503's cause), for the operator's log only.
+        const cause = (error as Error).cause ?? error
+        ctx.logger.warn('readiness: the storage did not answer', { request_id: requestId, error: (cause as Error).message ?? String(cause) })
         // The probe's own 2 s, or a shorter `storageTimeoutMs`, passed: both a timeout.
         return { ok: false, error: isStorageTimeout(error) || /within \d+ ms$/.test((error as Error).message) ? 'timeout' : 'unreachable' }
       },

@@ -180,6 +180,36 @@ describe('errors', () => {
 describe('unexpected failures', () => {
   it('answer 500 internal_error with the request id, log the cause and reveal nothing', async () => {
     const logged: { message: string; fields?: Record<string, unknown> }[] = []
+    const t = await startGateway({
+      // A host's own code that fails in a way the gateway cannot know.
+      auth: {
+        resolveUser: () => {
+          throw new Error('disk on fire at /var/secret/path')
+        },
+      },
+      logger: { debug() {}, info() {}, warn() {}, error: (message, fields) => logged.push({ message, fields }) },
+    })
+    try {
+      const query = new URLSearchParams({ callback_url: 'https://app.example/cb', code_challenge: 'a'.repeat(43) })
+      const res = await t.request(`/api/v1/auth?${query}`, { headers: { 'x-request-id': 'r-500' }, redirect: 'manual' })
+      expect(res.status).toBe(500)
+      const body = await res.json()
+      // The gateway's own id names the request in the body and the log; the client's is echoed and logged beside it.
+      const id = body.error.metadata.request_id
+      expect(id).toMatch(/^req_[0-9a-f]{24}$/)
+      expect(res.headers.get('x-request-id')).toBe('r-500')
+      expect(body).toEqual({ error: { code: 500, type: 'internal_error', message: `Internal error (request ${id})`, metadata: { request_id: id } } })
+      expect(logged).toHaveLength(1)
+      expect(logged[0].message).toBe('GET /api/v1/auth failed')
+      expect(logged[0].fields).toMatchObject({ request_id: id, client_request_id: 'r-500', status: 500 })
+      expect(String(logged[0].fields?.error)).toContain('disk on fire')
+    } finally {
+      await t.close()
+    }
+  })
+
+  it("a storage that fails answers the storage's 503, logs its error as the cause and reveals nothing of it", async () => {
+    const logged: { message: string; fields?: Record<string, unknown> }[] = []
     const broken = defineDriver(() => {
       const memory = memoryDriver()
       return { ...memory, name: 'broken', getItem: () => Promise.reject(new Error('disk on fire at /var/secret/path')) }
@@ -190,17 +220,21 @@ describe('unexpected failures', () => {
       logger: { debug() {}, info() {}, warn() {}, error: (message, fields) => logged.push({ message, fields }) },
     })
     try {
-      const res = await t.request('/api/v1/me', { headers: { authorization: `Bearer sk-service-v1-${'a'.repeat(64)}`, 'x-request-id': 'r-500' } })
-      expect(res.status).toBe(500)
-      const body = await res.json()
-      // The gateway's own id names the request in the body and the log; the client's is echoed and logged beside it.
-      const id = body.error.metadata.request_id
-      expect(id).toMatch(/^req_[0-9a-f]{24}$/)
-      expect(res.headers.get('x-request-id')).toBe('r-500')
-      expect(body).toEqual({ error: { code: 500, type: 'internal_error', message: `Internal error (request ${id})`, metadata: { request_id: id } } })
+      const res = await t.request('/api/v1/me', { headers: { authorization: `Bearer sk-service-v1-${'a'.repeat(64)}` } })
+      expect(res.status).toBe(503)
+      expect(res.headers.get('retry-after')).toBe('5')
+      const text = await res.text()
+      expect(JSON.parse(text)).toEqual({
+        error: {
+          code: 503,
+          type: 'no_provider_available',
+          message: "The gateway's storage (the broken driver) failed to answer: try again shortly",
+          metadata: { error_type: 'storage_unavailable', storage: 'broken' },
+        },
+      })
+      expect(text).not.toContain('secret')
       expect(logged).toHaveLength(1)
-      expect(logged[0].message).toBe('GET /api/v1/me failed')
-      expect(logged[0].fields).toMatchObject({ request_id: id, client_request_id: 'r-500', status: 500 })
+      expect(logged[0].fields).toMatchObject({ status: 503 })
       expect(String(logged[0].fields?.error)).toContain('disk on fire')
     } finally {
       await t.close()

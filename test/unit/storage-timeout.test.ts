@@ -11,7 +11,8 @@ import redisDriver from 'unstorage/drivers/redis'
 import { createGateway } from '../../src/index'
 import { storageBoundFor } from '../../src/stores/bounded'
 import { REDIS_ERROR_REPORT_MS, reportRedisErrors } from '../../src/stores/redis-errors'
-import { isStorageTimeout, storageBound, StorageTimeoutError } from '../../src/stores/storage-timeout'
+import { GatewayError } from '../../src/errors'
+import { isStorageTimeout, StorageFailedError, storageBound, StorageTimeoutError } from '../../src/stores/storage-timeout'
 
 const make = (options: Parameters<typeof createGateway>[0]) => () => createGateway({ secret: 'x'.repeat(32), logger: false, ...options })
 
@@ -44,7 +45,22 @@ describe('storageTimeoutMs', () => {
   it('gives up waiting past the bound with a 503 naming the storage and the bound; an answer in time passes through', async () => {
     const bound = storageBound({ name: 'redis', label: 'Redis' }, 30)
     await expect(bound.wait(Promise.resolve(7))).resolves.toBe(7)
-    await expect(bound.wait(Promise.reject(new Error('refused')))).rejects.toThrow('refused')
+    // A storage that fails is the same 503 without the bound; its own message only as the cause (logged, never answered).
+    const failed = await bound.wait(Promise.reject(new Error('ECONNREFUSED 10.0.0.5:6379'))).catch((caught: unknown) => caught)
+    expect(failed).toBeInstanceOf(StorageFailedError)
+    expect(isStorageTimeout(failed)).toBe(false)
+    expect((failed as StorageFailedError).toJSON()).toEqual({
+      error: {
+        code: 503,
+        type: 'no_provider_available',
+        message: "The gateway's storage (Redis) failed to answer: try again shortly",
+        metadata: { error_type: 'storage_unavailable', storage: 'redis' },
+      },
+    })
+    expect(((failed as StorageFailedError).cause as Error).message).toBe('ECONNREFUSED 10.0.0.5:6379')
+    // The gateway's own errors pass as they are.
+    const refused = new GatewayError(402, 'Insufficient credits')
+    await expect(bound.wait(Promise.reject(refused))).rejects.toBe(refused)
     const error = await bound.wait(new Promise(() => undefined)).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StorageTimeoutError)
     expect(isStorageTimeout(error)).toBe(true)

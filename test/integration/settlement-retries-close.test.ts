@@ -11,10 +11,11 @@ import redisDriver from 'unstorage/drivers/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { budgetsOf } from '../../src/billing/holds'
 import { toUnits } from '../../src/billing/money'
-import { type Gateway, type GatewayOptions, openaiCompatible } from '../../src/index'
+import type { Gateway, GatewayOptions } from '../../src/index'
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
+import { fakeUpProvider } from '../helpers/providers'
 
 const REDIS_URL = process.env.REDIS_URL
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -65,15 +66,7 @@ describe.skipIf(!REDIS_URL)('kept settlements at close and past their bound (RED
   /** A gateway over Redis through the proxy (storage waits bounded at 1.5 s: a loaded machine answers well within it), under `base`. */
   const start = (base: string, options: GatewayOptions = {}) =>
     startGateway({
-      providers: [
-        openaiCompatible({
-          slug: 'up',
-          name: 'Up',
-          baseURL: upstream.url,
-          apiKey: 'sk-up',
-          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
-        }),
-      ],
+      providers: [fakeUpProvider(upstream, pricing)],
       storage: createStorage({ driver: redisDriver({ url: `redis://127.0.0.1:${proxy.port}`, base }) }),
       storageTimeoutMs: 1500,
       authCache: { ttlMs: 60_000 },

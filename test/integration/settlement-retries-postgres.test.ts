@@ -11,12 +11,13 @@ import { createStorage } from 'unstorage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { budgetsOf } from '../../src/billing/holds'
 import { toUnits } from '../../src/billing/money'
-import { type Gateway, openaiCompatible, postgresDriver } from '../../src/index'
+import { type Gateway, postgresDriver } from '../../src/index'
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
 import { dropPostgresTable } from '../helpers/storages'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
+import { fakeUpProvider } from '../helpers/providers'
 
 const DATABASE_URL = process.env.DATABASE_URL
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -97,15 +98,7 @@ describe.skipIf(!DATABASE_URL)('kept settlements on PostgreSQL (DATABASE_URL, th
     url.hostname = '127.0.0.1'
     url.port = String(proxy.port)
     const t = await startGateway({
-      providers: [
-        openaiCompatible({
-          slug: 'up',
-          name: 'Up',
-          baseURL: upstream.url,
-          apiKey: 'sk-up',
-          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
-        }),
-      ],
+      providers: [fakeUpProvider(upstream, pricing)],
       storage: createStorage({ driver: postgresDriver({ url: url.toString(), tableName: table }) }),
       storageTimeoutMs: 1500,
       authCache: { ttlMs: 60_000 },

@@ -16,13 +16,14 @@ import redisDriver from 'unstorage/drivers/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { budgetsOf } from '../../src/billing/holds'
 import { toUnits } from '../../src/billing/money'
-import { type Gateway, openaiCompatible } from '../../src/index'
+import type { Gateway } from '../../src/index'
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai'
 import { hasRedisServer } from '../helpers/redis-cluster'
 import { type PersistentRedis, startPersistentRedis } from '../helpers/redis-persistent'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
 import { startTcpProxy } from '../helpers/tcp-proxy'
+import { fakeUpProvider } from '../helpers/providers'
 
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const json = { 'content-type': 'application/json' }
@@ -110,8 +111,7 @@ describe.skipIf(!hasRedisServer())('settlements kept while Redis is down land on
     await redis?.stop()
   })
 
-  const provider = () =>
-    openaiCompatible({ slug: 'up', name: 'Up', baseURL: upstream.url, apiKey: 'sk-up', models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }] })
+  const provider = () => fakeUpProvider(upstream, pricing)
 
   it('Redis killed for 15 s with 30 chats in flight on two instances: every served answer is charged once within seconds of its return', async () => {
     const base = `mg-retry-${Math.random().toString(36).slice(2, 8)}`

@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
-import { openaiCompatible } from '../../src/index'
 import { budgetsOf } from '../../src/billing/holds'
-import { toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy'
+import { fakeUpProvider } from '../helpers/providers'
+import { expectReconciled } from '../helpers/outage'
 
 const REDIS_URL = process.env.REDIS_URL
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -35,15 +35,7 @@ describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through 
     const storage = createStorage({ driver: redisDriver({ url: `redis://127.0.0.1:${proxy.port}`, base }) })
     t = await startGateway({
       storage,
-      providers: [
-        openaiCompatible({
-          slug: 'up',
-          name: 'Up',
-          baseURL: upstream.url,
-          apiKey: 'sk-up',
-          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
-        }),
-      ],
+      providers: [fakeUpProvider(upstream, pricing)],
     })
   })
   afterAll(async () => {
@@ -59,22 +51,6 @@ describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through 
       headers: { ...customer.auth, ...json },
       body: JSON.stringify({ model: 'fake/gpt-test', stream, max_tokens: 50, messages: [{ role: 'user', content: 'hello there' }] }),
     })
-
-  /** Balance decrease = Σ usage records = Σ ledger charges, `served` records, and nothing held. */
-  async function reconciled(customer: Awaited<ReturnType<typeof createCustomer>>, served: number) {
-    const { gateway } = t
-    const credits = await gateway.admin.getCredits(customer.user.org_id)
-    const records = await gateway.admin.usage(customer.user.org_id)
-    const ledger = (await gateway.admin.ledger(customer.user.org_id)).filter((e) => e.kind === 'charge')
-    expect(records).toHaveLength(served)
-    expect(ledger).toHaveLength(served)
-    const recorded = records.reduce((sum, r) => sum + toUnits(r.cost_eur), 0n)
-    expect(toUnits(credits.total_usage)).toBe(recorded)
-    expect(ledger.reduce((sum, e) => sum + toUnits(e.amount), 0n)).toBe(recorded)
-    expect(recorded).toBeGreaterThan(0n)
-    const principal = (await gateway.admin.findUserByKey(customer.key))!
-    for (const budget of budgetsOf(gateway.context, principal).budgets) expect(await gateway.context.holds.held(budget, Date.now())).toBe(0n)
-  }
 
   for (const stream of [false, true]) {
     it(`${stream ? 'a stream' : 'a whole request'} whose client left during a storage stall is never sent upstream, nor billed`, async () => {
@@ -117,7 +93,7 @@ describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through 
       await lost
       // The resent command has run by the time the settlement's promise settled; give the new connection a moment.
       await expect.poll(async () => (await t.gateway.admin.usage(customer.user.org_id)).length, { timeout: 5000 }).toBe(1)
-      await reconciled(customer, 1)
+      await expectReconciled(t.gateway, customer, 1)
     })
 
     it(`${stream ? 'a stream' : 'a whole request'}: the hold's reply is lost and the command sent again: served, charged once, nothing left held`, async () => {
@@ -130,12 +106,12 @@ describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through 
       expect(res.status).toBe(200)
       if (stream) await readSse(res)
       else await res.json()
-      await reconciled(customer, 1)
+      await expectReconciled(t.gateway, customer, 1)
       // The org's next request is served as usual.
       const next = await chat(customer, false)
       expect(next.status).toBe(200)
       await next.json()
-      await reconciled(customer, 2)
+      await expectReconciled(t.gateway, customer, 2)
     })
   }
 })

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import { createDatabase, type Database } from 'db0'
 import postgresql from 'db0/connectors/postgresql'
-import { openaiCompatible, postgresDriver } from '../../src/index'
+import { postgresDriver } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { expectReconciled, expectStorageTimeout, type TimedAnswer, timed } from '../helpers/outage'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { dropPostgresTable } from '../helpers/storages'
+import { fakeUpProvider } from '../helpers/providers'
 
 const DATABASE_URL = process.env.DATABASE_URL
 const BOUND_MS = 2000
@@ -41,15 +42,7 @@ describe.skipIf(!DATABASE_URL)('a stalled PostgreSQL (its records table locked; 
       requestTimeoutMs: 8000,
       byok: { settlementIntervalSeconds: 0 },
       retention: { sweepIntervalSeconds: 0 },
-      providers: [
-        openaiCompatible({
-          slug: 'up',
-          name: 'Up',
-          baseURL: upstream.url,
-          apiKey: 'sk-up',
-          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
-        }),
-      ],
+      providers: [fakeUpProvider(upstream, pricing)],
     })
   }
 

@@ -12,12 +12,13 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
-import { createGateway, type GatewayOptions, openaiCompatible } from '../../src/index'
+import { createGateway, type GatewayOptions } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { hasRedisServer } from '../helpers/redis-cluster'
 import { type RedisServer, startRedisServer } from '../helpers/redis-process'
 import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../helpers/server'
 import { expectReconciled, expectStorageTimeout, type TimedAnswer, timed } from '../helpers/outage'
+import { fakeUpProvider } from '../helpers/providers'
 
 const BOUND_MS = 2000
 // What an answer may take past the bound: the event loop, the HTTP round trip, a busy 2-core machine.
@@ -53,15 +54,7 @@ describe.skipIf(!hasRedisServer())('a stalled Redis (SIGSTOP on a redis-server o
     logger,
     byok: { settlementIntervalSeconds: 0 },
     retention: { sweepIntervalSeconds: 0 },
-    providers: [
-      openaiCompatible({
-        slug: 'up',
-        name: 'Up',
-        baseURL: upstream.url,
-        apiKey: 'sk-up',
-        models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
-      }),
-    ],
+    providers: [fakeUpProvider(upstream, pricing)],
     ...extra,
   })
   const start = async (extra?: GatewayOptions) => {

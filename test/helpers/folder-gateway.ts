@@ -1,7 +1,7 @@
-import { type ChildProcess, fork } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import type { ChildProcess } from 'node:child_process'
 import { type GatewayOptions, openaiCompatible } from '../../src/index'
 import { SERVICE_KEY } from './byok-pair'
+import { startServerProcess } from './server-process'
 import { TEST_SECRET } from './server'
 
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -34,33 +34,5 @@ export function folderGatewayOptions(upstreamUrl: string): GatewayOptions {
 
 /** A gateway process over the files in `folder` (./folder-gateway-process.ts): its URL, and stop() (SIGTERM, then SIGKILL after 10 s). */
 export async function startFolderGateway(folder: string, upstreamUrl: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = fork(fileURLToPath(new URL('./folder-gateway-process.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, FOLDER_BASE: folder, UPSTREAM_URL: upstreamUrl },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    const timer = setTimeout(() => reject(new Error(`the gateway process did not start in 30 s: ${out}`)), 30_000)
-    child.once('exit', (code) => reject(new Error(`the gateway process exited with ${code}: ${out}`)))
-    child.stdout!.setEncoding('utf8')
-    child.stdout!.on('data', (text: string) => {
-      out += text
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (!line) return
-      clearTimeout(timer)
-      resolve(JSON.parse(line).url)
-    })
-  })
-  const stop = () =>
-    new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done()
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      child.once('exit', () => {
-        clearTimeout(timer)
-        done()
-      })
-      child.kill('SIGTERM')
-    })
-  return { url, child, stop }
+  return startServerProcess(new URL('./folder-gateway-process.ts', import.meta.url), { FOLDER_BASE: folder, UPSTREAM_URL: upstreamUrl })
 }

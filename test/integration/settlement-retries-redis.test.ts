@@ -6,11 +6,10 @@
  * Redis is back. Each ends with balance = Σ usage = Σ ledger = Σ what the clients were told, one usage record per
  * served answer, and no hold left; the retry queue's own timers run for real.
  */
-import { type ChildProcess, fork } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createStorage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -24,6 +23,7 @@ import { createCustomer, startGateway, type TestGateway } from '../helpers/serve
 import { readSse } from '../helpers/sse'
 import { startTcpProxy } from '../helpers/tcp-proxy'
 import { fakeUpProvider } from '../helpers/providers'
+import { startServerProcess } from '../helpers/server-process'
 
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const json = { 'content-type': 'application/json' }
@@ -217,25 +217,15 @@ describe.skipIf(!hasRedisServer())('settlements kept while Redis is down land on
     const journal = join(dir, 'settlements.jsonl')
     const children: ChildProcess[] = []
     const startProcess = async (journalPath: string) => {
-      const child = fork(fileURLToPath(new URL('../helpers/settlement-gateway-process.ts', import.meta.url)), [], {
-        execArgv: ['--import', 'tsx'],
-        env: { ...process.env, REDIS_URL: redis.url, REDIS_BASE: base, JOURNAL: journalPath, UPSTREAM_URL: upstream.url },
-        stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      const started = await startServerProcess(new URL('../helpers/redis-gateway-process.ts', import.meta.url), {
+        REDIS_URL: redis.url,
+        REDIS_BASE: base,
+        JOURNAL: journalPath,
+        UPSTREAM_URL: upstream.url,
+        LOGGER: 'off',
       })
-      children.push(child)
-      return new Promise<string>((resolve, reject) => {
-        let out = ''
-        const timer = setTimeout(() => reject(new Error(`the gateway process did not start in 30 s: ${out}`)), 30_000)
-        child.once('exit', (code) => reject(new Error(`the gateway process exited with ${code}: ${out}`)))
-        child.stdout!.setEncoding('utf8')
-        child.stdout!.on('data', (text: string) => {
-          out += text
-          const line = out.split('\n').find((l) => l.startsWith('{'))
-          if (!line) return
-          clearTimeout(timer)
-          resolve(JSON.parse(line).url)
-        })
-      })
+      children.push(started.child)
+      return started.url
     }
     // The tests' own gateway over the same Redis: accounts, and the books to check.
     const admin = await startGateway({ providers: [provider()], storage: createStorage({ driver: redisDriver({ url: redis.url, base }) }) })

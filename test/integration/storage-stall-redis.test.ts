@@ -7,8 +7,6 @@
  * nothing left held. close() during a stall returns within its drain, leaving a sweep stuck on the storage behind.
  * Redis killed: its client's errors go to the gateway's logger, and nothing to stderr with `logger: false`.
  */
-import { type ChildProcess, fork } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
@@ -19,6 +17,7 @@ import { type RedisServer, startRedisServer } from '../helpers/redis-process'
 import { createCustomer, startGateway, TEST_SECRET, type TestGateway } from '../helpers/server'
 import { expectReconciled, expectStorageTimeout, type TimedAnswer, timed } from '../helpers/outage'
 import { fakeUpProvider } from '../helpers/providers'
+import { startServerProcess } from '../helpers/server-process'
 
 const BOUND_MS = 2000
 // What an answer may take past the bound: the event loop, the HTTP round trip, a busy 2-core machine.
@@ -188,36 +187,14 @@ describe.skipIf(!hasRedisServer())('a stalled Redis (SIGSTOP on a redis-server o
   }, 30_000)
 
   /** A gateway process over this Redis (../helpers/redis-gateway-process.ts): its URL, its stderr so far, and stop(). */
-  async function gatewayProcess(logger: 'console' | 'off') {
-    const child: ChildProcess = fork(fileURLToPath(new URL('../helpers/redis-gateway-process.ts', import.meta.url)), [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, REDIS_URL: redis.url, REDIS_BASE: base, UPSTREAM_URL: upstream.url, STORAGE_TIMEOUT_MS: '1000', LOGGER: logger },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  const gatewayProcess = (logger: 'console' | 'off') =>
+    startServerProcess(new URL('../helpers/redis-gateway-process.ts', import.meta.url), {
+      REDIS_URL: redis.url,
+      REDIS_BASE: base,
+      UPSTREAM_URL: upstream.url,
+      STORAGE_TIMEOUT_MS: '1000',
+      LOGGER: logger,
     })
-    let stderr = ''
-    child.stderr!.setEncoding('utf8')
-    child.stderr!.on('data', (text: string) => (stderr += text))
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`the gateway process did not start in 30 s: ${out} ${stderr}`)), 30_000)
-      child.once('exit', (code) => reject(new Error(`the gateway process exited with ${code}: ${out} ${stderr}`)))
-      child.stdout!.setEncoding('utf8')
-      child.stdout!.on('data', (text: string) => {
-        out += text
-        const line = out.split('\n').find((l) => l.startsWith('{'))
-        if (!line) return
-        clearTimeout(timer)
-        resolve(JSON.parse(line).url)
-      })
-    })
-    const stop = () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done()
-        child.once('exit', () => done())
-        child.kill('SIGTERM')
-      })
-    return { url, stderr: () => stderr, stop }
-  }
 
   for (const logger of ['console', 'off'] as const) {
     it(`Redis killed, then started again: its client's errors go to the logger (${logger === 'off' ? 'logger: false: nothing' : 'one line'} on stderr), the gateway serves again`, async () => {

@@ -10,7 +10,7 @@ export function toNodeHandler(gateway: Gateway): (req: IncomingMessage, res: Ser
 }
 
 /**
- * Limits of a node:http server against slow or greedy clients (README "Embedding in a Node server"). Node's
+ * Limits of a node:http server against slow or greedy clients (docs/adapters.md#node-http). Node's
  * `requestTimeout` covers receiving the request only, so a long streamed answer is never cut by it.
  */
 export interface ServerLimits {

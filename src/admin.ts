@@ -111,7 +111,7 @@ export interface GatewayAdmin {
 
 /**
  * A key's credit limit as stored: null for none, else the positive exact decimal written canonically ("10.50" →
- * "10.5"), as the CLI's `--credit-limit` (README "Accounts, keys and credits"). Anything else is a 400 naming
+ * "10.5"), as the CLI's `--credit-limit` (docs/accounts.md). Anything else is a 400 naming
  * `creditLimit`, so that a bad limit fails here rather than on every later request of the key.
  */
 function creditLimitOf(value: unknown): string | null {

@@ -338,7 +338,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     })
   }
   // OpenRouter's clients begin the browser flow at the site root: @openrouter/sdk's createAuthorizationUrl builds
-  // `<origin>/auth?…` whatever the API's path. The same handler answers there (README "Letting apps get keys"); a host
+  // `<origin>/auth?…` whatever the API's path. The same handler answers there (docs/pkce.md#the-browser-flow); a host
   // that mounts handlers one by one mounts `handlers.beginAuthorization` at `/auth`.
   if (basePath) {
     const begin = handlers.beginAuthorization

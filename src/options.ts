@@ -10,7 +10,7 @@ import type { CorsOption, ResolvedCors } from './http/cors'
 import type { AuthCacheOptions } from './stores/principal-cache'
 import type { SettlementRetriesOptions } from './billing/settlement-retries'
 
-/** Options of createGateway. Every value not given takes its default (README "Configuration"; docs/README.md). */
+/** Options of createGateway. Every value not given takes its default (docs/configuration.md). */
 export interface GatewayOptions {
   /** Where the gateway keeps its records: any unstorage Storage. Default: in-memory (lost on restart). */
   storage?: Storage
@@ -94,7 +94,7 @@ export interface GatewayOptions {
   /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
   auth?: AuthOptions
   /**
-   * CORS for browser apps (docs/api.md#cors, README "CORS"): preflights answered, every API response readable by pages
+   * CORS for browser apps (docs/api.md#cors): preflights answered, every API response readable by pages
    * of any origin, never with credentials. `{ origins: ['https://app.example'] }` allows only those; `false` turns it
    * off (OPTIONS then answers 405). A bad origin throws a TypeError at creation. Default: any origin.
    */

@@ -215,7 +215,7 @@ function toView(id: string, offers: ModelOffer[], basePath: string, listedAt: nu
   const authorFacts = knownAuthors[author]
   const p = cheapest.pricing
   const contextLength = Math.max(...offers.map((o) => o.model.contextLength ?? 0))
-  // The release time of the first offer that has one; a model no offer dates shows when it was first listed (README, "The model catalogue").
+  // The release time of the first offer that has one; a model no offer dates shows when it was first listed (docs/catalogue.md#release-dates).
   const released = offers.map((o) => releaseTime(o.model.created)).find((t) => t !== undefined)
   return {
     id,

@@ -1,9 +1,9 @@
 import type { ProviderModel } from '../providers/types'
 
 /*
- * OpenRouter's request fields that the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes, README
- * "Chat request fields"): they are accepted, and read where the gateway acts on them, but never sent to a provider as
- * they are; OpenAI itself answers 400 "Unrecognized request argument" to each. `reasoning` and `cache_control` stay in
+ * OpenRouter's request fields that the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes,
+ * docs/chat.md#the-request): they are accepted, and read where the gateway acts on them, but never sent to a provider
+ * as they are; OpenAI itself answers 400 "Unrecognized request argument" to each. `reasoning` and `cache_control` stay in
  * the request for the providers that translate them (src/providers/*); the OpenAI-compatible provider maps `reasoning`
  * to `reasoning_effort`.
  */

@@ -45,9 +45,9 @@ export function safeEqual(a: string, b: string): boolean {
 const PREFIX_RE = /^[a-z]{2,4}-(?:[a-z]{2,4}-)?/i
 
 /**
- * A hint of a secret that reveals at most half of it (the BYOK default label, README "Customers' own provider
- * keys"): the last four characters only from 16 characters on, and a vendor prefix ("sk-", "sk-ant-") only while
- * prefix and tail together stay within that half. "sk-proj-…wxyz" for a long key, "sk-…" or "…" for a short one.
+ * A hint of a secret that reveals at most half of it (the BYOK default label, docs/byok.md#credentials): the last four
+ * characters only from 16 characters on, and a vendor prefix ("sk-", "sk-ant-") only while prefix and tail together
+ * stay within that half. "sk-proj-…wxyz" for a long key, "sk-…" or "…" for a short one.
  */
 export function maskSecret(secret: string): string {
   const budget = Math.floor(secret.length / 2)

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { echoedRequestIdOf } from './request-id'
 
 /*
- * CORS (docs/api.md#cors, README "CORS"): the API answers browser preflights and lets pages of any origin (or of the
+ * CORS (docs/api.md#cors): the API answers browser preflights and lets pages of any origin (or of the
  * configured ones) read its answers, errors included. Never with credentials: browser apps send a key in
  * Authorization (keys issued by PKCE are meant for them), never cookies, so `Access-Control-Allow-Credentials` is
  * never sent and `*` is safe.

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import type { GatewayContext } from '../context'
 
 // Absolute links the gateway builds (the RSS feed, the sign-in return address) take their origin from the
-// `publicUrl` option when it is set, never from the request's Host header (README "Configuration").
+// `publicUrl` option when it is set, never from the request's Host header (docs/configuration.md).
 
 /** The `publicUrl` option as an origin (`https://gw.example`); a TypeError unless it is an absolute http(s) URL without path, query or fragment. */
 export function resolvePublicUrl(value: unknown): string | undefined {

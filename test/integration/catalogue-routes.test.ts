@@ -4,7 +4,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { openaiClient } from '../helpers/clients'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 
-// OpenRouter's catalogue routes beside the seed's /models (README "The model catalogue", docs/routing.md):
+// OpenRouter's catalogue routes beside the seed's /models (docs/catalogue.md, docs/routing.md):
 // /models/{author}/{slug}/endpoints, /models/user, /models/{id} (OpenAI's model object), /model/{author}/{slug},
 // and /models' total_count, links and modality filters.
 

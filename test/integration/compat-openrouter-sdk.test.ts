@@ -3,7 +3,7 @@
  * 127.0.0.1, with the fake OpenAI upstream of test/fakes/openai.ts behind it: one test per SDK method that maps to a
  * route of the gateway. Each checks what reached the upstream, what the SDK parsed (its zod schemas validate every
  * answer, so a missing or mistyped field fails the call) and, for billed calls, the exact cost. Methods that map to
- * nothing the gateway serves are in the README's compatibility table, not here.
+ * nothing the gateway serves are in docs/compatibility.md, not here.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { OpenRouter } from '@openrouter/sdk'
@@ -525,7 +525,7 @@ describe('@openrouter/sdk: OAuth (PKCE)', () => {
     const url = new URL(
       await sdk.oAuth.createAuthorizationUrl({ callbackUrl: 'https://app.example/cb', codeChallenge: challenge, codeChallengeMethod: 'S256', limit: 3 }),
     )
-    // The SDK drops the server URL's path: OpenRouter's page is on its site, not under /api/v1 (README, Compatibility).
+    // The SDK drops the server URL's path: OpenRouter's page is on its site, not under /api/v1 (docs/compatibility.md).
     expect(url.origin + url.pathname).toBe(`${t.url}/auth`)
     expect(Object.fromEntries(url.searchParams)).toEqual({
       callback_url: 'https://app.example/cb',

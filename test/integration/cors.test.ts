@@ -1,5 +1,5 @@
 /**
- * CORS over real HTTP on 127.0.0.1 (docs/api.md#cors, README "CORS"): preflights answered with 204, every API response
+ * CORS over real HTTP on 127.0.0.1 (docs/api.md#cors): preflights answered with 204, every API response
  * (errors, streams and redirects included) readable by a page of any origin by default, never with credentials; a
  * configured list of origins, or off.
  */

@@ -21,8 +21,9 @@ import { createGateway, demo, type Gateway } from '../../src/index'
 import { TEST_SECRET } from '../helpers/server'
 import { dropPostgresTable } from '../helpers/storages'
 
-// README "First key" (docs/first-key.md), host by host, in its own words: the CLI given the app's storage
-// (--storage for Express, Node http and Bun; --nuxt for the Nuxt module), and admin.ensureDevKey in the app's code.
+// docs/first-key.md "Per host" (the README's "First key" in short), host by host, in its own words: the CLI given the
+// app's storage (--storage for Express, Node http and Bun; --nuxt for the Nuxt module), and admin.ensureDevKey in the
+// app's code.
 // `model-gateway serve` with a plain `keys create` is test/integration/cli.test.ts.
 
 // The Nuxt module, run without Nuxt: @nuxt/kit's helpers record what it adds (its server templates), so that the
@@ -319,7 +320,7 @@ describe('First key: the CLI given a Nuxt app (--nuxt)', () => {
       expect(me.status).toBe(200)
       expect(await me.json()).toMatchObject({ email: 'you@example.com', credits: { balance: '10', total_credits: '10' } })
 
-      // README's server plugin: (await useModelGateway()).admin.ensureDevKey({ email }) in `nuxt dev`.
+      // docs/first-key.md's server plugin: (await useModelGateway()).admin.ensureDevKey({ email }) in `nuxt dev`.
       const printed: string[] = []
       const dev = await gateway.admin.ensureDevKey({ email: 'dev@example.com', print: (text) => printed.push(text) })
       expect(dev.key).toMatch(KEY)

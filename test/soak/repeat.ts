@@ -1,7 +1,7 @@
 // npm run soak:repeat: the soak (test/soak/soak.ts) SOAK_RUNS times in a row (default 20), each in a process of its
 // own, on every storage of SOAK_STORAGES (postgres, redis), each run SOAK_SECONDS long (default 30 here). It stops at
 // the first run that does not reconcile, prints that run's whole output and exits 1: a money check that fails once in
-// several runs is a defect to find, never one to retry until green (README "Storage and several instances").
+// several runs is a defect to find, never one to retry until green (docs/operations.md#the-soak-test).
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'

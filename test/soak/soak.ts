@@ -1,5 +1,5 @@
 // npm run soak: several gateway instances on one storage under mixed load, one killed mid-stream and restarted, then
-// the money reconciled (README "Several instances", docs/operations.md#several-instances).
+// the money reconciled (docs/operations.md#the-soak-test).
 //
 // For each storage in SOAK_STORAGES (postgres at DATABASE_URL, redis at REDIS_URL; those that do not answer are
 // skipped, by name): SOAK_INSTANCES gateway processes (test/soak/gateway-process.ts) on a table or key base of the

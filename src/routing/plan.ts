@@ -3,7 +3,6 @@ import { add, compare, decimal, multiply, type Decimal } from '../billing/decima
 import { CAPABILITIES, offerServes, pathsOf, type Capability } from '../capabilities/capability'
 import type { CatalogueEntry, ModelOffer } from '../catalogue/catalogue'
 import { maxPromptTokens } from '../chat/max-cost'
-import { dataPolicyFacts } from '../catalogue/data-policies'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
 import type { ChatRequest } from '../schemas/chat'
@@ -232,7 +231,7 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
     }
     // Data policies: a provider whose policy does not say counts as one that may retain and train (docs/routing.md).
     if (preferences.zdr || preferences.data_collection === 'deny') {
-      const facts = dataPolicyFacts(offer.provider)
+      const facts = offer.dataPolicy
       if (preferences.zdr && facts.retainsPrompts !== false) {
         return why(
           'zdr',

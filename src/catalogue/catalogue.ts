@@ -4,7 +4,7 @@ import type { Logger } from '../logger'
 import { GatewayError } from '../errors'
 import type { Provider, ProviderModel } from '../providers/types'
 import type { modelSchema, providerSchema } from '../schemas/catalogue'
-import { dataPolicyOf } from './data-policies'
+import { dataPolicyFacts, dataPolicyOf, type DataPolicyFacts } from './data-policies'
 import { knownAuthors } from './known-models'
 
 /** A model as `/models` shows it (docs/catalogue.md#what-models-shows). */
@@ -18,6 +18,8 @@ export interface ModelOffer {
   model: ProviderModel
   /** The id sent upstream. */
   upstreamId: string
+  /** What the provider's data policy says of prompts (`provider.zdr`, `data_collection`): resolved once, when the catalogue is built. */
+  dataPolicy: DataPolicyFacts
 }
 
 /** A model of the catalogue with every provider that serves it. */
@@ -86,6 +88,7 @@ export function createCatalogue(options: CatalogueOptions) {
     const gone = new Map<string, ProviderModel[]>()
     nextChangeAt = Infinity
     for (const provider of providers) {
+      const dataPolicy = dataPolicyFacts(provider)
       for (const listed of offersOf(provider)) {
         for (const day of [listed.expirationDate, ...(listed.priceChanges ?? []).map((c) => c.from)]) {
           const at = day === undefined ? NaN : dayStart(day)
@@ -96,7 +99,7 @@ export function createCatalogue(options: CatalogueOptions) {
           continue
         }
         const model = asOf(listed, now)
-        const offer = { provider, model, upstreamId: model.upstreamId ?? model.id.slice(model.id.indexOf('/') + 1) }
+        const offer = { provider, model, upstreamId: model.upstreamId ?? model.id.slice(model.id.indexOf('/') + 1), dataPolicy }
         byId.set(model.id, [...(byId.get(model.id) ?? []), offer])
       }
     }

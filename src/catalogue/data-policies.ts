@@ -84,8 +84,14 @@ export function dataPolicyOf(provider: Provider): Record<string, unknown> | unde
   return known && host && provider.privacyPolicyUrl === host.privacyPolicyUrl ? { ...known } : undefined
 }
 
-/** What `provider.zdr` and `data_collection` read: whether the provider may train / retain; undefined when its policy does not say. */
-export function dataPolicyFacts(provider: Provider): { training?: boolean; retainsPrompts?: boolean } {
+/** What `provider.zdr` and `data_collection` read of a data policy: whether the provider may train / retain; undefined when it does not say. */
+export interface DataPolicyFacts {
+  training?: boolean
+  retainsPrompts?: boolean
+}
+
+/** The facts of a provider's data policy, resolved once per offer when the catalogue is built (`ModelOffer.dataPolicy`). */
+export function dataPolicyFacts(provider: Provider): DataPolicyFacts {
   const policy = dataPolicyOf(provider) ?? {}
   return {
     training: typeof policy.training === 'boolean' ? policy.training : undefined,

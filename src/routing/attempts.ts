@@ -1,7 +1,10 @@
-import type { GatewayContext } from '../context'
 import { GatewayError, toGatewayError } from '../errors'
+import type { RequestLog } from '../http/request-log'
+import type { Logger } from '../logger'
+import type { GatewayMetrics } from '../metrics/gateway-metrics'
 import { isRetryable, isRetryableOnSameProvider, retryAfterMs } from '../providers/upstream-error'
-import type { Admission, HealthKey } from './health'
+import type { ByokStore } from '../stores/byok'
+import type { Admission, HealthKey, HealthTracker } from './health'
 import type { CallOptions, UpstreamChatRequest } from '../providers/types'
 import type { ChatRequest } from '../schemas/chat'
 import { withoutConsumedFields } from '../chat/request-fields'
@@ -57,7 +60,27 @@ export interface RoutingHooks {
   onFailure?: (event: RoutingEvent) => void
 }
 
-function emit<K extends keyof RoutingHooks>(ctx: GatewayContext, name: K, event: Parameters<NonNullable<RoutingHooks[K]>>[0]) {
+/**
+ * What the attempt loop uses of a gateway (its context is one): the deadline, timeout, retry options and hooks, the
+ * health it admits by and records to, the customers' secrets it opens, its clock, logs, metrics and traces.
+ */
+export interface AttemptServices {
+  options: {
+    requestTimeoutMs: number
+    upstreamTimeoutMs: number
+    retry: { maxRetries: number; baseDelayMs: number; maxDelayMs: number }
+    hooks: RoutingHooks
+  }
+  health: Pick<HealthTracker, 'admit' | 'retryAt' | 'release' | 'record'>
+  byok: Pick<ByokStore, 'secretOf' | 'touch'>
+  now: () => number
+  logger: Logger
+  requestLog: Pick<RequestLog, 'traceOf'>
+  metrics?: Pick<GatewayMetrics, 'upstreamError'>
+  tracing?: Tracing
+}
+
+function emit<K extends keyof RoutingHooks>(ctx: AttemptServices, name: K, event: Parameters<NonNullable<RoutingHooks[K]>>[0]) {
   try {
     ;(ctx.options.hooks[name] as ((e: typeof event) => void) | undefined)?.(event)
   } catch (error) {
@@ -82,7 +105,7 @@ const describe = (error: GatewayError) => ({
 
 /** What one request's search for a provider shares: where it stands, and how it ends. */
 interface Search<T> {
-  ctx: GatewayContext
+  ctx: AttemptServices
   requestId: string
   org: string | undefined
   call: (attempt: Attempt, options: CallOptions) => Promise<T>
@@ -107,7 +130,7 @@ type CandidateOutcome<T> = { ok: true; result: T } | { ok: false; error: Gateway
  * can end the search with the last failure instead (embeddings: docs/embeddings.md#batches).
  */
 export async function firstSuccessful<T>(
-  ctx: GatewayContext,
+  ctx: AttemptServices,
   attempts: Attempt[],
   input: {
     signal: AbortSignal
@@ -301,7 +324,7 @@ function traceAttempt(tracing: Tracing, request: { span?: OtelSpan; operation?: 
 // The error of a request whose client left before a provider was called: never sent to anyone (the client is gone).
 const clientLeft = () => new GatewayError(408, 'The client closed the request before a provider was called', { metadata: { error_type: 'client_closed' } })
 
-const deadlineError = (ctx: GatewayContext, attempt: Attempt) =>
+const deadlineError = (ctx: AttemptServices, attempt: Attempt) =>
   new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, {
     metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' },
   })

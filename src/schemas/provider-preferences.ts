@@ -23,7 +23,7 @@ const threshold = v.union(
  * OpenRouter's routing preferences (docs/routing.md "Provider preferences"): `order`, `only`,
  * `ignore`, `allow_fallbacks`, `sort` (a string or `{ by, partition }`), `require_parameters`, `max_price`, and the
  * policies `zdr`, `data_collection`, `quantizations`, `preferred_min_throughput` (tokens per second),
- * `preferred_max_latency` (seconds), which `src/routing/plan.ts` applies.
+ * `preferred_max_latency` (seconds), which the planner (`src/routing/planner/`) applies.
  */
 export const providerPreferencesSchema = v.nullable(
   v.object({
@@ -48,7 +48,7 @@ export const providerPreferencesSchema = v.nullable(
     ),
     preferred_min_throughput: unset(threshold),
     preferred_max_latency: unset(threshold),
-    // USD per million tokens (prompt, completion) or per request / image; plan.ts compares them exactly as decimals.
+    // USD per million tokens (prompt, completion) or per request / image; the planner compares them exactly as decimals.
     max_price: unset(
       v.object({
         prompt: unset(nonNegativeDecimal),

@@ -33,7 +33,7 @@ app.post('/api/v1/chat/completions', async (event) => {
     body: JSON.stringify(body),
     signal: abort.signal,
     timeoutMs: 30_000,
-    provider: 'fake',
+    provider: { slug: 'fake', name: 'fake' },
   })
   const headers = { 'content-type': answer.headers['content-type'] ?? 'application/json' }
   if (body.stream !== true) return new FastResponse(await answer.text(), { status: answer.status, headers })

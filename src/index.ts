@@ -3,6 +3,7 @@ export type { GatewayOptions } from './options'
 export type { GatewayAdmin } from './admin'
 export type { GatewayContext } from './context'
 export { GatewayError, errorTypes, type ErrorEnvelope, type ErrorStatus, type ErrorType } from './errors'
+export { UpstreamError, isUpstreamError, type UpstreamErrorInit, type UpstreamErrorKind, type UpstreamSource } from './providers/upstream-error'
 export { createConsoleLogger, silentLogger, type Logger, type LogFields } from './logger'
 export type {
   CallOptions,

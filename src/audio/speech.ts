@@ -81,7 +81,7 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
     try {
       for (;;) {
         const next = await iterator.next()
-        if (next.done) throw upstreamError(a.offer.provider.name, 'malformed_response', 'the answer held no audio')
+        if (next.done) throw upstreamError(a.offer.provider, 'malformed_response', 'the answer held no audio')
         if (next.value.byteLength) return { speech, iterator, first: next.value } satisfies Opened
       }
     } catch (error) {

@@ -115,7 +115,7 @@ async function transcribe(
   })
   const { result, attempt, tries } = await firstSuccessful(ctx, attempts, { ...input, org: principal.org.id }, async (a, options) => {
     const transcription = await a.offer.provider.transcribe!(upstreamRequest(a.offer.upstreamId), options)
-    if (typeof transcription?.text !== 'string') throw upstreamError(a.offer.provider.name, 'malformed_response', 'the transcription has no text')
+    if (typeof transcription?.text !== 'string') throw upstreamError(a.offer.provider, 'malformed_response', 'the transcription has no text')
     return transcription
   })
 

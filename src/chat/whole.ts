@@ -43,7 +43,7 @@ export async function completeWhole(
   const generationId = newGenerationId(startedAt)
   const reported = completion.usage
   if (reported && (typeof reported.prompt_tokens !== 'number' || typeof reported.completion_tokens !== 'number')) {
-    throw upstreamError(attempt.offer.provider.name, 'malformed_response', 'usage without token counts')
+    throw upstreamError(attempt.offer.provider, 'malformed_response', 'usage without token counts')
   }
   const estimated = !reported
   const usage = reported ?? {

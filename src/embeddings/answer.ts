@@ -1,12 +1,12 @@
 import type { UpstreamEmbeddings } from '../providers/types'
-import { upstreamError } from '../providers/upstream-error'
+import { upstreamError, type UpstreamSource } from '../providers/upstream-error'
 
 /**
  * The provider's vectors in input order, checked (docs/embeddings.md#the-answer): exactly one per input (each index
  * once), each a non-empty list of finite numbers, all of one length, and `dimensions` long when the request set it.
  * Anything else is a malformed answer (502), which the router falls back from like any provider failure.
  */
-export function vectorsOf(provider: string, answer: UpstreamEmbeddings | undefined, inputs: number, dimensions: number | undefined): number[][] {
+export function vectorsOf(provider: UpstreamSource, answer: UpstreamEmbeddings | undefined, inputs: number, dimensions: number | undefined): number[][] {
   const malformed = (why: string) => upstreamError(provider, 'malformed_response', why)
   if (!answer || !Array.isArray(answer.data)) throw malformed('the answer has no embeddings')
   if (answer.data.length !== inputs) throw malformed(`${answer.data.length} embeddings for ${inputs} inputs`)

@@ -53,7 +53,7 @@ export async function embedMissing(
   signal: AbortSignal,
   dimensions: number | undefined,
 ): Promise<void> {
-  const provider = progress.attempt.offer.provider.name
+  const provider = progress.attempt.offer.provider
   const pending = progress.batches.filter((batch) => !batch.served)
   // Many calls at once listen to a signal of their own (one listener each, without Node's warning past ten), which follows the request's.
   const own = pending.length > 1 ? new AbortController() : undefined
@@ -93,6 +93,6 @@ export function servedOf(progress: BatchProgress): { batches: number; tokens: nu
 export function allVectors(progress: BatchProgress): number[][] {
   const vectors = progress.batches.flatMap((batch) => batch.served!.vectors)
   if (vectors.some((vector) => vector.length !== vectors[0].length))
-    throw upstreamError(progress.attempt.offer.provider.name, 'malformed_response', 'embeddings of different lengths')
+    throw upstreamError(progress.attempt.offer.provider, 'malformed_response', 'embeddings of different lengths')
   return vectors
 }

@@ -29,7 +29,7 @@ export async function completeNativeWhole(
   const generationId = newGenerationId(startedAt)
   const reported = route.usageOf(result)
   if (reported && (!Number.isFinite(reported.prompt_tokens) || !Number.isFinite(reported.completion_tokens)))
-    throw upstreamError(attempt.offer.provider.name, 'malformed_response', 'usage without token counts')
+    throw upstreamError(attempt.offer.provider, 'malformed_response', 'usage without token counts')
   const usage = reported ?? {
     prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length),
     completion_tokens: estimateTokens(JSON.stringify(result.output ?? result.content ?? '').length),

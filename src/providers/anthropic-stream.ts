@@ -1,7 +1,7 @@
 import { parseServerSentEvents } from './sse'
 import { anthropicError, REASONING_FORMAT, reasoningDetail, usageFrom, type AnthropicUsage, type Block } from './anthropic-translate'
 import type { UpstreamChunk } from './types'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 type Json = Record<string, unknown>
 
@@ -40,7 +40,7 @@ interface BlockState {
  */
 export async function* anthropicChunks(
   body: AsyncIterable<Uint8Array>,
-  provider: string,
+  provider: UpstreamSource,
   options: { excludeReasoning: boolean },
 ): AsyncIterable<UpstreamChunk> {
   const created = Math.floor(Date.now() / 1000)

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
-import { fromHttpStatus, retryHeaders, upstreamError } from './upstream-error'
+import { fromHttpStatus, retryHeaders, upstreamError, type UpstreamError, type UpstreamSource } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /*
@@ -519,11 +519,11 @@ const CONTEXT_TOO_LONG = /prompt is too long|exceed context limit|context window
  * metadata.raw.
  */
 export function anthropicError(
-  provider: string,
+  provider: UpstreamSource,
   status: number | undefined,
   body: { type?: string; message: string },
   headers: Record<string, string> = {},
-): GatewayError {
+): UpstreamError {
   const raw = body.message
   switch (body.type) {
     case 'rate_limit_error':

@@ -13,7 +13,7 @@ import { anthropicHost } from './hosts/first-party'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
 import type { Provider, ProviderModel, UpstreamChatRequest } from './types'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 /**
  * The Messages API version sent as `anthropic-version`: the one `@anthropic-ai/sdk` 1.x sends (2026-10-21, the first
@@ -50,6 +50,7 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
   const { baseURL, ...facts } = anthropicHost
   const models = options.models ?? anthropicModels
   const name = facts.name
+  const source: UpstreamSource = { slug: facts.slug, name }
   const modelFor = (upstreamId: string) => models.find((m) => (m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1)) === upstreamId)
   const toBody = (request: UpstreamChatRequest, stream: boolean) => ({
     json: toAnthropicRequest(request, { provider: name, traits: traitsOf(modelFor(request.model), request.model), stream }),
@@ -65,12 +66,12 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
       const auth: Record<string, string> = !key ? {} : options.authHeader === 'x-api-key' ? { 'x-api-key': key } : { authorization: `Bearer ${key}` }
       return { 'anthropic-version': ANTHROPIC_VERSION, ...auth, ...options.headers }
     },
-    error: (status, text, headers) => anthropicError(name, status, parseAnthropicError(text), headers),
+    error: (status, text, headers) => anthropicError(source, status, parseAnthropicError(text), headers),
     chat: {
       path: '/v1/messages',
       body: (request) => toBody(request, false),
       json(message: AnthropicMessage, { text, request }) {
-        if (message?.type !== 'message' || !Array.isArray(message.content)) throw upstreamError(name, 'malformed_response', text.slice(0, 200))
+        if (message?.type !== 'message' || !Array.isArray(message.content)) throw upstreamError(source, 'malformed_response', text.slice(0, 200))
         return fromAnthropicMessage(message, { excludeReasoning: excludesReasoning(request) })
       },
     },
@@ -78,7 +79,7 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
       path: '/v1/messages',
       accept: 'text/event-stream',
       body: (request) => toBody(request, true),
-      events: (body, { request }) => anthropicChunks(body, name, { excludeReasoning: excludesReasoning(request) }),
+      events: (body, { request }) => anthropicChunks(body, source, { excludeReasoning: excludesReasoning(request) }),
     },
     // Anthropic's own Messages API: `/messages` requests are passed on unchanged (docs/native.md); an `error` event fails the stream.
     native: {
@@ -90,7 +91,7 @@ export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDe
         streamError: ({ type, data }) => {
           if (type !== 'error') return undefined
           const error = data.error as { type?: string; message?: string } | undefined
-          return anthropicError(name, undefined, { type: error?.type, message: error?.message ?? 'the stream failed' })
+          return anthropicError(source, undefined, { type: error?.type, message: error?.message ?? 'the stream failed' })
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { ProviderCheck } from './types'
+import { isUpstreamError } from './upstream-error'
 
 /** The human message of an upstream error body (OpenAI's `{ error: { message } }` and common variants). */
 export function errorMessageOf(text: string): string {
@@ -19,13 +20,13 @@ export async function timedCheck(target: string, run: () => Promise<string>): Pr
     const message = await run()
     return { target, ok: true, latency_ms: Math.round(performance.now() - started), message }
   } catch (error) {
-    const meta = (error as { metadata?: { error_type?: string } }).metadata
+    const kind = isUpstreamError(error) ? error.kind : undefined
     const hint =
-      meta?.error_type === 'authentication'
+      kind === 'authentication'
         ? 'the key was rejected'
-        : meta?.error_type === 'timeout'
+        : kind === 'timeout'
           ? 'no answer in time'
-          : meta?.error_type === 'rate_limit_exceeded'
+          : kind === 'rate_limit_exceeded'
             ? 'rate limited, try later'
             : (error as Error).message
     return { target, ok: false, latency_ms: Math.round(performance.now() - started), message: hint }

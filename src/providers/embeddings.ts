@@ -1,6 +1,6 @@
 import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './types'
 import { errorMessageOf } from './checks'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 /** How many vectors an embeddings input asks for: one per string or token array (a lone token array is one input). */
 export function embeddingInputCount(input: UpstreamEmbeddingRequest['input']): number {
@@ -16,7 +16,7 @@ export const isVector = (value: unknown): value is number[] =>
  * Reads OpenAI's embeddings answer (`{ data: [{ index, embedding }], usage }`): one float vector per input, sorted
  * by index; a malformed_response error otherwise (`text` is the answer as received, for the error) (docs/capabilities.md, docs/errors.md#upstream-errors).
  */
-export function readOpenAIEmbeddings(provider: string, answer: unknown, text: string, count: number): UpstreamEmbeddings {
+export function readOpenAIEmbeddings(provider: UpstreamSource, answer: unknown, text: string, count: number): UpstreamEmbeddings {
   const body = answer as { data?: unknown; usage?: { prompt_tokens?: unknown; total_tokens?: unknown }; model?: unknown; id?: unknown; error?: unknown } | null
   if (body?.error) throw upstreamError(provider, 'upstream_error', errorMessageOf(text))
   const items = Array.isArray(body?.data) ? (body.data as { index?: unknown; embedding?: unknown }[]) : undefined

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../errors'
 import { isVector } from './embeddings'
 import type { CallOptions, UpstreamEmbeddingRequest, UpstreamEmbeddings } from './types'
-import { parseUpstreamJson, upstreamError } from './upstream-error'
+import { parseUpstreamJson, upstreamError, type UpstreamSource } from './upstream-error'
 
 /*
  * Embeddings through Gemini's API (ai.google.dev/api/embeddings): one text → `models/{model}:embedContent`
@@ -25,10 +25,10 @@ interface GeminiEmbedAnswer {
 }
 
 /** The texts of an embeddings input; a 400 naming `input` for token arrays, which Gemini does not take. */
-export function geminiEmbeddingTexts(input: UpstreamEmbeddingRequest['input'], provider: string): string[] {
+export function geminiEmbeddingTexts(input: UpstreamEmbeddingRequest['input'], provider: UpstreamSource): string[] {
   const texts = typeof input === 'string' ? [input] : input
   if (!texts.every((text): text is string => typeof text === 'string')) {
-    throw invalidRequest(`input: ${provider} embeds text only; it does not take token arrays`, 'input')
+    throw invalidRequest(`input: ${provider.name} embeds text only; it does not take token arrays`, 'input')
   }
   return texts
 }
@@ -38,7 +38,12 @@ export function geminiEmbeddingTexts(input: UpstreamEmbeddingRequest['input'], p
  * order. The gateway itself sends at most one batch a call (`embedBatch`), so that a failed batch is retried alone and
  * the served ones are billed (docs/embeddings.md#batches); a caller of its own gets the batches here.
  */
-export async function geminiEmbed(request: UpstreamEmbeddingRequest, call: CallOptions, provider: string, send: GeminiSend): Promise<UpstreamEmbeddings> {
+export async function geminiEmbed(
+  request: UpstreamEmbeddingRequest,
+  call: CallOptions,
+  provider: UpstreamSource,
+  send: GeminiSend,
+): Promise<UpstreamEmbeddings> {
   const texts = geminiEmbeddingTexts(request.input, provider)
   const dims = request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}
   const model = request.model.replace(/^models\//, '')
@@ -86,7 +91,7 @@ export async function geminiEmbed(request: UpstreamEmbeddingRequest, call: CallO
   }
 }
 
-function vectorOf(embedding: { values?: unknown } | undefined, index: number, provider: string): number[] {
+function vectorOf(embedding: { values?: unknown } | undefined, index: number, provider: UpstreamSource): number[] {
   if (!isVector(embedding?.values)) throw upstreamError(provider, 'malformed_response', `embedding ${index} is not a vector of numbers`)
   return embedding.values
 }

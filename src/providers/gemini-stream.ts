@@ -1,7 +1,7 @@
 import { blockedPromptError, finishReasonOf, geminiError, logprobsOf, readParts, usageOf, type GeminiResponse, type GeminiUsage } from './gemini-translate'
 import type { ServerSentEvent } from './sse'
 import type { UpstreamChunk } from './types'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 /**
  * `streamGenerateContent?alt=sse` as OpenAI chunks. Each event is a whole GenerateContentResponse holding the new
@@ -12,7 +12,7 @@ import { upstreamError } from './upstream-error'
  */
 export async function* geminiChunks(
   events: AsyncIterable<ServerSentEvent>,
-  provider: string,
+  provider: UpstreamSource,
   secrets: (string | undefined)[],
   nowSeconds: number,
 ): AsyncIterable<UpstreamChunk> {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { GatewayError, invalidRequest } from '../errors'
+import { invalidRequest } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import { toGeminiJsonSchema, toGeminiParameters } from './gemini-schema'
 import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
-import { upstreamError } from './upstream-error'
+import { UpstreamError, upstreamError, type UpstreamSource } from './upstream-error'
 import { nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /*
@@ -516,19 +516,18 @@ export function logprobsOf(result: GeminiLogprobs | undefined) {
 }
 
 /** The error for an answer whose prompt Gemini blocked (`promptFeedback.blockReason`): a 400, not worth another provider. */
-export function blockedPromptError(provider: string, feedback: NonNullable<GeminiResponse['promptFeedback']>): GatewayError {
+export function blockedPromptError(provider: UpstreamSource, feedback: NonNullable<GeminiResponse['promptFeedback']>): UpstreamError {
   const reason = feedback.blockReason ?? 'BLOCKED_REASON_UNSPECIFIED'
-  return new GatewayError(400, `${provider} blocked the prompt (${reason})`, {
-    metadata: {
-      provider_name: provider,
-      error_type: 'content_filter',
-      raw: `promptFeedback.blockReason: ${reason}${feedback.blockReasonMessage ? ` (${feedback.blockReasonMessage})` : ''}`,
-    },
+  return new UpstreamError({
+    kind: 'content_filter',
+    provider,
+    message: `${provider.name} blocked the prompt (${reason})`,
+    raw: `promptFeedback.blockReason: ${reason}${feedback.blockReasonMessage ? ` (${feedback.blockReasonMessage})` : ''}`,
   })
 }
 
 /** A whole `generateContent` answer as an OpenAI completion. */
-export function fromGeminiResponse(body: GeminiResponse, provider: string, nowSeconds: number): UpstreamCompletion {
+export function fromGeminiResponse(body: GeminiResponse, provider: UpstreamSource, nowSeconds: number): UpstreamCompletion {
   const candidate = body.candidates?.[0]
   if (!candidate) {
     if (body.promptFeedback?.blockReason) throw blockedPromptError(provider, body.promptFeedback)
@@ -579,19 +578,19 @@ const CONTEXT_LENGTH = /input token count.*exceeds|exceeds the maximum number of
 const BAD_KEY = /API key not valid|API key expired|API_KEY_INVALID|API key was reported as leaked/i
 
 /**
- * Maps a Gemini error (HTTP status, or the `code` of an error sent inside a stream) to a GatewayError:
+ * Maps a Gemini error (HTTP status, or the `code` of an error sent inside a stream) to an UpstreamError:
  * 429 RESOURCE_EXHAUSTED → rate_limit_exceeded (with Retry-After from RetryInfo), 503 UNAVAILABLE → provider_overloaded,
  * 401 / 403 and a rejected key (400 "API key not valid") → authentication, 400 token-count errors →
  * context_length_exceeded, other 400 / 404 → invalid_request, 504 → timeout, 500 and other 5xx → provider_unavailable.
  * The provider's message goes to metadata.raw, with `secrets` (the API key) blanked out.
  */
 export function geminiError(
-  provider: string,
+  provider: UpstreamSource,
   httpStatus: number,
   text: string,
   headers: Record<string, string>,
   secrets: (string | undefined)[],
-): GatewayError {
+): UpstreamError {
   const error = errorBodyOf(text)
   const status = httpStatus || error?.code || 500
   const grpc = error?.status ?? ''

@@ -7,6 +7,7 @@ import { createProvider, type ProviderDeclaration } from './runner'
 import { parseServerSentEvents } from './sse'
 import type { Transport } from './transport'
 import type { CallOptions, Provider, ProviderModel } from './types'
+import type { UpstreamSource } from './upstream-error'
 
 /** Options of the Gemini provider. */
 export interface GeminiOptions {
@@ -44,6 +45,9 @@ export function gemini(options: GeminiOptions = {}): Provider {
 export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclaration {
   const { baseURL: _root, ...facts } = geminiHost
   const name = options.name ?? facts.name
+  const slug = options.slug ?? facts.slug
+  // Who its upstream errors name.
+  const source: UpstreamSource = { slug, name }
   const models = options.models ?? geminiModels
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
   const secretsOf = (call: CallOptions) => [call.apiKey, options.apiKey]
@@ -53,7 +57,7 @@ export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclarat
 
   return {
     ...facts,
-    slug: options.slug ?? facts.slug,
+    slug,
     name,
     byokSupported: true,
     models,
@@ -62,27 +66,27 @@ export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclarat
       const key = call.apiKey ?? options.apiKey
       return { ...(key ? { 'x-goog-api-key': key } : {}), ...options.headers }
     },
-    error: (status, text, headers, call) => geminiError(name, status, text, headers, secretsOf(call)),
+    error: (status, text, headers, call) => geminiError(source, status, text, headers, secretsOf(call)),
     chat: {
       path: (request) => `/${API_VERSION}/${modelPath(request.model)}:generateContent`,
       body: (request) => ({ json: toGeminiRequest(request, byUpstreamId.get(request.model)) }),
       json(answer: GeminiResponse, { text, headers, call }) {
-        if (answer?.error) throw geminiError(name, answer.error.code ?? 0, text, headers, secretsOf(call))
-        return fromGeminiResponse(answer, name, now())
+        if (answer?.error) throw geminiError(source, answer.error.code ?? 0, text, headers, secretsOf(call))
+        return fromGeminiResponse(answer, source, now())
       },
     },
     chatStream: {
       path: (request) => `/${API_VERSION}/${modelPath(request.model)}:streamGenerateContent?alt=sse`,
       accept: 'application/json, text/event-stream',
       body: (request) => ({ json: toGeminiRequest(request, byUpstreamId.get(request.model)) }),
-      events: (body, { call }) => geminiChunks(parseServerSentEvents(body), name, secretsOf(call), now()),
+      events: (body, { call }) => geminiChunks(parseServerSentEvents(body), source, secretsOf(call), now()),
     },
     // models/{model}:embedContent and :batchEmbedContents (src/providers/gemini-embed.ts); the gateway sends at most a
     // batch a call, so that a failed batch is retried alone and every served one billed (docs/embeddings.md#batches).
     embedBatch: GEMINI_EMBED_BATCH,
     embed: {
       run: (request, call, send) =>
-        geminiEmbed(request, call, name, (method, model, json, sendCall) => send(`/${API_VERSION}/${modelPath(model)}:${method}`, json, sendCall)),
+        geminiEmbed(request, call, source, (method, model, json, sendCall) => send(`/${API_VERSION}/${modelPath(model)}:${method}`, json, sendCall)),
     },
     check: { path: `/${API_VERSION}/models`, read: (answer: { models?: unknown[] }) => `${answer?.models?.length ?? 0} models listed` },
   }

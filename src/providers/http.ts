@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { collectBytes } from '../http/collect'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 // The hot path's transport (the runner, src/providers/runner.ts, calls it through transport.ts): node:http with
 // keep-alive pools, several times cheaper in CPU than fetch per call here (docs/providers.md#transport).
@@ -28,8 +28,8 @@ export interface UpstreamRequest {
   signal: AbortSignal
   /** No byte for this long fails the call with a timeout (while connecting, waiting and streaming). */
   timeoutMs: number
-  /** The provider's name, for errors. */
-  provider: string
+  /** The provider (slug and name), for errors. */
+  provider: UpstreamSource
 }
 
 /** Sends a request upstream; resolves with the response head, rejects with a GatewayError (timeout, unreachable, aborted). */

@@ -1,7 +1,7 @@
 import type { GatewayError } from '../errors'
 import { parseServerSentEvents } from './sse'
 import type { NativeEvent } from './types'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 /**
  * A native API's events from an event stream's bytes (docs/native.md#streaming): each event's data parsed, its type
@@ -10,7 +10,7 @@ import { upstreamError } from './upstream-error'
  */
 export async function* nativeEvents(
   body: AsyncIterable<Uint8Array>,
-  provider: string,
+  provider: UpstreamSource,
   errorOf: (event: NativeEvent) => GatewayError | undefined,
 ): AsyncIterable<NativeEvent> {
   let count = 0

@@ -1,7 +1,7 @@
 import type { GatewayError } from '../errors'
 import { ofetch } from 'ofetch'
 import type { CallOptions } from './types'
-import { parseUpstreamJson, upstreamError } from './upstream-error'
+import { parseUpstreamJson, upstreamError, type UpstreamSource } from './upstream-error'
 
 /**
  * A `GET` of JSON off the hot path (key checks, model discovery) through ofetch (docs/providers.md#transport): the
@@ -12,7 +12,7 @@ export async function offPathGetJson(
   options: {
     headers: Record<string, string>
     call: CallOptions
-    provider: string
+    provider: UpstreamSource
     fail: (status: number, text: string, headers: Record<string, string>, call: CallOptions) => GatewayError
   },
 ): Promise<unknown> {

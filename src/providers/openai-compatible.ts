@@ -6,7 +6,7 @@ import { openaiChunks, speechFromEvents } from './openai-stream'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
 import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamEmbeddingRequest, UpstreamTranscription } from './types'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
@@ -107,7 +107,8 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
     models = [],
     ...info
   } = config
-  const provider = info.name
+  // Who its upstream errors name.
+  const provider: UpstreamSource = { slug: info.slug, name: info.name }
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
 
   const leftOut: ReadonlySet<string> = new Set([...GATEWAY_ONLY, ...dropParameters])

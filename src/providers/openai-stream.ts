@@ -1,11 +1,11 @@
 import { errorMessageOf } from './checks'
 import { createSseParser, parseServerSentEvents } from './sse'
 import type { AudioUsage, UpstreamChunk, UpstreamSpeech } from './types'
-import { upstreamError } from './upstream-error'
+import { upstreamError, type UpstreamSource } from './upstream-error'
 
 /** OpenAI's chat chunks from an event stream's bytes, up to `[DONE]` (the body is read to its end for keep-alive). */
 // One generator over the body with the SSE parser inside (not a generator of events under a generator of chunks).
-export async function* openaiChunks(body: AsyncIterable<Uint8Array>, provider: string): AsyncIterable<UpstreamChunk> {
+export async function* openaiChunks(body: AsyncIterable<Uint8Array>, provider: UpstreamSource): AsyncIterable<UpstreamChunk> {
   const parser = createSseParser()
   let chunks = 0
   let done = false
@@ -42,7 +42,7 @@ export async function* openaiChunks(body: AsyncIterable<Uint8Array>, provider: s
 
 // OpenAI's speech events: `speech.audio.delta` with base64 `audio`, then `speech.audio.done` with `usage`.
 /** A speech whose audio comes from OpenAI's speech events (base64 deltas, then usage). */
-export function speechFromEvents(body: AsyncIterable<Uint8Array>, provider: string, id: string | undefined): UpstreamSpeech {
+export function speechFromEvents(body: AsyncIterable<Uint8Array>, provider: UpstreamSource, id: string | undefined): UpstreamSpeech {
   const speech: UpstreamSpeech = { audio: audioOf(), ...(id ? { id } : {}) }
   async function* audioOf(): AsyncIterable<Uint8Array> {
     for await (const event of parseServerSentEvents(body)) {

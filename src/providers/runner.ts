@@ -21,7 +21,7 @@ import type {
   UpstreamTranscription,
   UpstreamTranscriptionRequest,
 } from './types'
-import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
+import { fromHttpStatus, parseUpstreamJson, upstreamError, type UpstreamSource } from './upstream-error'
 
 /*
  * The one runner of upstream calls (docs/providers.md): a provider declares, per capability, the path, how a request
@@ -108,9 +108,10 @@ export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream
 /** Turns a declaration into the `Provider` the gateway calls; `transport` replaces node:http (tests, other runtimes). */
 export function createProvider(declaration: ProviderDeclaration, options: { transport?: Transport } = {}): Provider {
   const { root, headers, error, chat, chatStream, embed, speech, transcribe, check, discover, native, ...info } = declaration
-  const name = info.name
+  // Who the upstream errors of its calls name.
+  const source: UpstreamSource = { slug: info.slug, name: info.name }
   const fail = (status: number, text: string, resHeaders: Record<string, string>, call: CallOptions): GatewayError =>
-    error ? error(status, text, resHeaders, call) : fromHttpStatus(name, status, errorMessageOf(text), resHeaders)
+    error ? error(status, text, resHeaders, call) : fromHttpStatus(source, status, errorMessageOf(text), resHeaders)
   let transport = options.transport
 
   const send = async (
@@ -138,7 +139,7 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
       body: payload,
       signal: call.signal,
       timeoutMs: call.timeoutMs,
-      provider: name,
+      provider: source,
     })
     if (res.status >= 200 && res.status < 300) return res
     throw fail(res.status, await res.text().catch(() => ''), res.headers, call)
@@ -154,13 +155,13 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
         const type = res.headers['content-type'] ?? ''
         if (!type.includes('text/event-stream')) {
           const text = await res.text().catch(() => '')
-          throw upstreamError(name, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
+          throw upstreamError(source, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
         }
         return operation.events(res.body, { request, call, headers: res.headers })
       }
       if (operation.raw) return operation.raw(res, { request, call, headers: res.headers })
       const text = await res.text()
-      return operation.json!(parseUpstreamJson(name, text), { request, call, headers: res.headers, text })
+      return operation.json!(parseUpstreamJson(source, text), { request, call, headers: res.headers, text })
     }
 
   const composite =
@@ -180,9 +181,9 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
       async whole(body, call, client) {
         const res = await send(declared.path, { json: Object.assign({}, body, { stream: false }) }, 'application/json', call, passed(client))
         const text = await res.text()
-        const answer = parseUpstreamJson(name, text) as Record<string, unknown>
+        const answer = parseUpstreamJson(source, text) as Record<string, unknown>
         if (!answer || typeof answer !== 'object' || Array.isArray(answer) || !declared.isAnswer(answer))
-          throw upstreamError(name, 'malformed_response', text.slice(0, 200))
+          throw upstreamError(source, 'malformed_response', text.slice(0, 200))
         return answer
       },
       async stream(body, call, client) {
@@ -190,15 +191,15 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
         const type = res.headers['content-type'] ?? ''
         if (!type.includes('text/event-stream')) {
           const text = await res.text().catch(() => '')
-          throw upstreamError(name, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
+          throw upstreamError(source, 'malformed_response', `expected an event stream, got ${type || 'no content type'}: ${text.slice(0, 200)}`)
         }
-        return nativeEvents(res.body, name, declared.streamError)
+        return nativeEvents(res.body, source, declared.streamError)
       },
     }
   }
 
   const listing = <Out>(listed: Listing<Out>, call: CallOptions): Promise<Out> =>
-    offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: name, fail }).then((answer) => listed.read(answer))
+    offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: source, fail }).then((answer) => listed.read(answer))
 
   const provider: Provider = { ...info, chat: run(chat), chatStream: run(chatStream) }
   if (embed) provider.embed = 'run' in embed ? composite(embed) : run(embed)

@@ -1,7 +1,7 @@
-import { GatewayError, type ErrorStatus } from '../errors'
+import { GatewayError, isGatewayError, type ErrorStatus } from '../errors'
 
-/** OpenRouter's names for why an upstream call failed (docs/errors.md#upstream-errors). */
-export type UpstreamErrorType =
+/** Why an upstream call failed, in OpenRouter's words: the envelope's `metadata.error_type` (docs/errors.md#upstream-errors). */
+export type UpstreamErrorKind =
   | 'rate_limit_exceeded'
   | 'provider_overloaded'
   | 'provider_unavailable'
@@ -13,7 +13,35 @@ export type UpstreamErrorType =
   | 'content_filter'
   | 'upstream_error'
 
-const RETRYABLE = new Set<UpstreamErrorType>([
+/** The provider an upstream error came from. */
+export interface UpstreamSource {
+  slug: string
+  /** Its display name: the envelope's `metadata.provider_name`. */
+  name: string
+}
+
+/** What an UpstreamError is made of where the provider's answer or failed connection is read. */
+export interface UpstreamErrorInit {
+  kind: UpstreamErrorKind
+  provider: UpstreamSource
+  /** The provider's own words (`metadata.raw`, cut to 2,000 characters); left out of the metadata when undefined. */
+  raw?: string
+  /** The message, when not the kind's own. */
+  message?: string
+  /** The status answered, when not the kind's own (docs/errors.md#upstream-errors). */
+  status?: ErrorStatus
+  /** The upstream's wait hints passed on to the client (`retry-after`, `retry-after-ms`). */
+  headers?: Record<string, string>
+  /** The wait the provider asked for, in ms; default: read from `headers`. */
+  retryAfterMs?: number | null
+  /** A connection that failed or closed before the answer was complete (retried on the same provider). */
+  connection?: boolean
+  /** The underlying cause, kept for logs only. */
+  cause?: unknown
+}
+
+// Kinds where another provider may well succeed (docs/routing.md#what-counts-as-a-provider-failure).
+const RETRYABLE: ReadonlySet<UpstreamErrorKind> = new Set([
   'rate_limit_exceeded',
   'provider_overloaded',
   'provider_unavailable',
@@ -22,20 +50,21 @@ const RETRYABLE = new Set<UpstreamErrorType>([
   'upstream_error',
 ])
 
-// Errors of a connection that failed or closed early (kept apart from a provider's 5xx: they are retried on the same provider).
-const connectionErrors = new WeakSet<GatewayError>()
+// Kinds worth asking the same provider again after a pause: a 429, a 503 or 529 (overloaded).
+const SAME_PROVIDER: ReadonlySet<UpstreamErrorKind> = new Set(['rate_limit_exceeded', 'provider_overloaded'])
 
-/** A failed upstream call as a GatewayError: status for the client, and provider_name, error_type, raw in metadata. */
-export function upstreamError(
-  provider: string,
-  type: UpstreamErrorType,
-  raw: string,
-  options: { status?: ErrorStatus; headers?: Record<string, string>; cause?: unknown; connection?: boolean } = {},
-): GatewayError {
-  const status: ErrorStatus =
-    options.status ??
-    (type === 'timeout' ? 408 : type === 'rate_limit_exceeded' ? 429 : type === 'invalid_request' || type === 'context_length_exceeded' ? 400 : 502)
-  const message = {
+// The status each kind is answered with (docs/errors.md#upstream-errors).
+const statusOf = (kind: UpstreamErrorKind): ErrorStatus =>
+  kind === 'timeout'
+    ? 408
+    : kind === 'rate_limit_exceeded'
+      ? 429
+      : kind === 'invalid_request' || kind === 'context_length_exceeded' || kind === 'content_filter'
+        ? 400
+        : 502
+
+const messageOf = (kind: UpstreamErrorKind, provider: string): string =>
+  ({
     rate_limit_exceeded: `${provider} is rate limiting requests`,
     provider_overloaded: `${provider} is overloaded`,
     provider_unavailable: `${provider} is unavailable`,
@@ -46,18 +75,75 @@ export function upstreamError(
     malformed_response: `${provider} answered something that is not a valid completion`,
     content_filter: `${provider} refused the request on content grounds`,
     upstream_error: `${provider} failed`,
-  }[type]
-  const error = new GatewayError(status, raw && type === 'invalid_request' ? `${message}: ${raw}` : message, {
-    metadata: { provider_name: provider, error_type: type, raw: raw.slice(0, 2000) },
-    headers: options.headers,
-    cause: options.cause,
-  })
-  if (options.connection) connectionErrors.add(error)
-  return error
+  })[kind]
+
+/**
+ * A failed upstream call (in the spirit of the AI SDK's `APICallError`): the GatewayError the client sees (status,
+ * `metadata.provider_name`, `error_type`, `raw`), and the facts routing reads, set where the error is made: whether
+ * another provider may serve (`retryable`), whether the same one is worth asking again after a pause
+ * (`retryOnSameProvider`), and the wait it asked for (`retryAfterMs`) (docs/routing.md#retries).
+ */
+export class UpstreamError extends GatewayError {
+  readonly kind: UpstreamErrorKind
+  readonly provider: UpstreamSource
+  /** True when another provider may well succeed where this one failed. */
+  readonly retryable: boolean
+  /** True when the same provider is worth asking again after a pause: 429, 503, 529, or a connection that failed. */
+  readonly retryOnSameProvider: boolean
+  /** The wait the provider asked for (`Retry-After` in seconds or as a date, or `retry-after-ms`), in ms; null when none. */
+  readonly retryAfterMs: number | null
+  /** True for a connection that failed or closed before the answer was complete. */
+  readonly connection: boolean
+  /** The provider's own words, as `metadata.raw` shows them. */
+  readonly raw: string | undefined
+
+  constructor(init: UpstreamErrorInit) {
+    const { kind, provider, raw } = init
+    const message = init.message ?? (raw && kind === 'invalid_request' ? `${messageOf(kind, provider.name)}: ${raw}` : messageOf(kind, provider.name))
+    const metadata: Record<string, unknown> = { provider_name: provider.name, error_type: kind }
+    if (raw !== undefined) metadata.raw = raw.slice(0, 2000)
+    super(init.status ?? statusOf(kind), message, { metadata, headers: init.headers, cause: init.cause })
+    this.kind = kind
+    this.provider = { slug: provider.slug, name: provider.name }
+    this.raw = raw
+    this.connection = init.connection ?? false
+    this.retryable = RETRYABLE.has(kind)
+    this.retryOnSameProvider = SAME_PROVIDER.has(kind) || this.connection
+    this.retryAfterMs = init.retryAfterMs !== undefined ? init.retryAfterMs : retryAfterMsOf(init.headers ?? {})
+  }
+
+  /** The same error with its message and `raw` passed through `scrub` (a secret blanked out); the cause is dropped. */
+  scrubbed(scrub: (text: string) => string): UpstreamError {
+    return new UpstreamError({
+      kind: this.kind,
+      provider: this.provider,
+      raw: this.raw === undefined ? undefined : scrub(this.raw),
+      message: scrub(this.message),
+      status: this.status,
+      headers: this.headers,
+      retryAfterMs: this.retryAfterMs,
+      connection: this.connection,
+    })
+  }
+}
+
+/** True for an UpstreamError (also across bundled copies of the class). */
+export function isUpstreamError(value: unknown): value is UpstreamError {
+  return value instanceof UpstreamError || (isGatewayError(value) && 'kind' in value && 'retryable' in value && 'retryOnSameProvider' in value)
+}
+
+/** The usual UpstreamError: the kind's status and message, the provider's words in `raw`. */
+export function upstreamError(
+  provider: UpstreamSource,
+  kind: UpstreamErrorKind,
+  raw: string,
+  options: Omit<UpstreamErrorInit, 'kind' | 'provider' | 'raw'> = {},
+): UpstreamError {
+  return new UpstreamError({ ...options, kind, provider, raw })
 }
 
 /** Parses an upstream's JSON answer; a malformed_response error carrying the start of the text when it is not JSON. */
-export function parseUpstreamJson<T>(provider: string, text: string): T {
+export function parseUpstreamJson<T>(provider: UpstreamSource, text: string): T {
   try {
     return JSON.parse(text) as T
   } catch {
@@ -65,24 +151,8 @@ export function parseUpstreamJson<T>(provider: string, text: string): T {
   }
 }
 
-/** True when another provider may well succeed where this error came from (docs/routing.md#what-counts-as-a-provider-failure). */
-export function isRetryable(error: unknown): boolean {
-  const type = (error as GatewayError)?.metadata?.error_type
-  return typeof type === 'string' && RETRYABLE.has(type as UpstreamErrorType)
-}
-
-/**
- * True when the same provider is worth asking again after a pause (docs/routing.md): a 429, a 503 or 529 (overloaded),
- * or a connection that failed or closed before the answer was complete.
- */
-export function isRetryableOnSameProvider(error: unknown): boolean {
-  const type = (error as GatewayError)?.metadata?.error_type
-  return type === 'rate_limit_exceeded' || type === 'provider_overloaded' || connectionErrors.has(error as GatewayError)
-}
-
-/** The wait an upstream asked for (`Retry-After` in seconds or as a date, or `retry-after-ms`), in ms; null when none. */
-export function retryAfterMs(error: unknown, now: number = Date.now()): number | null {
-  const headers = (error as GatewayError)?.headers ?? {}
+/** The wait an upstream's headers ask for (`retry-after-ms`, else `Retry-After` in seconds or as a date), in ms; null when none. */
+export function retryAfterMsOf(headers: Record<string, string>, now: number = Date.now()): number | null {
   const ms = Number(headers['retry-after-ms'])
   if (headers['retry-after-ms'] && Number.isFinite(ms) && ms >= 0) return ms
   const value = headers['retry-after']
@@ -101,8 +171,8 @@ export function retryHeaders(headers: Record<string, string>): Record<string, st
   return Object.keys(kept).length ? kept : undefined
 }
 
-/** Maps an upstream HTTP error status and its body's message to an UpstreamError. */
-export function fromHttpStatus(provider: string, status: number, raw: string, headers: Record<string, string> = {}): GatewayError {
+/** Maps an upstream HTTP error status and its body's message to an UpstreamError (docs/errors.md#upstream-errors). */
+export function fromHttpStatus(provider: UpstreamSource, status: number, raw: string, headers: Record<string, string> = {}): UpstreamError {
   if (status === 429) return upstreamError(provider, 'rate_limit_exceeded', raw, { headers: retryHeaders(headers) })
   if (status === 401 || status === 403) return upstreamError(provider, 'authentication', raw)
   if (status === 408 || status === 504) return upstreamError(provider, 'timeout', raw)

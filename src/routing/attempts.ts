@@ -2,7 +2,7 @@ import { GatewayError, toGatewayError } from '../errors'
 import type { RequestLog } from '../http/request-log'
 import type { Logger } from '../logger'
 import type { GatewayMetrics } from '../metrics/gateway-metrics'
-import { isRetryable, isRetryableOnSameProvider, retryAfterMs } from '../providers/upstream-error'
+import { isUpstreamError, UpstreamError } from '../providers/upstream-error'
 import type { ByokStore } from '../stores/byok'
 import type { Admission, HealthKey, HealthTracker } from './health'
 import type { CallOptions, UpstreamChatRequest } from '../providers/types'
@@ -92,15 +92,17 @@ function emit<K extends keyof RoutingHooks>(ctx: AttemptServices, name: K, event
 function redactSecret(error: GatewayError, secret: string | undefined): GatewayError {
   if (!secret || !JSON.stringify(error.toJSON()).includes(secret.slice(0, 12))) return error
   const scrub = (text: string) => text.split(secret).join('[redacted]').split(secret.slice(0, 12)).join('[redacted]')
+  if (isUpstreamError(error)) return error.scrubbed(scrub)
   const metadata = error.metadata && JSON.parse(scrub(JSON.stringify(error.metadata)))
   return new GatewayError(error.status, scrub(error.message), { metadata, headers: error.headers })
 }
 
+// The error as hooks, logs, metrics and spans name it: an upstream error by its kind, any other by its envelope.
 const describe = (error: GatewayError) => ({
   status: error.status,
   type: error.type,
   message: error.message,
-  error_type: error.metadata?.error_type as string | undefined,
+  error_type: isUpstreamError(error) ? error.kind : (error.metadata?.error_type as string | undefined),
 })
 
 /** What one request's search for a provider shares: where it stands, and how it ends. */
@@ -222,7 +224,7 @@ async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ 
       emit(ctx, 'onFallback', { ...failed.event, next: nextOne })
       ctx.logger.warn(`${failed.event.provider} failed for ${failed.event.model}; trying ${nextOne.provider}`, {
         request_id: search.requestId,
-        error_type: failed.error.metadata?.error_type,
+        error_type: failed.event.error?.error_type,
       })
     }
     const outcome = await tryCandidate(search, attempt, admission, secret)
@@ -285,16 +287,17 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
         const latencyMs = performance.now() - started
         const error = deadline.passed ? deadlineError(ctx, attempt) : redactSecret(toGatewayError(thrown, search.requestId), secret)
         const failed = Object.assign({}, event, { latencyMs, error: describe(error) })
-        if (traced) ctx.tracing!.end(traced.span, { type: String(error.metadata?.error_type ?? error.type), message: error.message })
+        const errorType = String(failed.error.error_type ?? error.type)
+        if (traced) ctx.tracing!.end(traced.span, { type: errorType, message: error.message })
         // The client leaving is not the provider's error; a deadline is (it never answered in time).
-        if (!signal.aborted || deadline.passed) ctx.metrics?.upstreamError(attempt.offer.provider.slug, String(error.metadata?.error_type ?? error.type))
+        if (!signal.aborted || deadline.passed) ctx.metrics?.upstreamError(attempt.offer.provider.slug, errorType)
         // Only the provider's failures count for its health: never the request's own 4xx, its client leaving or its
         // deadline. A customer's key that the provider refuses is worth falling back from (to the service's key).
-        const providerFault = !signal.aborted && (isRetryable(error) || (attempt.credential !== undefined && error.metadata?.error_type === 'authentication'))
-        if (!providerFault) return { ok: false, error, fallback: false, event: failed }
+        if (signal.aborted || !isUpstreamError(error) || !(error.retryable || (attempt.credential !== undefined && error.kind === 'authentication')))
+          return { ok: false, error, fallback: false, event: failed }
         ctx.health.record(key, org, { ok: false, latencyMs })
         admitted = undefined
-        const delay = retry < ctx.options.retry.maxRetries && isRetryableOnSameProvider(error) ? retryDelay(search, error, retry) : null
+        const delay = retry < ctx.options.retry.maxRetries && error.retryOnSameProvider ? retryDelay(search, error, retry) : null
         if (delay === null) return { ok: false, error, fallback: true, event: failed }
         emit(ctx, 'onRetry', { ...failed, delayMs: delay })
         if (!(await pause(delay, signal))) return { ok: false, error: deadline.passed ? deadlineError(ctx, attempt) : error, fallback: false, event: failed }
@@ -325,15 +328,17 @@ function traceAttempt(tracing: Tracing, request: { span?: OtelSpan; operation?: 
 const clientLeft = () => new GatewayError(408, 'The client closed the request before a provider was called', { metadata: { error_type: 'client_closed' } })
 
 const deadlineError = (ctx: AttemptServices, attempt: Attempt) =>
-  new GatewayError(408, `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`, {
-    metadata: { provider_name: attempt.offer.provider.name, error_type: 'timeout' },
+  new UpstreamError({
+    kind: 'timeout',
+    provider: attempt.offer.provider,
+    message: `No provider answered within the request's deadline of ${ctx.options.requestTimeoutMs} ms`,
   })
 
 // The wait before retrying a provider: its own Retry-After, else full jitter up to baseDelayMs · 2^retry; null when
 // that wait is longer than retry.maxDelayMs or would pass the request's deadline (the router moves on instead).
-function retryDelay(search: Search<unknown>, error: GatewayError, retry: number): number | null {
+function retryDelay(search: Search<unknown>, error: UpstreamError, retry: number): number | null {
   const { baseDelayMs, maxDelayMs } = search.ctx.options.retry
-  const asked = retryAfterMs(error, search.ctx.now())
+  const asked = error.retryAfterMs
   const delay = Math.floor(asked ?? Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** retry))
   return delay > maxDelayMs || delay >= search.deadline.at - performance.now() ? null : delay
 }

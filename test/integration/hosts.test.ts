@@ -17,12 +17,12 @@ import { hostedProvider, localProvider, openai } from '../../src/providers/opena
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import { fetchTransport } from '../../src/providers/transport'
 import type { CallOptions, UpstreamChatRequest, UpstreamChunk } from '../../src/providers/types'
-import { isRetryableOnSameProvider, retryAfterMs } from '../../src/providers/upstream-error'
 import { startFakeAnthropic } from '../fakes/anthropic'
 import { fakeEmbedding } from '../fakes/embedding-vector'
 import { startFakeGemini } from '../fakes/gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway } from '../helpers/server'
+import { asUpstream } from '../helpers/upstream-error'
 
 const KEY = 'sk-hosts-test'
 const call = (timeoutMs = 5000): CallOptions => ({ signal: AbortSignal.timeout(10_000), timeoutMs })
@@ -185,10 +185,10 @@ describe('the runner’s transports', () => {
 
   it('classifies failures through ofetch as node:http does: 429 with Retry-After, a reset, a timeout, a cut stream', async () => {
     const rate = await failure(viaFetch().chat(chatRequest('fail-429'), call()))
-    expect([rate.status, retryAfterMs(rate)]).toEqual([429, 2000])
+    expect([rate.status, asUpstream(rate).retryAfterMs]).toEqual([429, 2000])
     const reset = await failure(viaFetch().chat(chatRequest('fail-reset'), call()))
     expect(reset.metadata?.error_type).toBe('provider_unavailable')
-    expect(isRetryableOnSameProvider(reset)).toBe(true)
+    expect(asUpstream(reset).retryOnSameProvider).toBe(true)
     const slow = await failure(viaFetch().chat(chatRequest('hang'), call(150)))
     expect([slow.status, slow.metadata?.error_type]).toEqual([408, 'timeout'])
     const cut = await failure(viaFetch().chatStream(chatRequest('fail-midstream'), call()).then(collect))

@@ -10,9 +10,9 @@ import { anthropic } from '../../src/providers/anthropic'
 import { gemini } from '../../src/providers/gemini'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import type { CallOptions } from '../../src/providers/types'
-import { isRetryable, isRetryableOnSameProvider, retryAfterMs } from '../../src/providers/upstream-error'
 import { fakeEmbedding, startFakeGemini, type FakeGemini } from '../fakes/gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { asUpstream } from '../helpers/upstream-error'
 
 const KEY = 'sk-embed-test'
 const GEMINI_KEY = 'AIzaSyFAKE-embed-test-key-0123456789'
@@ -105,30 +105,30 @@ describe('OpenAI-compatible embed', () => {
     expect(error.status).toBe(502)
     expect(error.metadata).toMatchObject({ provider_name: 'Acme', error_type: 'malformed_response' })
     expect(error.metadata?.raw).toMatch(raw)
-    expect(isRetryable(error)).toBe(true)
+    expect(asUpstream(error).retryable).toBe(true)
   })
 
   it('classifies HTTP errors as chat does: 429 with Retry-After, 503 overloaded, 500, 401, 400, a reset connection', async () => {
     const rate = await failure(provider().embed!({ model: 'fail-429', input: 'x' }, call()))
     expect(rate.status).toBe(429)
     expect(rate.metadata?.error_type).toBe('rate_limit_exceeded')
-    expect(retryAfterMs(rate)).toBe(2000)
-    expect(isRetryableOnSameProvider(rate)).toBe(true)
+    expect(asUpstream(rate).retryAfterMs).toBe(2000)
+    expect(asUpstream(rate).retryOnSameProvider).toBe(true)
 
     fake.retryAfter = '7'
     const busy = await failure(provider().embed!({ model: 'fail-503', input: 'x' }, call()))
     expect(busy.metadata?.error_type).toBe('provider_overloaded')
-    expect(retryAfterMs(busy)).toBe(7000)
+    expect(asUpstream(busy).retryAfterMs).toBe(7000)
 
     const down = await failure(provider().embed!({ model: 'fail-500', input: 'x' }, call()))
     expect([down.status, down.metadata?.error_type]).toEqual([502, 'provider_unavailable'])
-    expect(isRetryable(down)).toBe(true)
+    expect(asUpstream(down).retryable).toBe(true)
 
     const key = await failure(
       openaiCompatible({ slug: 'acme', name: 'Acme', baseURL: fake.url, apiKey: 'sk-wrong' }).embed!({ model: 'text-embedding-3-small', input: 'x' }, call()),
     )
     expect([key.status, key.metadata?.error_type]).toEqual([502, 'authentication'])
-    expect(isRetryable(key)).toBe(false)
+    expect(asUpstream(key).retryable).toBe(false)
 
     const bad = await failure(provider().embed!({ model: 'text-embedding-ada-002', input: 'x', dimensions: 8 }, call()))
     expect(bad.status).toBe(400)
@@ -137,7 +137,7 @@ describe('OpenAI-compatible embed', () => {
 
     const reset = await failure(provider().embed!({ model: 'fail-reset', input: 'x' }, call()))
     expect(reset.metadata?.error_type).toBe('provider_unavailable')
-    expect(isRetryableOnSameProvider(reset)).toBe(true)
+    expect(asUpstream(reset).retryOnSameProvider).toBe(true)
   })
 
   it('times out an upstream that never answers (408) and uses a customer’s own key when given one', async () => {
@@ -197,7 +197,7 @@ describe('Gemini embed', () => {
     const texts = Array.from({ length: 150 }, (_, i) => `t${i}`)
     const error = await failure(provider().embed!({ model: 'gemini-embedding-001', input: texts, dimensions: 4 }, call()))
     expect(error.metadata).toMatchObject({ provider_name: 'Google AI Studio', error_type: 'provider_overloaded' })
-    expect(isRetryableOnSameProvider(error)).toBe(true)
+    expect(asUpstream(error).retryOnSameProvider).toBe(true)
   })
 
   it('refuses token arrays with a 400 naming input, before any call', async () => {
@@ -213,7 +213,7 @@ describe('Gemini embed', () => {
   it('classifies Gemini’s errors: 429 with RetryInfo, 400, 403 (the key redacted), malformed answers, a model that does not embed', async () => {
     const rate = await failure(provider().embed!({ model: 'fail-429', input: 'x' }, call()))
     expect([rate.status, rate.metadata?.error_type]).toEqual([429, 'rate_limit_exceeded'])
-    expect(retryAfterMs(rate)).toBe(17_000)
+    expect(asUpstream(rate).retryAfterMs).toBe(17_000)
 
     const bad = await failure(provider().embed!({ model: 'fail-400', input: 'x' }, call()))
     expect([bad.status, bad.metadata?.error_type]).toEqual([400, 'invalid_request'])

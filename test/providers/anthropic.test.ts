@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { anthropic, ANTHROPIC_VERSION } from '../../src/index'
-import { isRetryableOnSameProvider } from '../../src/providers/upstream-error'
 import { callOptions, drain, streamedText } from './calls'
+import { asUpstream } from '../helpers/upstream-error'
 import { runProviderContract, textRequest, WEATHER_TOOL } from './contract'
 import { startReplay, type Replay } from './replay'
 import { errorReply, jsonReply, sseReply } from './wire'
@@ -254,7 +254,7 @@ describe('anthropic(): Anthropic’s own wire', () => {
     const { chunks, error } = await drain(await provider(replay.origin).chatStream(textRequest(MODEL), callOptions()))
     expect(streamedText(chunks)).toBe('The capital')
     expect([error?.status, error?.metadata?.error_type, error?.metadata?.raw]).toEqual([502, 'provider_overloaded', 'Overloaded'])
-    expect(isRetryableOnSameProvider(error)).toBe(true)
+    expect(asUpstream(error).retryOnSameProvider).toBe(true)
   })
 
   it('a stream that ends before message_stop → provider_unavailable', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Provider, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from '../../src/index'
-import { isRetryableOnSameProvider, retryAfterMs } from '../../src/providers/upstream-error'
 import { callOptions, drain, finishReasons, GatewayError, rejection, streamedArguments, streamedText, timed } from './calls'
+import { asUpstream } from '../helpers/upstream-error'
 import { startReplay, type Replay, type Reply } from './replay'
 
 /**
@@ -19,8 +19,6 @@ export const TOOL_ANSWER = { name: 'get_weather', arguments: { city: 'Paris' }, 
 /** The service key every provider is built with, and a customer's own key (BYOK). */
 export const SERVICE_KEY = 'sk-service-test'
 export const CUSTOMER_KEY = 'sk-customer-byok'
-/** A fixed "now" for retryAfterMs. */
-const NOW = Date.parse('2026-11-26T12:00:00Z')
 
 /** The text request of the story, for the model `model`. */
 export const textRequest = (model: string): UpstreamChatRequest =>
@@ -69,9 +67,9 @@ export interface ErrorCase {
   /** The GatewayError's status and `metadata.error_type`. */
   status: number
   errorType: string
-  /** `isRetryableOnSameProvider`. */
+  /** The UpstreamError's `retryOnSameProvider`. */
   sameProvider: boolean
-  /** `retryAfterMs` (at a fixed now). */
+  /** The UpstreamError's `retryAfterMs`. */
   retryAfterMs: number | null
 }
 
@@ -204,8 +202,14 @@ export function runProviderContract(name: string, setup: WireSetup): void {
             expect(error.status).toBe(c.status)
             expect(error.metadata?.error_type).toBe(c.errorType)
             expect(error.metadata?.provider_name).toBe(provider.name)
-            expect(isRetryableOnSameProvider(error)).toBe(c.sameProvider)
-            expect(retryAfterMs(error, NOW)).toBe(c.retryAfterMs)
+            expect(asUpstream(error).retryOnSameProvider).toBe(c.sameProvider)
+            expect(asUpstream(error).retryAfterMs).toBe(c.retryAfterMs)
+            // What routing reads is made with the error, and says what its envelope says.
+            expect([asUpstream(error).kind, asUpstream(error).provider, asUpstream(error).connection]).toEqual([
+              c.errorType,
+              { slug: provider.slug, name: provider.name },
+              false,
+            ])
           }
         })
       }
@@ -245,14 +249,16 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         expect(chunks).toEqual(setup.stream.text.expected.slice(0, chunks.length))
         expect(error).toBeInstanceOf(GatewayError)
         expect(error?.metadata?.error_type).toBe('provider_unavailable')
-        expect(isRetryableOnSameProvider(error)).toBe(true)
+        expect(asUpstream(error).retryOnSameProvider).toBe(true)
+        expect([asUpstream(error).connection, asUpstream(error).retryable]).toEqual([true, true])
       })
 
       it('a whole answer cut mid-body → provider_unavailable, retried on the same provider', async () => {
         replay.on(setup.routes.chat, { ...setup.chat.text.reply, cutAfter: 0 })
         const error = await rejection(provider.chat(textRequest(setup.model), callOptions()))
         expect([error.status, error.metadata?.error_type]).toEqual([502, 'provider_unavailable'])
-        expect(isRetryableOnSameProvider(error)).toBe(true)
+        expect(asUpstream(error).retryOnSameProvider).toBe(true)
+        expect(asUpstream(error).connection).toBe(true)
       })
 
       it('no byte within timeoutMs → a timeout (408), promptly', async () => {
@@ -260,6 +266,8 @@ export function runProviderContract(name: string, setup: WireSetup): void {
         let error: GatewayError | undefined
         const ms = await timed(rejection(provider.chat(textRequest(setup.model), callOptions({ timeoutMs: 100 }))).then((e) => (error = e)))
         expect([error?.status, error?.metadata?.error_type]).toEqual([408, 'timeout'])
+        // Another provider may serve; this one is not asked again.
+        expect([asUpstream(error).retryable, asUpstream(error).retryOnSameProvider, asUpstream(error).connection]).toEqual([true, false, false])
         expect(ms).toBeGreaterThanOrEqual(90)
         expect(ms).toBeLessThan(1000)
       })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { anthropic, gemini, hostedProvider, openai } from '../../src/index'
-import { isRetryableOnSameProvider, retryAfterMs } from '../../src/providers/upstream-error'
 import { callOptions, rejection } from './calls'
+import { asUpstream } from '../helpers/upstream-error'
 import { SERVICE_KEY } from './contract'
 import { startReplay, type Replay } from './replay'
 import { errorReply, jsonReply, wireJson } from './wire'
@@ -67,7 +67,12 @@ describe('embed() on the wire', () => {
   it('OpenAI: 429 with Retry-After → rate_limit_exceeded, retried on the same provider after 2 s', async () => {
     replay.on('POST /v1/embeddings', errorReply(429, 'openai', 'error-429.json', { 'retry-after': '2' }))
     const error = await rejection(openaiProvider().embed!({ model: 'text-embedding-3-small', input: TEXTS }, callOptions()))
-    expect([error.status, error.metadata?.error_type, isRetryableOnSameProvider(error), retryAfterMs(error)]).toEqual([429, 'rate_limit_exceeded', true, 2000])
+    expect([error.status, error.metadata?.error_type, asUpstream(error).retryOnSameProvider, asUpstream(error).retryAfterMs]).toEqual([
+      429,
+      'rate_limit_exceeded',
+      true,
+      2000,
+    ])
   })
 
   it('Gemini: one text → :embedContent with outputDimensionality → one vector, no usage reported', async () => {
@@ -98,6 +103,6 @@ describe('embed() on the wire', () => {
   it('Gemini: 429 RESOURCE_EXHAUSTED with RetryInfo → rate_limit_exceeded, retry after 37 s', async () => {
     replay.on('POST /v1beta/models/gemini-embedding-001:embedContent', errorReply(429, 'gemini', 'error-429.json'))
     const error = await rejection(geminiProvider().embed!({ model: 'gemini-embedding-001', input: 'x' }, callOptions()))
-    expect([error.status, error.metadata?.error_type, retryAfterMs(error)]).toEqual([429, 'rate_limit_exceeded', 37_000])
+    expect([error.status, error.metadata?.error_type, asUpstream(error).retryAfterMs]).toEqual([429, 'rate_limit_exceeded', 37_000])
   })
 })

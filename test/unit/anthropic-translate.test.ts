@@ -15,6 +15,8 @@ import {
 
 // Unit tests of the OpenAI ⇄ Anthropic Messages translation (src/providers/anthropic-translate.ts, anthropic-stream.ts).
 
+/** The provider the errors name. */
+const ANTHROPIC = { slug: 'anthropic', name: 'Anthropic' }
 const BUDGET: ClaudeTraits = { thinking: 'budget', thinkingAlwaysOn: false, maxOutputTokens: 64_000 }
 const ADAPTIVE: ClaudeTraits = { thinking: 'adaptive', thinkingAlwaysOn: false, maxOutputTokens: 128_000, efforts: ['low', 'medium', 'high', 'max'] }
 /** The body for `request` (model claude-test), whole unless `stream`. */
@@ -401,14 +403,14 @@ describe('errors: anthropicError and parseAnthropicError', () => {
     ['timeout_error', 504, 408, 'timeout'],
     ['billing_error', 400, 502, 'upstream_error'],
   ])('%s (HTTP %i) → %i %s', (type, http, status, errorType) => {
-    const error = anthropicError('Anthropic', http, { type, message: 'm' })
+    const error = anthropicError(ANTHROPIC, http, { type, message: 'm' })
     expect([error.status, error.metadata?.error_type, error.metadata?.raw]).toEqual([status, errorType, 'm'])
   })
   it('an unknown type falls back on the HTTP status: 413 → invalid_request, 503 → provider_overloaded; none in a stream → upstream_error', () => {
     expect([
-      anthropicError('A', 413, { message: '' }).metadata?.raw,
-      anthropicError('A', 503, { message: 'x' }).metadata?.error_type,
-      anthropicError('A', undefined, { message: 'x' }).metadata?.error_type,
+      anthropicError(ANTHROPIC, 413, { message: '' }).metadata?.raw,
+      anthropicError(ANTHROPIC, 503, { message: 'x' }).metadata?.error_type,
+      anthropicError(ANTHROPIC, undefined, { message: 'x' }).metadata?.error_type,
     ]).toEqual(['the request is too large', 'provider_overloaded', 'upstream_error'])
   })
   it('parseAnthropicError reads the envelope, else keeps the text', () => {
@@ -431,7 +433,7 @@ function sse(events: [string, unknown][]): Parameters<typeof anthropicChunks>[0]
 /** Every chunk of a translated stream, without `created`. */
 async function translate(res: Parameters<typeof anthropicChunks>[0], excludeReasoning = false): Promise<unknown[]> {
   const out: unknown[] = []
-  for await (const chunk of anthropicChunks(res, 'Anthropic', { excludeReasoning })) out.push({ ...(chunk as UpstreamChunk), created: undefined })
+  for await (const chunk of anthropicChunks(res, ANTHROPIC, { excludeReasoning })) out.push({ ...(chunk as UpstreamChunk), created: undefined })
   return out
 }
 

@@ -45,7 +45,7 @@ describe('the attempt loop', () => {
     const keys: (string | undefined)[] = []
     const served = await firstSuccessful(services, attempts, { signal: new AbortController().signal, requestId: 'r1', org: 'o1' }, async (attempt, options) => {
       keys.push(options.apiKey)
-      if (attempt.offer.provider.slug === 'a') throw upstreamError('a', 'upstream_error', 'boom')
+      if (attempt.offer.provider.slug === 'a') throw upstreamError({ slug: 'a', name: 'A' }, 'upstream_error', 'boom')
       return 'answer'
     })
     expect([served.result, served.attempt.credential?.id, served.tries]).toEqual(['answer', 'k1', 2])

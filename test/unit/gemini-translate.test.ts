@@ -17,6 +17,8 @@ import {
 
 // Unit tests of the OpenAI ⇄ Gemini translation (src/providers/gemini-translate.ts, gemini-stream.ts, gemini-schema.ts).
 
+/** The provider the errors name. */
+const G = { slug: 'g', name: 'G' }
 /** The Gemini body for `request` on `model` (default gemini-2.5-flash). */
 const body = (request: Record<string, unknown>, model?: ProviderModel) =>
   toGeminiRequest({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'Hi' }], ...request } as UpstreamChatRequest, model)
@@ -358,10 +360,10 @@ describe('answers: finish reasons, usage, parts', () => {
     })
   })
   it('an answer without a candidate → malformed_response; a blocked prompt → 400 content_filter', () => {
-    expect(() => fromGeminiResponse({ usageMetadata: {} }, 'G', 1)).toThrow(
+    expect(() => fromGeminiResponse({ usageMetadata: {} }, G, 1)).toThrow(
       expect.objectContaining({ metadata: expect.objectContaining({ error_type: 'malformed_response' }) }),
     )
-    expect(refusal(() => fromGeminiResponse({ promptFeedback: { blockReason: 'SAFETY', blockReasonMessage: 'Unsafe.' } }, 'G', 1))).toEqual([
+    expect(refusal(() => fromGeminiResponse({ promptFeedback: { blockReason: 'SAFETY', blockReasonMessage: 'Unsafe.' } }, G, 1))).toEqual([
       400,
       'G blocked the prompt (SAFETY)',
       undefined,
@@ -381,21 +383,21 @@ describe('errors: geminiError and errorBodyOf', () => {
     [400, 'INVALID_ARGUMENT', 'The input token count (2000000) exceeds the maximum number of tokens allowed (1048576).', 400, 'context_length_exceeded'],
     [404, 'NOT_FOUND', 'models/gemini-9 is not found', 400, 'invalid_request'],
   ])('HTTP %i %s → %i %s', (http, status, message, expectedStatus, errorType) => {
-    const error = geminiError('G', http, text(http, status, message), {}, [])
+    const error = geminiError(G, http, text(http, status, message), {}, [])
     expect([error.status, error.metadata?.error_type, error.metadata?.raw]).toEqual([expectedStatus, errorType, `${status}: ${message}`])
   })
   it('429: RetryInfo → retry-after in whole seconds (rounded up); a Retry-After header wins', () => {
     const body = text(429, 'RESOURCE_EXHAUSTED', 'Quota', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.2s' }])
-    expect(geminiError('G', 429, body, {}, []).headers).toEqual({ 'retry-after': '13' })
-    expect(geminiError('G', 429, body, { 'retry-after': '3' }, []).headers).toEqual({ 'retry-after': '3' })
+    expect(geminiError(G, 429, body, {}, []).headers).toEqual({ 'retry-after': '13' })
+    expect(geminiError(G, 429, body, { 'retry-after': '3' }, []).headers).toEqual({ 'retry-after': '3' })
   })
   it('an error inside a stream (no HTTP status) takes its code; secrets are blanked; a non-JSON body is kept as text', () => {
-    expect(geminiError('G', 0, text(503, 'UNAVAILABLE', 'key AIza-1 overloaded'), {}, ['AIza-1', undefined]).metadata).toEqual({
+    expect(geminiError(G, 0, text(503, 'UNAVAILABLE', 'key AIza-1 overloaded'), {}, ['AIza-1', undefined]).metadata).toEqual({
       provider_name: 'G',
       error_type: 'provider_overloaded',
       raw: 'UNAVAILABLE: key [redacted] overloaded',
     })
-    expect(geminiError('G', 502, '<html>Bad Gateway</html>', {}, []).metadata?.raw).toBe('<html>Bad Gateway</html>')
+    expect(geminiError(G, 502, '<html>Bad Gateway</html>', {}, []).metadata?.raw).toBe('<html>Bad Gateway</html>')
   })
   it('errorBodyOf reads { error } and [{ error }], else undefined', () => {
     expect([errorBodyOf('[{"error":{"code":400,"message":"m"}}]'), errorBodyOf('{"candidates":[]}'), errorBodyOf('nope')]).toEqual([
@@ -412,7 +414,7 @@ async function translate(events: unknown[]): Promise<unknown[]> {
     for (const data of events) yield { data: typeof data === 'string' ? data : JSON.stringify(data) }
   }
   const out: unknown[] = []
-  for await (const chunk of geminiChunks(source(), 'G', [], 1)) out.push(chunk)
+  for await (const chunk of geminiChunks(source(), G, [], 1)) out.push(chunk)
   return out
 }
 

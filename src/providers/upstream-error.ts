@@ -127,6 +127,29 @@ export class UpstreamError extends GatewayError {
   }
 }
 
+const KINDS: ReadonlySet<string> = new Set<UpstreamErrorKind>([...RETRYABLE, 'context_length_exceeded', 'authentication', 'invalid_request', 'content_filter'])
+
+/**
+ * The UpstreamError a GatewayError describes: itself, or (a host's own provider written before UpstreamError, which
+ * threw a GatewayError naming its kind in `metadata.error_type`) one read from that kind; undefined for any other
+ * error. Routing reads the result's fields; the client is answered the error as it was thrown.
+ */
+export function upstreamErrorOf(error: GatewayError, provider: UpstreamSource): UpstreamError | undefined {
+  if (isUpstreamError(error)) return error
+  const kind = error.metadata?.error_type
+  if (typeof kind !== 'string' || !KINDS.has(kind)) return undefined
+  const raw = error.metadata?.raw
+  return new UpstreamError({
+    kind: kind as UpstreamErrorKind,
+    provider,
+    message: error.message,
+    status: error.status,
+    headers: error.headers,
+    raw: typeof raw === 'string' ? raw : undefined,
+    connection: error.metadata?.connection === true,
+  })
+}
+
 /** True for an UpstreamError (also across bundled copies of the class). */
 export function isUpstreamError(value: unknown): value is UpstreamError {
   return value instanceof UpstreamError || (isGatewayError(value) && 'kind' in value && 'retryable' in value && 'retryOnSameProvider' in value)

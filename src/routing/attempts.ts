@@ -2,7 +2,7 @@ import { GatewayError, toGatewayError } from '../errors'
 import type { RequestLog } from '../http/request-log'
 import type { Logger } from '../logger'
 import type { GatewayMetrics } from '../metrics/gateway-metrics'
-import { isUpstreamError, UpstreamError } from '../providers/upstream-error'
+import { isUpstreamError, UpstreamError, upstreamErrorOf } from '../providers/upstream-error'
 import type { ByokStore } from '../stores/byok'
 import type { Admission, HealthKey, HealthTracker } from './health'
 import type { CallOptions, UpstreamChatRequest } from '../providers/types'
@@ -293,11 +293,12 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
         if (!signal.aborted || deadline.passed) ctx.metrics?.upstreamError(attempt.offer.provider.slug, errorType)
         // Only the provider's failures count for its health: never the request's own 4xx, its client leaving or its
         // deadline. A customer's key that the provider refuses is worth falling back from (to the service's key).
-        if (signal.aborted || !isUpstreamError(error) || !(error.retryable || (attempt.credential !== undefined && error.kind === 'authentication')))
+        const upstream = upstreamErrorOf(error, attempt.offer.provider)
+        if (signal.aborted || !upstream || !(upstream.retryable || (attempt.credential !== undefined && upstream.kind === 'authentication')))
           return { ok: false, error, fallback: false, event: failed }
         ctx.health.record(key, org, { ok: false, latencyMs })
         admitted = undefined
-        const delay = retry < ctx.options.retry.maxRetries && error.retryOnSameProvider ? retryDelay(search, error, retry) : null
+        const delay = retry < ctx.options.retry.maxRetries && upstream.retryOnSameProvider ? retryDelay(search, upstream, retry) : null
         if (delay === null) return { ok: false, error, fallback: true, event: failed }
         emit(ctx, 'onRetry', { ...failed, delayMs: delay })
         if (!(await pause(delay, signal))) return { ok: false, error: deadline.passed ? deadlineError(ctx, attempt) : error, fallback: false, event: failed }

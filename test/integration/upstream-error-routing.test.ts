@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { GatewayError } from '../../src/errors'
 import { UpstreamError, type Provider, type RoutingEvent, type UpstreamCompletion } from '../../src/index'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 
@@ -68,6 +69,33 @@ describe('routing reads the UpstreamError', () => {
     expect(limited.calls).toHaveLength(2)
     expect(limited.calls[1] - limited.calls[0]).toBeGreaterThanOrEqual(298)
     expect(spare.calls).toHaveLength(0)
+  })
+
+  it("reads a host provider's GatewayError that names its kind in metadata.error_type (written before UpstreamError) as that kind", async () => {
+    const busy = scripted('busy', [
+      () =>
+        new GatewayError(502, 'Busy is unavailable', { metadata: { provider_name: 'Busy', error_type: 'provider_unavailable', raw: 'down for maintenance' } }),
+    ])
+    const spare = scripted('spare', [])
+    const answer = await ask([busy.provider, spare.provider], { maxRetries: 0 })
+    expect([answer.status, answer.body.provider]).toEqual([200, 'Spare'])
+    expect(answer.events.map((e) => e.kind)).toEqual(['attempt', 'fallback', 'attempt', 'success'])
+    // Alone, it is answered exactly as it was thrown.
+    const alone = scripted('busy', [
+      () => new GatewayError(502, 'Busy is unavailable', { metadata: { provider_name: 'Busy', error_type: 'provider_unavailable', raw: 'x' } }),
+    ])
+    const failed = await ask([alone.provider], { maxRetries: 0 })
+    expect([failed.status, failed.body]).toEqual([
+      502,
+      {
+        error: {
+          code: 502,
+          type: 'upstream_error',
+          message: 'Busy is unavailable',
+          metadata: { provider_name: 'Busy', error_type: 'provider_unavailable', raw: 'x' },
+        },
+      },
+    ])
   })
 
   it('does not wait a retryAfterMs above retry.maxDelayMs: the next provider serves at once', async () => {

@@ -48,6 +48,14 @@ describe('eligibility: why a preference excludes an offer', () => {
     expect(priceAboveMax(usd('0.000003'), { prompt: null, completion: '3' })).toBeUndefined()
   })
 
+  it('max_price compares the per-request and per-image prices as they are, in USD each', () => {
+    const priced = { prompt: '0.000001', completion: '0.000002', request: '0.02', image: '0.0015' }
+    expect(priceAboveMax(priced, { request: '0.02', image: '0.0015' })).toBeUndefined()
+    expect(priceAboveMax(priced, { request: '0.019' })).toBe('request')
+    expect(priceAboveMax(priced, { image: '0.001' })).toBe('image')
+    expect(priceAboveMax({ prompt: '0.000001', completion: '0.000002' }, { request: '0', image: '0' })).toBeUndefined()
+  })
+
   it('max_price reads the long-context prices of a prompt past their threshold, and says the prompt’s size', () => {
     const long = offerOf(a, {
       id: 'acme/chat',

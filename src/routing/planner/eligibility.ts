@@ -13,7 +13,9 @@ const perMillion = (price: string | undefined): Decimal => multiply(decimal(pric
 export function priceAboveMax(pricing: ModelPricing, maxPrice: MaxPrice): string | undefined {
   for (const field of ['prompt', 'completion', 'request', 'image'] as const) {
     const limit = maxPrice[field]
-    if (limit != null && compare(perMillion(pricing[field]), decimal(limit)) > 0) return field
+    // Token prices are compared per million tokens, the request's and an image's as they are (USD each: docs/routing.md).
+    const price = field === 'prompt' || field === 'completion' ? perMillion(pricing[field]) : decimal(pricing[field] ?? '0')
+    if (limit != null && compare(price, decimal(limit)) > 0) return field
   }
   return undefined
 }

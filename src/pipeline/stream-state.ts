@@ -4,11 +4,12 @@
  * - `waiting`: the 200 went out, keep-alive comments while the stream takes its provider;
  * - `flowing`: the provider's chunks go to the client, at its pace;
  * - `draining`: the client left a model that may reason in hidden tokens: read on, silently, for its usage report;
- * - `ending`: the stream ends in the client's sight (done, failed, cut by the shutdown): settled, then its last bytes;
+ * - `ending`: the stream ends in the client's sight (done, or failed): settled, then its last bytes;
+ * - `cut`: the gateway's shutdown cut it: the failure told, settled, then its last bytes;
  * - `closed`: nothing more goes to the client (it left, or the last bytes went out); its settlement may still run;
  * - `settled`: closed and settled: nothing of the stream is left in flight.
  */
-export type StreamPhase = 'opening' | 'waiting' | 'flowing' | 'draining' | 'ending' | 'closed' | 'settled'
+export type StreamPhase = 'opening' | 'waiting' | 'flowing' | 'draining' | 'ending' | 'cut' | 'closed' | 'settled'
 
 /**
  * What happens to a stream. A chunk changes no phase; a deadline or an exception is one of these: the request's
@@ -17,7 +18,7 @@ export type StreamPhase = 'opening' | 'waiting' | 'flowing' | 'draining' | 'endi
 export type StreamEvent =
   /** The response went out: keep-alives until the stream takes its provider. */
   | 'responded'
-  /** The stream took its provider's first chunk. */
+  /** The stream took its provider's first chunk (speech, which answers only then, takes it while opening). */
   | 'opened'
   /** No provider opened it: every attempt failed, the request's deadline passed, or the shutdown stopped the opening. */
   | 'failed'
@@ -38,13 +39,15 @@ export type StreamEvent =
 
 // The phase each event leads to from each phase; an event missing here means nothing there (the stream ended
 // another way first) and changes nothing. A shutdown while opening stops the opening, which then fails; one while
-// ending (already billing) or once closed leaves it as it was.
+// ending (already billing) or once closed leaves it as it was. An end whose billing or last bytes fail is told as a
+// failure after it began (`broke` while ending); one cut by the shutdown is not (it only logs it).
 const NEXT: Record<StreamPhase, Partial<Record<StreamEvent, StreamPhase>>> = {
-  opening: { responded: 'waiting', failed: 'closed' },
-  waiting: { opened: 'flowing', failed: 'ending', left: 'closed', shutdown: 'ending' },
-  flowing: { done: 'ending', broke: 'ending', left: 'closed', readOn: 'draining', shutdown: 'ending' },
+  opening: { responded: 'waiting', opened: 'flowing', failed: 'closed' },
+  waiting: { opened: 'flowing', failed: 'ending', left: 'closed', shutdown: 'cut' },
+  flowing: { done: 'ending', broke: 'ending', left: 'closed', readOn: 'draining', shutdown: 'cut' },
   draining: { drained: 'closed', shutdown: 'draining' },
   ending: { broke: 'ending', left: 'closed', closed: 'closed' },
+  cut: { left: 'closed', closed: 'closed' },
   closed: {},
   settled: {},
 }
@@ -64,7 +67,7 @@ export interface StreamSettlement<S> {
 export interface StreamMachine<S> {
   /** Where the stream is now. */
   readonly phase: StreamPhase
-  /** True while bytes may go to the client (`waiting`, `flowing`, `ending`). */
+  /** True while bytes may go to the client (`waiting`, `flowing`, `ending`, `cut`). */
   readonly writable: boolean
   /** The outcome of the settlement, once settle() was called. */
   readonly outcome: StreamOutcome<S> | undefined
@@ -96,7 +99,7 @@ export function createStreamMachine<S>(settlement: StreamSettlement<S>): StreamM
       return phase
     },
     get writable() {
-      return phase === 'waiting' || phase === 'flowing' || phase === 'ending'
+      return phase === 'waiting' || phase === 'flowing' || phase === 'ending' || phase === 'cut'
     },
     get outcome() {
       return outcome

@@ -44,6 +44,22 @@ const endings: { name: string; steps: Step[]; settled: StreamOutcome<Served>; fa
     settled: charged('success'),
   },
   {
+    name: 'speech: opened before its response, done, the client leaving while it is billed',
+    steps: [{ event: 'opened', to: 'flowing' }, { event: 'done', to: 'ending' }, { settle: charged('success') }, { event: 'left', to: 'closed' }],
+    settled: charged('success'),
+  },
+  {
+    name: 'speech: cut by the shutdown, a failure of its provider then changing nothing',
+    steps: [
+      { event: 'opened', to: 'flowing' },
+      { event: 'shutdown', to: 'cut' },
+      { event: 'broke', to: 'cut' },
+      { settle: charged('cancelled') },
+      { event: 'closed', to: 'closed' },
+    ],
+    settled: charged('cancelled'),
+  },
+  {
     name: 'no provider opened it before the response (an HTTP error): released',
     steps: [{ event: 'failed', to: 'closed' }, { settle: released }],
     settled: released,
@@ -104,7 +120,13 @@ const endings: { name: string; steps: Step[]; settled: StreamOutcome<Served>; fa
   },
   {
     name: 'close() while waiting: released',
-    steps: [{ event: 'responded', to: 'waiting' }, { event: 'shutdown', to: 'ending' }, { settle: released }, { event: 'closed', to: 'closed' }],
+    steps: [
+      { event: 'responded', to: 'waiting' },
+      { event: 'shutdown', to: 'cut' },
+      { settle: released },
+      { event: 'broke', to: 'cut' },
+      { event: 'closed', to: 'closed' },
+    ],
     settled: released,
   },
   {
@@ -112,7 +134,7 @@ const endings: { name: string; steps: Step[]; settled: StreamOutcome<Served>; fa
     steps: [
       { event: 'responded', to: 'waiting' },
       { event: 'opened', to: 'flowing' },
-      { event: 'shutdown', to: 'ending' },
+      { event: 'shutdown', to: 'cut' },
       { settle: charged('cancelled') },
       { event: 'left', to: 'closed' },
       { settle: charged('cancelled') },

@@ -1,5 +1,5 @@
 import type * as v from 'valibot'
-import type { Hold } from '../billing/holds'
+import { releaseOrLog, type Hold } from '../billing/holds'
 import { maxAudioCost } from './max-cost'
 import { newGenerationId } from '../chat/shape'
 import type { GatewayContext } from '../context'
@@ -12,11 +12,11 @@ import { firstSuccessful, healthKeyOf } from '../routing/attempts'
 import type { Attempt } from '../routing/plan'
 import type { speechRequestSchema } from '../schemas/audio'
 import type { Principal } from '../stores/accounts'
-import type { UsageRecord } from '../stores/usage'
 import { settleAudio } from './billing'
 import { SPEECH_CONTENT_TYPES } from './formats'
 import { offerServes } from '../capabilities/capability'
 import { serveCapability } from '../pipeline/serve'
+import { createStreamMachine } from '../pipeline/stream-state'
 
 /** A validated speech request. */
 export type SpeechRequest = v.InferOutput<typeof speechRequestSchema>
@@ -26,6 +26,13 @@ interface Opened {
   iterator: AsyncIterator<Uint8Array>
   /** The first non-empty chunk: an attempt counts as served only once audio arrived (until then it may fall back). */
   first: Uint8Array
+}
+
+/** Speech once a provider sent audio: the attempt that serves it, how many were made, and when its audio began. */
+interface Served extends Opened {
+  attempt: Attempt
+  tries: number
+  firstChunkAt: number
 }
 
 /** What serveSpeech takes: the caller, the request, the client's signal, the request id and the generation's tags. */
@@ -63,7 +70,8 @@ export async function serveSpeech(ctx: GatewayContext, input: SpeechInput): Prom
   })
 }
 
-// Tries providers until one sends audio, then pipes it; the hold is replaced by the charge however the audio ends.
+// Tries providers until one sends audio, then pipes it. The audio ends through the stream's machine
+// (src/pipeline/stream-state.ts), whose one settlement replaces the hold by the charge, or releases it, however it ends.
 async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[], hold: Hold, characters: number): Promise<Response> {
   const { request, principal } = input
 
@@ -71,87 +79,104 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
   const generationId = newGenerationId(startedAt)
   const upstreamAbort = new AbortController()
   const signal = AbortSignal.any([input.signal, upstreamAbort.signal])
-  const {
-    result: opened,
-    attempt,
-    tries,
-  } = await firstSuccessful(ctx, attempts, { signal, requestId: input.requestId, org: principal.org.id }, async (a, options) => {
-    const speech = await a.offer.provider.speech!(upstreamRequestFor(request, a), options)
-    const iterator = speech.audio[Symbol.asyncIterator]()
-    try {
-      for (;;) {
-        const next = await iterator.next()
-        if (next.done) throw upstreamError(a.offer.provider, 'malformed_response', 'the answer held no audio')
-        if (next.value.byteLength) return { speech, iterator, first: next.value } satisfies Opened
-      }
-    } catch (error) {
-      void iterator.return?.()?.catch(() => undefined)
-      throw error
-    }
+  const machine = createStreamMachine<Served>({
+    charge: (served, status) =>
+      settleAudio(ctx, {
+        principal,
+        attempt: served.attempt,
+        endpoint: 'speech',
+        measures: { characters, reported: served.speech.usage },
+        estimatedMeasure: false,
+        generationId,
+        upstreamId: served.speech.id ?? null,
+        stream: true,
+        status,
+        startedAt,
+        attempts: served.tries,
+        hold,
+        tags: input.tags,
+        firstChunkAt: served.firstChunkAt,
+      }).then((settled) => settled.usage),
+    release: () => releaseOrLog(ctx, hold, input.requestId),
   })
-  const firstChunkAt = ctx.now()
+  let served: Served
+  try {
+    const { result, attempt, tries } = await firstSuccessful(
+      ctx,
+      attempts,
+      { signal, requestId: input.requestId, org: principal.org.id },
+      async (a, options) => {
+        const speech = await a.offer.provider.speech!(upstreamRequestFor(request, a), options)
+        const iterator = speech.audio[Symbol.asyncIterator]()
+        try {
+          for (;;) {
+            const next = await iterator.next()
+            if (next.done) throw upstreamError(a.offer.provider, 'malformed_response', 'the answer held no audio')
+            if (next.value.byteLength) return { speech, iterator, first: next.value } satisfies Opened
+          }
+        } catch (error) {
+          void iterator.return?.()?.catch(() => undefined)
+          throw error
+        }
+      },
+    )
+    served = { ...result, attempt, tries, firstChunkAt: ctx.now() }
+  } catch (error) {
+    // Answered as an HTTP error, nothing was sent yet: the hold is released (the pipeline's own release finds it so).
+    machine.on('failed')
+    await machine.settle({ kind: 'released' })
+    throw error
+  }
+  machine.on('opened')
+  const { attempt, iterator } = served
+  const bill = (status: 'success' | 'error' | 'cancelled') => machine.settle({ kind: 'charged', served, status })
 
-  let settled: Promise<unknown> | undefined
-  const bill = (status: UsageRecord['status']) =>
-    (settled ??= settleAudio(ctx, {
-      principal,
-      attempt,
-      endpoint: 'speech',
-      measures: { characters, reported: opened.speech.usage },
-      estimatedMeasure: false,
-      generationId,
-      upstreamId: opened.speech.id ?? null,
-      stream: true,
-      status,
-      startedAt,
-      attempts: tries,
-      hold,
-      tags: input.tags,
-      firstChunkAt,
-    }))
-
-  let closed = false
-  let first: Uint8Array | undefined = opened.first
-  // In flight until it is billed and closed: gateway.close() waits for it (docs/operations.md).
+  let first: Uint8Array | undefined = served.first
+  // In flight until it is closed and billed: gateway.close() waits for it (docs/operations.md).
   const shutdown = ctx.inFlight.signal
   const release = ctx.inFlight.track()
   const unhold = ctx.requestLog.hold(input.requestId)
-  const untrack = () => {
+  machine.onSettled(() => {
     shutdown.removeEventListener('abort', shutDown)
     unhold()
     release()
+  })
+  const stopUpstream = (reason?: unknown) => {
+    input.signal.removeEventListener('abort', cancel)
+    upstreamAbort.abort(reason)
+    void iterator.return?.()?.catch(() => undefined)
   }
   let bodyController!: ReadableStreamDefaultController<Uint8Array>
+  // Ends the body: closed whole, or cut short with `error` (the only way to tell a failure once the status is sent).
+  const end = (error?: unknown) => {
+    try {
+      if (error === undefined) bodyController.close()
+      else bodyController.error(error)
+    } catch {
+      // the client left meanwhile
+    }
+    machine.on('closed')
+  }
   // The client went away: stop the provider, bill what was asked for.
-  const cancel = () => {
-    if (closed) return
+  function cancel() {
     // The request was stopped by the gateway's shutdown (its route does so at the drain deadline), not by its client.
     if (shutdown.aborted && input.signal.reason === shutdown.reason) return shutDown()
-    closed = true
-    input.signal.removeEventListener('abort', cancel)
-    upstreamAbort.abort()
-    void opened.iterator.return?.()?.catch(() => undefined)
-    void bill('cancelled').finally(untrack)
+    const from = machine.phase
+    if (!machine.on('left')) return
+    stopUpstream()
+    // Audio that ended or was cut is billing already.
+    if (from === 'flowing')
+      void bill('cancelled').catch((error) => ctx.logger.error('billing abandoned speech failed', { request_id: input.requestId, error: String(error) }))
   }
   input.signal.addEventListener('abort', cancel, { once: true })
   // The gateway's drain deadline passed: the audio is cut short (as on a failure after it began, the only way to say
   // so once the status is sent) and billed as on a client's abort. Audio already billing (it ended) finishes as it was.
-  const shutDown = () => {
-    if (closed || settled) return
-    closed = true
-    input.signal.removeEventListener('abort', cancel)
-    upstreamAbort.abort(shutdown.reason)
-    void opened.iterator.return?.()?.catch(() => undefined)
+  function shutDown() {
+    if (!machine.on('shutdown')) return
+    stopUpstream(shutdown.reason)
     void bill('cancelled')
       .catch((error) => ctx.logger.error('billing speech cut by the shutdown failed', { request_id: input.requestId, error: String(error) }))
-      .finally(() => {
-        try {
-          bodyController.error(shutdown.reason)
-        } catch {
-          // the client left meanwhile
-        }
-        untrack()
-      })
+      .finally(() => end(shutdown.reason))
   }
   shutdown.addEventListener('abort', shutDown, { once: true })
 
@@ -169,27 +194,29 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
         }
         try {
           for (;;) {
-            const { done, value } = await opened.iterator.next()
-            if (closed) return
+            const { done, value } = await iterator.next()
+            if (machine.phase !== 'flowing') return
             if (done) {
-              closed = true
+              machine.on('done')
               input.signal.removeEventListener('abort', cancel)
-              await bill('success').finally(untrack)
-              controller.close()
-              return
+              try {
+                await bill('success')
+              } catch (error) {
+                return end(error)
+              }
+              return end()
             }
             if (value.byteLength) return controller.enqueue(value)
           }
         } catch (error) {
-          if (closed) return
-          closed = true
+          if (!machine.on('broke')) return
           input.signal.removeEventListener('abort', cancel)
           const failure = toGatewayError(error, input.requestId)
           // Audio is on its way: the status is sent, so the only way to say it failed is to cut the response short.
           ctx.logger.warn(`speech from ${attempt.offer.provider.slug} failed after it began`, { request_id: input.requestId, error: failure.message })
           ctx.health.record(healthKeyOf(attempt), principal.org.id, { ok: false, latencyMs: ctx.now() - startedAt })
-          await bill('error').finally(untrack)
-          controller.error(failure)
+          await bill('error').catch(() => undefined)
+          end(failure)
         }
       },
       cancel,

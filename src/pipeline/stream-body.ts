@@ -249,15 +249,12 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
     send(bytes)
     return bytes !== undefined
   }
-  // Relays chunks until one sent bytes (one per pull: the client's pace holds the provider back) or the stream ended;
-  // `first`: the stream just took its provider, whose first chunk goes first.
-  const relay = async (served: OpenedStream<C>, first: boolean) => {
+  // The stream just took its provider: relays its first chunk, then chunks until one sent bytes (one per pull: the
+  // client's pace holds the provider back) or the stream ended.
+  const relayFirst = async (served: OpenedStream<C>) => {
     try {
-      let next: IteratorResult<C>
-      if (first) {
-        dialect.opened(served.attempt)
-        next = noted(served.first)
-      } else next = await readNext(served)
+      dialect.opened(served.attempt)
+      let next = noted(served.first)
       for (;;) {
         if (machine.phase !== 'flowing') return
         if (next.done) return await done(served)
@@ -288,9 +285,21 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
           }
           if (!machine.on('opened')) return
           opened = taken
-          return relay(taken, true)
+          return relayFirst(taken)
         }
-        if (opened && machine.phase === 'flowing') return relay(opened, false)
+        // The hot path (every later chunk), without relay's extra async step: one upstream chunk per pull.
+        const served = opened
+        if (!served || machine.phase !== 'flowing') return
+        try {
+          for (;;) {
+            const next = await readNext(served)
+            if (machine.phase !== 'flowing') return
+            if (next.done) return await done(served)
+            if (forward(next.value)) return
+          }
+        } catch (error) {
+          if (machine.phase === 'flowing' && machine.on('broke')) await fail(served, error)
+        }
       },
       cancel,
     },

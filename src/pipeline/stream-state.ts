@@ -84,36 +84,24 @@ export interface StreamMachine<S> {
 
 /** A stream's state machine in `opening`, settling through `settlement`. */
 export function createStreamMachine<S>(settlement: StreamSettlement<S>): StreamMachine<S> {
-  let phase: StreamPhase = 'opening'
-  let outcome: StreamOutcome<S> | undefined
   let settling: Promise<Record<string, unknown> | undefined> | undefined
   let settlementOver = false
   const listeners: (() => void)[] = []
-  const reachSettled = () => {
-    if (phase !== 'closed' || !settlementOver) return
-    phase = 'settled'
-    for (const listener of listeners.splice(0)) listener()
-  }
-  return {
-    get phase() {
-      return phase
-    },
-    get writable() {
-      return phase === 'waiting' || phase === 'flowing' || phase === 'ending' || phase === 'cut'
-    },
-    get outcome() {
-      return outcome
-    },
+  // Plain fields, read on every chunk (getters cost a call each on the stream's hot path).
+  const machine: { -readonly [K in keyof StreamMachine<S>]: StreamMachine<S>[K] } = {
+    phase: 'opening',
+    writable: false,
+    outcome: undefined,
     on(event) {
-      const next = NEXT[phase][event]
+      const next = NEXT[machine.phase][event]
       if (!next) return false
-      phase = next
+      moveTo(next)
       reachSettled()
       return true
     },
     settle(asked) {
       if (settling) return settling
-      outcome = asked
+      machine.outcome = asked
       let settled: Promise<Record<string, unknown> | undefined>
       try {
         settled = asked.kind === 'charged' ? settlement.charge(asked.served, asked.status) : settlement.release().then(() => undefined)
@@ -127,8 +115,21 @@ export function createStreamMachine<S>(settlement: StreamSettlement<S>): StreamM
       return settling
     },
     onSettled(listener) {
-      if (phase === 'settled') listener()
+      if (machine.phase === 'settled') listener()
       else listeners.push(listener)
     },
   }
+  const moveTo = (phase: StreamPhase) => {
+    machine.phase = phase
+    machine.writable = WRITABLE.has(phase)
+  }
+  const reachSettled = () => {
+    if (machine.phase !== 'closed' || !settlementOver) return
+    moveTo('settled')
+    for (const listener of listeners.splice(0)) listener()
+  }
+  return machine
 }
+
+// The phases in which bytes may go to the client.
+const WRITABLE: ReadonlySet<StreamPhase> = new Set(['waiting', 'flowing', 'ending', 'cut'])

@@ -3,7 +3,8 @@ export type { GatewayOptions } from './options'
 export type { GatewayAdmin } from './admin'
 export type { GatewayContext } from './context'
 export { GatewayError, errorTypes, type ErrorEnvelope, type ErrorStatus, type ErrorType } from './errors'
-export { UpstreamError, isUpstreamError, type UpstreamErrorInit, type UpstreamErrorKind, type UpstreamSource } from './providers/upstream-error'
+export { UpstreamError, isUpstreamError, type UpstreamErrorInit } from './providers/upstream-error'
+export type { UpstreamErrorKind, UpstreamSource } from './contracts'
 export { createConsoleLogger, silentLogger, type Logger, type LogFields } from './logger'
 export type {
   CallOptions,
@@ -15,7 +16,7 @@ export type {
   UpstreamChunk,
   UpstreamCompletion,
   UpstreamUsage,
-} from './providers/types'
+} from './contracts'
 export { openaiCompatible, type OpenAICompatibleConfig } from './providers/openai-compatible'
 export { openai, hostedProvider, localProvider, type HostedProviderOptions } from './providers/openai'
 export { createProvider, type ProviderDeclaration, type Operation, type Composite, type Listing, type RequestBody } from './providers/runner'
@@ -30,9 +31,9 @@ export type {
   UpstreamSpeechRequest,
   UpstreamTranscription,
   UpstreamTranscriptionRequest,
-} from './providers/types'
+} from './contracts'
 export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './catalogue/audio-models'
-export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './providers/types'
+export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './contracts'
 export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './embeddings/demo'
 export { embeddingModels } from './catalogue/embedding-models'
 export { FormFile } from './http/body'

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../errors'
-import type { SpeechFormat, TranscriptionFormat } from '../providers/types'
+import type { SpeechFormat, TranscriptionFormat } from '../contracts'
 
 /** The formats a transcription accepts (docs/audio.md#formats-and-magic-bytes). */
 export const TRANSCRIPTION_FORMATS: readonly TranscriptionFormat[] = ['wav', 'mp3', 'flac', 'm4a', 'ogg', 'webm', 'aac']
@@ -12,17 +12,6 @@ export const SPEECH_CONTENT_TYPES: Record<SpeechFormat, string> = {
   opus: 'audio/opus',
   aac: 'audio/aac',
   flac: 'audio/flac',
-}
-
-/** Media type of each transcription input format (what an upload of it is labelled upstream). */
-export const TRANSCRIPTION_CONTENT_TYPES: Record<TranscriptionFormat, string> = {
-  wav: 'audio/wav',
-  mp3: 'audio/mpeg',
-  flac: 'audio/flac',
-  m4a: 'audio/mp4',
-  ogg: 'audio/ogg',
-  webm: 'audio/webm',
-  aac: 'audio/aac',
 }
 
 const BY_EXTENSION: Record<string, TranscriptionFormat> = {

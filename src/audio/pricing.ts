@@ -1,6 +1,6 @@
 import type { RequestCost } from '../billing/cost'
 import { decimal, isZero, multiply, sum, toLedgerUnits, ZERO, type Decimal } from '../billing/decimal'
-import type { AudioUsage, ModelPricing } from '../providers/types'
+import type { AudioUsage, ModelPricing } from '../contracts'
 
 /** What an audio request is billed by: reported tokens, characters of input text, or seconds of input audio. */
 export type AudioBasis = 'tokens' | 'characters' | 'seconds'

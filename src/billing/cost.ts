@@ -1,4 +1,4 @@
-import type { ModelPricing, ServiceTierPricing, UpstreamUsage } from '../providers/types'
+import type { ModelPricing, ServiceTierPricing, UpstreamUsage } from '../contracts'
 import { decimal, decimalString, multiply, sum, toLedgerUnits, ZERO, type Decimal } from './decimal'
 
 /** The exact cost of one request: in the pricing currency and in EUR, each rounded once to 12 digits. */

@@ -1,7 +1,7 @@
 import { timedCheck } from '../providers/checks'
 import type { GatewayContext } from '../context'
 import { invalidRequest } from '../errors'
-import type { Provider, ProviderCheck } from '../providers/types'
+import type { Provider, ProviderCheck } from '../contracts'
 
 /** The provider a BYOK credential is for: it must exist here and accept customers' keys (400 otherwise). */
 export function byokProvider(ctx: GatewayContext, slug: string): Provider {

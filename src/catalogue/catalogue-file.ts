@@ -1,8 +1,7 @@
-import { CAPABILITIES } from '../capabilities/capability'
+import { CAPABILITIES, type Provider, type ProviderModel } from '../contracts'
 import { readFileSync, statSync } from 'node:fs'
 import * as v from 'valibot'
 import { createConsoleLogger, silentLogger, type Logger } from '../logger'
-import type { Provider, ProviderModel } from '../providers/types'
 
 /*
  * The catalogue file: prices and facts of models, per provider, that replace or extend the built-in ones without a

@@ -1,4 +1,4 @@
-import type { Provider } from '../providers/types'
+import type { Provider } from '../contracts'
 import { knownHosts } from './known-models'
 
 /**

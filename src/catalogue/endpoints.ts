@@ -1,5 +1,5 @@
 import type * as v from 'valibot'
-import type { ModelPricing } from '../providers/types'
+import type { ModelPricing } from '../contracts'
 import type { HealthKey, HealthTracker } from '../routing/health'
 import type { modelEndpointSchema, modelEndpointsSchema } from '../schemas/catalogue'
 import type { CatalogueEntry, ModelOffer } from './catalogue'

@@ -1,4 +1,4 @@
-import type { ProviderModel } from '../providers/types'
+import type { ProviderModel } from '../contracts'
 import { anthropicModels } from './anthropic-models'
 import { geminiModels } from './gemini-models'
 import { openaiAudioModels } from './audio-models'

@@ -1,4 +1,4 @@
-import type { ModelPricing } from '../providers/types'
+import type { ModelPricing } from '../contracts'
 import { numberToPlainString } from '../billing/money'
 
 /*

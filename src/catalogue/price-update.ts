@@ -1,5 +1,4 @@
-import { capabilitiesOf } from '../capabilities/capability'
-import type { ModelSource, Provider, ProviderModel } from '../providers/types'
+import { capabilitiesOf, type ModelSource, type Provider, type ProviderModel } from '../contracts'
 import { CATALOGUE_FORMAT, parseCatalogueFile, type CatalogueFile, type CatalogueFileModel } from './catalogue-file'
 import { priceText, skip, type PriceTable, type Skipped, type TablePricing, type TableRow } from './price-table'
 

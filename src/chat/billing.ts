@@ -1,7 +1,7 @@
 import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
 import { priceUsage } from '../billing/cost'
 import type { GatewayContext } from '../context'
-import type { UpstreamUsage } from '../providers/types'
+import type { UpstreamUsage } from '../contracts'
 import type { ChatRequest } from '../schemas/chat'
 import type { Attempt } from '../routing/plan'
 import { healthKeyOf } from '../routing/attempts'

@@ -1,6 +1,6 @@
 import { PLAIN_TIERS, pricingForPrompt, pricingWithOptions, type PricedOptions } from '../billing/cost'
 import { GatewayError, invalidRequest } from '../errors'
-import type { ModelPricing } from '../providers/types'
+import type { ModelPricing } from '../contracts'
 import { priceAboveMax, type Attempt } from '../routing/plan'
 import type { ChatRequest } from '../schemas/chat'
 import { maxPromptTokens } from './max-cost'

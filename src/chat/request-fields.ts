@@ -1,4 +1,4 @@
-import type { ProviderModel } from '../providers/types'
+import type { ProviderModel } from '../contracts'
 
 /*
  * OpenRouter's request fields that the gateway consumes (docs/limits.md#openrouters-fields-the-gateway-consumes,

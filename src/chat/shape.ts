@@ -1,5 +1,5 @@
 import { idBytes } from '../crypto/id-bytes'
-import type { UpstreamChoice, UpstreamChunk } from '../providers/types'
+import type { UpstreamChoice, UpstreamChunk } from '../contracts'
 
 const FINISH_REASONS = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'error'])
 const FILTERED = new Set([

@@ -2,7 +2,7 @@ import type { GatewayContext } from '../context'
 import type { GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import { settledStream, type SettledStreamInput, type StreamDialect } from '../pipeline/stream'
-import type { UpstreamChunk } from '../providers/types'
+import type { UpstreamChunk } from '../contracts'
 import { upstreamRequestFor } from '../routing/attempts'
 import { newGenerationId, shapeChunkChoices } from './shape'
 

@@ -3,7 +3,7 @@ import { demo } from '../providers/demo'
 import { gemini } from '../providers/gemini'
 import { HOSTS } from '../providers/hosts'
 import { hostedProvider, openai } from '../providers/openai'
-import type { Provider } from '../providers/types'
+import type { Provider } from '../contracts'
 
 /** A provider the environment can turn on: `<PREFIX>_API_KEY`, and `<PREFIX>_BASE_URL` for another address. */
 interface EnvProvider {

@@ -1,5 +1,5 @@
-import type { UpstreamEmbeddings } from '../providers/types'
-import { upstreamError, type UpstreamSource } from '../providers/upstream-error'
+import type { UpstreamEmbeddings, UpstreamSource } from '../contracts'
+import { upstreamError } from '../providers/upstream-error'
 
 /**
  * The provider's vectors in input order, checked (docs/embeddings.md#the-answer): exactly one per input (each index

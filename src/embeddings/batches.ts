@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events'
-import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from '../providers/types'
+import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from '../contracts'
 import { upstreamError } from '../providers/upstream-error'
 import type { Attempt } from '../routing/plan'
 import { vectorsOf } from './answer'

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../errors'
-import type { ProviderModel, UpstreamEmbeddingRequest, UpstreamEmbeddings } from '../providers/types'
+import type { ProviderModel, UpstreamEmbeddingRequest, UpstreamEmbeddings } from '../contracts'
 
 /** The demo embedding model: deterministic unit-length vectors of the text, offline (docs/embeddings.md#the-demo-model). */
 export const DEMO_EMBED_MODEL_ID = 'demo/embed'

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../errors'
-import type { ProviderModel } from '../providers/types'
+import type { ProviderModel } from '../contracts'
 import type { Attempt } from '../routing/plan'
 
 /**

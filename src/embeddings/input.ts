@@ -1,5 +1,5 @@
 import { invalidRequest } from '../errors'
-import type { UpstreamEmbeddingRequest } from '../providers/types'
+import type { UpstreamEmbeddingRequest } from '../contracts'
 import { EMBEDDING_LIMITS } from '../schemas/embeddings'
 
 /** An embeddings request's `input`, in any of OpenAI's four shapes. */

@@ -1,7 +1,7 @@
 import type { GatewayError } from '../errors'
 import { type NativeRoute, withCostFields } from '../native/route'
 import { traitsOf, usageFrom, type AnthropicUsage } from '../providers/anthropic-translate'
-import type { NativeEvent } from '../providers/types'
+import type { NativeEvent } from '../contracts'
 import type { Attempt } from '../routing/plan'
 import type { MessagesRequest } from '../schemas/messages'
 import { anthropicError } from './errors'

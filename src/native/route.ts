@@ -1,6 +1,6 @@
 import type { PricedField } from '../chat/priced-fields'
 import type { StreamDialect } from '../pipeline/stream'
-import type { NativeApi, NativeEvent, UpstreamUsage } from '../providers/types'
+import type { NativeApi, NativeEvent, UpstreamUsage } from '../contracts'
 import type { Attempt } from '../routing/plan'
 
 type Json = Record<string, unknown>

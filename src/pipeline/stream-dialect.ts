@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors'
-import type { UpstreamUsage } from '../providers/types'
+import type { UpstreamUsage } from '../contracts'
 import type { Attempt } from '../routing/plan'
 
 /** What a stream's chunks tell its billing, noted by the dialect as they pass (docs/money.md). */

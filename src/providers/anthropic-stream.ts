@@ -1,7 +1,7 @@
 import { parseServerSentEvents } from './sse'
 import { anthropicError, REASONING_FORMAT, reasoningDetail, usageFrom, type AnthropicUsage, type Block } from './anthropic-translate'
-import type { UpstreamChunk } from './types'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import type { UpstreamChunk, UpstreamSource } from '../contracts'
+import { upstreamError } from './upstream-error'
 
 type Json = Record<string, unknown>
 

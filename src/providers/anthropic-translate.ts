@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
-import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
-import { fromHttpStatus, retryHeaders, upstreamError, type UpstreamError, type UpstreamSource } from './upstream-error'
+import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage, UpstreamSource } from '../contracts'
+import { fromHttpStatus, retryHeaders, upstreamError, type UpstreamError } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /*

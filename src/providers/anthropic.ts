@@ -12,8 +12,8 @@ import {
 import { anthropicHost } from './hosts/first-party'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
-import type { Provider, ProviderModel, UpstreamChatRequest } from './types'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import type { Provider, ProviderModel, UpstreamChatRequest, UpstreamSource } from '../contracts'
+import { upstreamError } from './upstream-error'
 
 /**
  * The Messages API version sent as `anthropic-version`: the one `@anthropic-ai/sdk` 1.x sends (2026-10-21, the first

@@ -1,4 +1,4 @@
-import type { ProviderCheck } from './types'
+import type { ProviderCheck } from '../contracts'
 import { isUpstreamError } from './upstream-error'
 
 /** The human message of an upstream error body (OpenAI's `{ error: { message } }` and common variants). */

@@ -2,7 +2,7 @@ import { measureDuration } from '../audio/formats'
 import { sineTone, wavHeader } from '../audio/wav'
 import { invalidRequest } from '../errors'
 import { demoEmbeddingModel, demoEmbeddings } from '../embeddings/demo'
-import type { Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech, UpstreamUsage } from './types'
+import type { Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech, UpstreamUsage } from '../contracts'
 
 /** The demo model: answers offline, deterministically, priced like a small real model so billing can be seen. */
 export const DEMO_MODEL_ID = 'demo/echo'

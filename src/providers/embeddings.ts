@@ -1,6 +1,6 @@
-import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './types'
+import type { UpstreamEmbeddingRequest, UpstreamEmbeddings, UpstreamSource } from '../contracts'
 import { errorMessageOf } from './checks'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import { upstreamError } from './upstream-error'
 
 /** How many vectors an embeddings input asks for: one per string or token array (a lone token array is one input). */
 export function embeddingInputCount(input: UpstreamEmbeddingRequest['input']): number {

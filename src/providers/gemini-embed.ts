@@ -1,7 +1,7 @@
 import { invalidRequest } from '../errors'
 import { isVector } from './embeddings'
-import type { CallOptions, UpstreamEmbeddingRequest, UpstreamEmbeddings } from './types'
-import { parseUpstreamJson, upstreamError, type UpstreamSource } from './upstream-error'
+import type { CallOptions, UpstreamEmbeddingRequest, UpstreamEmbeddings, UpstreamSource } from '../contracts'
+import { parseUpstreamJson, upstreamError } from './upstream-error'
 
 /*
  * Embeddings through Gemini's API (ai.google.dev/api/embeddings): one text → `models/{model}:embedContent`

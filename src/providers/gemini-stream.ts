@@ -1,7 +1,7 @@
 import { blockedPromptError, finishReasonOf, geminiError, logprobsOf, readParts, usageOf, type GeminiResponse, type GeminiUsage } from './gemini-translate'
 import type { ServerSentEvent } from './sse'
-import type { UpstreamChunk } from './types'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import type { UpstreamChunk, UpstreamSource } from '../contracts'
+import { upstreamError } from './upstream-error'
 
 /**
  * `streamGenerateContent?alt=sse` as OpenAI chunks. Each event is a whole GenerateContentResponse holding the new

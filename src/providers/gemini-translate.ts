@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { invalidRequest } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import { toGeminiJsonSchema, toGeminiParameters } from './gemini-schema'
-import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage } from './types'
-import { UpstreamError, upstreamError, type UpstreamSource } from './upstream-error'
+import type { ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamUsage, UpstreamSource } from '../contracts'
+import { UpstreamError, upstreamError } from './upstream-error'
 import { nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /*

@@ -6,8 +6,7 @@ import { geminiHost } from './hosts/first-party'
 import { createProvider, type ProviderDeclaration } from './runner'
 import { parseServerSentEvents } from './sse'
 import type { Transport } from './transport'
-import type { CallOptions, Provider, ProviderModel } from './types'
-import type { UpstreamSource } from './upstream-error'
+import type { CallOptions, Provider, ProviderModel, UpstreamSource } from '../contracts'
 
 /** Options of the Gemini provider. */
 export interface GeminiOptions {

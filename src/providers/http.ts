@@ -1,7 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { collectBytes } from '../http/collect'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import { upstreamError } from './upstream-error'
+import type { UpstreamSource } from '../contracts'
 
 // The hot path's transport (the runner, src/providers/runner.ts, calls it through transport.ts): node:http with
 // keep-alive pools, several times cheaper in CPU than fetch per call here (docs/providers.md#transport).

@@ -1,7 +1,7 @@
 import type { GatewayError } from '../errors'
 import { parseServerSentEvents } from './sse'
-import type { NativeEvent } from './types'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import type { NativeEvent, UpstreamSource } from '../contracts'
+import { upstreamError } from './upstream-error'
 
 /**
  * A native API's events from an event stream's bytes (docs/native.md#streaming): each event's data parsed, its type

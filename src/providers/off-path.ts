@@ -1,7 +1,7 @@
 import type { GatewayError } from '../errors'
 import { ofetch } from 'ofetch'
-import type { CallOptions } from './types'
-import { parseUpstreamJson, upstreamError, type UpstreamSource } from './upstream-error'
+import type { CallOptions, UpstreamSource } from '../contracts'
+import { parseUpstreamJson, upstreamError } from './upstream-error'
 
 /**
  * A `GET` of JSON off the hot path (key checks, model discovery) through ofetch (docs/providers.md#transport): the

@@ -1,12 +1,21 @@
-import { TRANSCRIPTION_CONTENT_TYPES } from '../audio/formats'
-import { encodeMultipart, type MultipartField } from '../audio/multipart'
+import { encodeMultipart, type MultipartField } from './multipart'
 import { errorMessageOf } from './checks'
 import { embeddingInputCount, readOpenAIEmbeddings } from './embeddings'
 import { openaiChunks, speechFromEvents } from './openai-stream'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
-import type { CallOptions, Provider, ProviderModel, UpstreamChatRequest, UpstreamCompletion, UpstreamEmbeddingRequest, UpstreamTranscription } from './types'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import {
+  TRANSCRIPTION_CONTENT_TYPES,
+  type CallOptions,
+  type Provider,
+  type ProviderModel,
+  type UpstreamChatRequest,
+  type UpstreamCompletion,
+  type UpstreamEmbeddingRequest,
+  type UpstreamSource,
+  type UpstreamTranscription,
+} from '../contracts'
+import { upstreamError } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */

@@ -1,7 +1,7 @@
 import { errorMessageOf } from './checks'
 import { createSseParser, parseServerSentEvents } from './sse'
-import type { AudioUsage, UpstreamChunk, UpstreamSpeech } from './types'
-import { upstreamError, type UpstreamSource } from './upstream-error'
+import type { AudioUsage, UpstreamChunk, UpstreamSpeech, UpstreamSource } from '../contracts'
+import { upstreamError } from './upstream-error'
 
 /** OpenAI's chat chunks from an event stream's bytes, up to `[DONE]` (the body is read to its end for keep-alive). */
 // One generator over the body with the SSE parser inside (not a generator of events under a generator of chunks).

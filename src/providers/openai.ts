@@ -1,7 +1,7 @@
 import { knownModels } from '../catalogue/known-models'
 import { hostOf, OPENAI_HOST, type HostDefinition, type HostSlug } from './hosts'
 import { openaiCompatible, type OpenAICompatibleConfig } from './openai-compatible'
-import type { Provider, ProviderModel } from './types'
+import type { Provider, ProviderModel } from '../contracts'
 
 /** Options of a hosted provider preset. */
 export interface HostedProviderOptions {

@@ -1,4 +1,4 @@
-import type { UpstreamChatRequest } from './types'
+import type { UpstreamChatRequest } from '../contracts'
 
 /*
  * What a chat request asks of a reasoning model, as every provider reads it (docs/reasoning.md): OpenRouter's

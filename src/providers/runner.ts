@@ -20,8 +20,9 @@ import type {
   UpstreamSpeechRequest,
   UpstreamTranscription,
   UpstreamTranscriptionRequest,
-} from './types'
-import { fromHttpStatus, parseUpstreamJson, upstreamError, type UpstreamSource } from './upstream-error'
+  UpstreamSource,
+} from '../contracts'
+import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
 
 /*
  * The one runner of upstream calls (docs/providers.md): a provider declares, per capability, the path, how a request

@@ -1,7 +1,7 @@
 import type { GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import { type NativeRoute, withCostFields } from '../native/route'
-import type { NativeEvent, UpstreamUsage } from '../providers/types'
+import type { NativeEvent, UpstreamUsage } from '../contracts'
 import type { Attempt } from '../routing/plan'
 import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import { type ItemPrefix, newItemId } from './ids'

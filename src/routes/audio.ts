@@ -1,4 +1,4 @@
-import { CAPABILITIES } from '../capabilities/capability'
+import { CAPABILITIES } from '../contracts'
 import { serveSpeech } from '../audio/speech'
 import { fromForm, fromJson, serveTranscription } from '../audio/transcription'
 import { generationTags } from '../http/attribution'

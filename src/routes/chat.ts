@@ -1,4 +1,4 @@
-import { CAPABILITIES } from '../capabilities/capability'
+import { CAPABILITIES } from '../contracts'
 import { serveChat } from '../chat'
 import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'

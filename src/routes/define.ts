@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import type * as v from 'valibot'
 import type { KeyKind } from '../auth/bearer'
-import type { Capability } from '../capabilities/capability'
+import type { Capability } from '../contracts'
 import type { GatewayContext } from '../context'
 import type { ErrorBodyShape } from '../errors'
 import type { AnySchema } from '../http/validate'

@@ -1,6 +1,6 @@
 import type { CatalogueEntry, ModelOffer } from '../../src/catalogue/catalogue'
 import type { DataPolicyFacts } from '../../src/catalogue/data-policies'
-import type { ModelPricing, Provider, ProviderModel } from '../../src/providers/types'
+import type { ModelPricing, Provider, ProviderModel } from '../../src/contracts'
 import { plan } from '../../src/routing/planner'
 import type { Attempt, HealthView, Percentiles, PlanInput, RoutingRequest } from '../../src/routing/planner/types'
 import type { CredentialRecord } from '../../src/stores/byok'

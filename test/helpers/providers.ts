@@ -1,5 +1,5 @@
 import { openaiCompatible } from '../../src/providers/openai-compatible'
-import type { ModelPricing, Provider } from '../../src/providers/types'
+import type { ModelPricing, Provider } from '../../src/contracts'
 
 /** The provider without its native APIs (docs/native.md): a `/responses` or `/messages` request to it is served through the chat translation. */
 export const withoutNative = (provider: Provider): Provider => ({ ...provider, native: undefined })

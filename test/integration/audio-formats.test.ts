@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { assertFormat, decodeBase64, declaredFormat, measureDuration, sniffFormat } from '../../src/audio/formats'
-import { encodeMultipart } from '../../src/audio/multipart'
+import { encodeMultipart } from '../../src/providers/multipart'
 import { priceAudio } from '../../src/audio/pricing'
 import { FormFile, parseMultipart } from '../../src/http/body'
 import { makeMp3, makeWav } from '../fakes/audio'

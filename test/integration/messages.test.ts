@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { anthropicModels } from '../../src/catalogue/anthropic-models'
 import { anthropic } from '../../src/providers/anthropic'
-import type { ProviderModel } from '../../src/providers/types'
+import type { ProviderModel } from '../../src/contracts'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { withoutNative } from '../helpers/providers'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'

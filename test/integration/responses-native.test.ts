@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openai } from '../../src/providers/openai'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
-import type { ProviderModel } from '../../src/providers/types'
+import type { ProviderModel } from '../../src/contracts'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { openaiClient } from '../helpers/clients'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'

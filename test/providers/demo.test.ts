@@ -8,7 +8,7 @@ const provider = demo()
 const MODEL = 'echo'
 const base = { id: 'demo', created: expect.any(Number), model: 'echo' }
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })
-const named = { ...toolRequest(MODEL), tool_choice: { type: 'function', function: { name: 'get_weather' } } }
+const named = { ...toolRequest(MODEL), tool_choice: { type: 'function' as const, function: { name: 'get_weather' } } }
 
 describe('provider contract (behaviour): demo()', () => {
   it('serves demo/echo', () => {

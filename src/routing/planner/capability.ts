@@ -1,4 +1,4 @@
-import { CAPABILITIES, offerServes, pathsOf, type Capability } from '../../capabilities/capability'
+import { CAPABILITIES, offerServes, pathsOf, type Capability } from '../../contracts'
 import type { CatalogueEntry } from '../../catalogue/catalogue'
 import { invalidRequest } from '../../errors'
 import type { RoutingRequest } from './types'

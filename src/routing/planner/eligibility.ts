@@ -1,8 +1,7 @@
 import { pricingForPrompt } from '../../billing/cost'
 import { compare, decimal, multiply, type Decimal } from '../../billing/decimal'
-import { offerServes } from '../../capabilities/capability'
+import { offerServes, type ModelPricing } from '../../contracts'
 import type { CatalogueEntry, ModelOffer } from '../../catalogue/catalogue'
-import type { ModelPricing } from '../../providers/types'
 import type { MaxPrice, Preferences } from './preferences'
 import type { Candidate, LeftOut, RoutingRequest } from './types'
 

@@ -1,4 +1,4 @@
-import { CAPABILITIES, type Capability } from '../../capabilities/capability'
+import { CAPABILITIES, type Capability } from '../../contracts'
 import { GatewayError } from '../../errors'
 import type { Exclusion, LeftOut } from './types'
 

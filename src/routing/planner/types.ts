@@ -1,4 +1,4 @@
-import type { Capability } from '../../capabilities/capability'
+import type { Capability } from '../../contracts'
 import type { CatalogueEntry, ModelOffer } from '../../catalogue/catalogue'
 import type { ProviderPreferences } from '../../schemas/provider-preferences'
 import type { CredentialRecord } from '../../stores/byok'

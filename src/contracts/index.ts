@@ -1,0 +1,42 @@
+/*
+ * The contracts at the bottom of the gateway (docs/development.md#code-layout): the capability table, the provider
+ * interface and its call options, the upstream wire types, models and prices, host facts and data policies, native
+ * events and upstream error kinds. Nothing here imports anything else of src/.
+ */
+export type { CallOptions } from './call-options'
+export { CAPABILITIES, capabilityOfPath, type Capability, type CapabilityPath } from './capabilities'
+export type { DataPolicy, Host, HostFacts } from './host'
+export type { ModelSource, ProviderModel } from './model'
+export type { NativeApi, NativeCalls, NativeEvent } from './native-events'
+export type { LongContextPricing, ModelPricing, PriceChange, ServiceTierPricing } from './pricing'
+export type { Provider, ProviderCheck } from './provider'
+export { capabilitiesOf, offerServes, pathsOf, providerServes } from './serves'
+export type { UpstreamErrorKind, UpstreamSource } from './upstream-errors'
+export {
+  TRANSCRIPTION_CONTENT_TYPES,
+  type AudioUsage,
+  type SpeechFormat,
+  type TranscriptionFormat,
+  type UpstreamSpeech,
+  type UpstreamSpeechRequest,
+  type UpstreamTranscription,
+  type UpstreamTranscriptionRequest,
+} from './wire-audio'
+export type {
+  UpstreamCacheControl,
+  UpstreamChatRequest,
+  UpstreamChoice,
+  UpstreamChunk,
+  UpstreamCompletion,
+  UpstreamContent,
+  UpstreamContentPart,
+  UpstreamMessage,
+  UpstreamReasoning,
+  UpstreamReasoningEffort,
+  UpstreamResponseFormat,
+  UpstreamTool,
+  UpstreamToolCall,
+  UpstreamToolChoice,
+  UpstreamUsage,
+} from './wire-chat'
+export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './wire-embeddings'

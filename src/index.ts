@@ -21,7 +21,8 @@ export { openaiCompatible, type OpenAICompatibleConfig } from './providers/opena
 export { openai, hostedProvider, localProvider, type HostedProviderOptions } from './providers/openai'
 export { createProvider, type ProviderDeclaration, type Operation, type Composite, type Listing, type RequestBody } from './providers/runner'
 export { fetchTransport, type Transport } from './providers/transport'
-export { HOSTS, defineHost, type HostDefinition, type HostFacts, type HostSlug } from './providers/hosts'
+export { HOSTS, defineHost, type HostDefinition, type HostSlug } from './providers/hosts'
+export type { DataPolicy, Host, HostFacts } from './contracts'
 export { demo, DEMO_MODEL_ID, DEMO_SPEECH_MODEL_ID, DEMO_TRANSCRIBE_MODEL_ID, demoAudioModels, type DemoOptions } from './providers/demo'
 export type {
   AudioUsage,
@@ -32,15 +33,15 @@ export type {
   UpstreamTranscription,
   UpstreamTranscriptionRequest,
 } from './contracts'
-export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './catalogue/audio-models'
+export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './providers/models/audio-models'
 export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './contracts'
 export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './embeddings/demo'
-export { embeddingModels } from './catalogue/embedding-models'
+export { embeddingModels } from './providers/models/embedding-models'
 export { FormFile } from './http/body'
 export { anthropic, ANTHROPIC_VERSION, type AnthropicOptions } from './providers/anthropic'
-export { anthropicModels } from './catalogue/anthropic-models'
+export { anthropicModels } from './providers/models/anthropic-models'
 export { gemini, GEMINI_BASE_URL, type GeminiOptions } from './providers/gemini'
-export { geminiModels } from './catalogue/gemini-models'
+export { geminiModels } from './providers/models/gemini-models'
 export { knownModels, knownHosts } from './catalogue/known-models'
 export type { CatalogueModel, CatalogueProvider } from './catalogue/catalogue'
 export type { CatalogueFile, CatalogueFileModel } from './catalogue/catalogue-file'

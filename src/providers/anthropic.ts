@@ -1,4 +1,3 @@
-import { anthropicModels } from '../catalogue/anthropic-models'
 import { anthropicChunks } from './anthropic-stream'
 import {
   anthropicError,
@@ -9,7 +8,7 @@ import {
   traitsOf,
   type AnthropicMessage,
 } from './anthropic-translate'
-import { anthropicHost } from './hosts/first-party'
+import { anthropicHost } from './hosts/anthropic'
 import { createProvider, type ProviderDeclaration } from './runner'
 import type { Transport } from './transport'
 import type { Provider, ProviderModel, UpstreamChatRequest, UpstreamSource } from '../contracts'
@@ -47,8 +46,9 @@ export function anthropic(options: AnthropicOptions = {}): Provider {
 
 /** The declaration of Anthropic's Messages API (docs/providers.md): `POST /v1/messages` both ways, translated. */
 export function anthropicDeclaration(options: AnthropicOptions = {}): ProviderDeclaration {
-  const { baseURL, ...facts } = anthropicHost
-  const models = options.models ?? anthropicModels
+  // The host's data policy is not the provider's own `dataPolicy`: the catalogue credits it by slug (docs/routing.md).
+  const { baseURL, dataPolicy: _policy, models: shipped = [], ...facts } = anthropicHost
+  const models = options.models ?? shipped
   const name = facts.name
   const source: UpstreamSource = { slug: facts.slug, name }
   const modelFor = (upstreamId: string) => models.find((m) => (m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1)) === upstreamId)

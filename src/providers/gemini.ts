@@ -1,8 +1,7 @@
-import { geminiModels } from '../catalogue/gemini-models'
 import { GEMINI_EMBED_BATCH, geminiEmbed } from './gemini-embed'
 import { geminiChunks } from './gemini-stream'
 import { fromGeminiResponse, geminiError, toGeminiRequest, type GeminiResponse } from './gemini-translate'
-import { geminiHost } from './hosts/first-party'
+import { geminiHost } from './hosts/gemini'
 import { createProvider, type ProviderDeclaration } from './runner'
 import { parseServerSentEvents } from './sse'
 import type { Transport } from './transport'
@@ -42,12 +41,13 @@ export function gemini(options: GeminiOptions = {}): Provider {
 
 /** The declaration of the Gemini API (docs/providers.md). */
 export function geminiDeclaration(options: GeminiOptions = {}): ProviderDeclaration {
-  const { baseURL: _root, ...facts } = geminiHost
+  // The host's data policy is not the provider's own `dataPolicy`: the catalogue credits it by slug (docs/routing.md).
+  const { baseURL: _root, dataPolicy: _policy, models: shipped = [], ...facts } = geminiHost
   const name = options.name ?? facts.name
   const slug = options.slug ?? facts.slug
   // Who its upstream errors name.
   const source: UpstreamSource = { slug, name }
-  const models = options.models ?? geminiModels
+  const models = options.models ?? shipped
   const byUpstreamId = new Map(models.map((m) => [m.upstreamId ?? m.id.slice(m.id.indexOf('/') + 1), m]))
   const secretsOf = (call: CallOptions) => [call.apiKey, options.apiKey]
   const modelPath = (model: string) =>

@@ -1,4 +1,3 @@
-import { knownModels } from '../catalogue/known-models'
 import { hostOf, OPENAI_HOST, type HostDefinition, type HostSlug } from './hosts'
 import { openaiCompatible, type OpenAICompatibleConfig } from './openai-compatible'
 import type { Provider, ProviderModel } from '../contracts'
@@ -22,13 +21,19 @@ export function openai(options: HostedProviderOptions = {}): Provider {
   return hosted(OPENAI_HOST, options, { useMaxCompletionTokens: true, responsesApi: true })
 }
 
-/** A hosted OpenAI-compatible provider the catalogue knows (src/providers/hosts/): `groq`, `together`, `fireworks`, `mistral`, `deepseek` or `xai`. */
-export function hostedProvider(slug: HostSlug, options: HostedProviderOptions = {}): Provider {
-  return hosted(hostOf(slug), options, {})
+/**
+ * A hosted OpenAI-compatible provider: one the package ships (src/providers/hosts/: `groq`, `together`, `fireworks`,
+ * `mistral`, `deepseek` or `xai`), or a host definition of your own (`defineHost({ … })`, docs/providers.md#adding-a-host),
+ * whose data policy the provider then carries as its `dataPolicy`.
+ */
+export function hostedProvider(host: HostSlug | HostDefinition, options: HostedProviderOptions = {}): Provider {
+  if (typeof host === 'string') return hosted(hostOf(host), options, {})
+  return hosted(host, options, host.dataPolicy ? { dataPolicy: { ...host.dataPolicy } } : {})
 }
 
+// A shipped host's data policy is credited by the catalogue, by slug and privacy policy URL (src/catalogue/data-policies.ts).
 function hosted(host: HostDefinition, options: HostedProviderOptions, extra: Partial<OpenAICompatibleConfig>): Provider {
-  const { baseURL, envPrefix: _env, ...declared } = host
+  const { baseURL, envPrefix: _env, dataPolicy: _policy, models, ...declared } = host
   return openaiCompatible({
     byokSupported: true,
     ...declared,
@@ -36,7 +41,7 @@ function hosted(host: HostDefinition, options: HostedProviderOptions, extra: Par
     baseURL: options.baseURL ?? baseURL,
     apiKey: options.apiKey,
     headers: options.headers,
-    models: options.models ?? knownModels[host.slug] ?? [],
+    models: options.models ?? models ?? [],
     transport: options.transport,
   })
 }

@@ -5,7 +5,7 @@
  */
 import type OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { anthropic, ANTHROPIC_VERSION } from '../../src/providers/anthropic'
 import { mergeReasoningDetails, traitsOf } from '../../src/providers/anthropic-translate'
 import { openaiCompatible } from '../../src/providers/openai-compatible'

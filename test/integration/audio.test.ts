@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openaiAudioModels } from '../../src/catalogue/audio-models'
+import { openaiAudioModels } from '../../src/providers/models/audio-models'
 import { demo, openaiCompatible, type ProviderModel } from '../../src/index'
 import { makeMp3, makeWav, wavSeconds } from '../fakes/audio'
 import { fakeSpeechAudio } from '../fakes/openai-audio'

@@ -8,7 +8,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { anthropic } from '../../src/providers/anthropic'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import type { ProviderModel } from '../../src/contracts'

@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { anthropic } from '../../src/providers/anthropic'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'

@@ -1,7 +1,7 @@
 import { createStorage } from 'unstorage'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type GatewayOptions, type ProviderModel } from '../../src/index'
-import { openaiAudioModels } from '../../src/catalogue/audio-models'
+import { openaiAudioModels } from '../../src/providers/models/audio-models'
 import { budgetsOf } from '../../src/billing/holds'
 import { toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'

@@ -6,7 +6,7 @@
  */
 import type OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { geminiModels } from '../../src/catalogue/gemini-models'
+import { geminiModels } from '../../src/providers/models/gemini-models'
 import { gemini } from '../../src/providers/gemini'
 import type { ModelPricing, ProviderModel } from '../../src/contracts'
 import { startFakeGemini, type FakeGemini, type FakeGeminiRequest } from '../fakes/gemini'

@@ -7,12 +7,12 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { knownHosts } from '../../src/catalogue/known-models'
+import { knownHosts, knownModels } from '../../src/catalogue/known-models'
 import { ENV_PROVIDERS } from '../../src/cli/providers'
 import type { GatewayError } from '../../src/errors'
 import { anthropic } from '../../src/providers/anthropic'
 import { gemini } from '../../src/providers/gemini'
-import { HOST_FACTS, HOSTS } from '../../src/providers/hosts'
+import { HOST_FACTS, HOSTS, SHIPPED_HOSTS } from '../../src/providers/hosts'
 import { hostedProvider, localProvider, openai } from '../../src/providers/openai'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import { fetchTransport } from '../../src/providers/transport'
@@ -52,17 +52,28 @@ beforeEach(() => {
 })
 
 describe('hosts written once', () => {
-  it('keeps each OpenAI-compatible host to one file of at most 30 lines', () => {
+  it('keeps each host to one file: its facts, data policy and hooks in at most 30 lines, besides its models', () => {
     const dir = fileURLToPath(new URL('../../src/providers/hosts/', import.meta.url))
-    const files = readdirSync(dir).filter((f) => !['index.ts', 'define.ts', 'first-party.ts'].includes(f))
-    expect(files.sort()).toEqual(['deepseek.ts', 'fireworks.ts', 'groq.ts', 'mistral.ts', 'openai.ts', 'together.ts', 'xai.ts'])
-    for (const file of files)
-      expect(
-        readFileSync(dir + file, 'utf8')
-          .trimEnd()
-          .split('\n').length,
-        file,
-      ).toBeLessThanOrEqual(30)
+    const files = readdirSync(dir).filter((f) => !['index.ts', 'define.ts'].includes(f))
+    expect(files.sort()).toEqual(['anthropic.ts', 'deepseek.ts', 'fireworks.ts', 'gemini.ts', 'groq.ts', 'mistral.ts', 'openai.ts', 'together.ts', 'xai.ts'])
+    for (const file of files) {
+      const lines = readFileSync(dir + file, 'utf8')
+        .trimEnd()
+        .split('\n')
+      // The models list, from `  models: [` to its closing `  ],`, is the host's catalogue: as long as it needs to be.
+      const start = lines.indexOf('  models: [')
+      const models = start < 0 ? 0 : lines.indexOf('  ],', start) - start + 1
+      expect(lines.length - models, file).toBeLessThanOrEqual(30)
+    }
+  })
+
+  it('reads the catalogue’s models and data policies from the host files', () => {
+    for (const host of SHIPPED_HOSTS) {
+      expect(knownModels[host.slug], host.slug).toBe(host.models)
+      expect(host.models!.length, host.slug).toBeGreaterThan(0)
+    }
+    expect(Object.keys(knownModels).sort()).toEqual(Object.keys(knownHosts).sort())
+    expect(SHIPPED_HOSTS.filter((h) => h.dataPolicy).map((h) => h.slug)).toEqual(['openai', 'anthropic', 'google-ai-studio', 'groq', 'fireworks', 'deepseek'])
   })
 
   it('derives the CLI’s environment providers, the catalogue’s host facts and the presets from the one list', () => {

@@ -6,7 +6,7 @@
  * without its native API).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { anthropic } from '../../src/providers/anthropic'
 import type { ProviderModel } from '../../src/contracts'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'

@@ -6,7 +6,7 @@
  * the prices a request is billed at (long-context ones included).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { anthropic } from '../../src/providers/anthropic'
 import { openai } from '../../src/providers/openai'
 import type { ModelPricing, ProviderModel } from '../../src/contracts'

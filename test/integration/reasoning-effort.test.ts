@@ -4,8 +4,8 @@
  * reasoning answer is sent (once, as `delta.reasoning` and as matching `delta.reasoning_details` pieces).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
-import { geminiModels } from '../../src/catalogue/gemini-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
+import { geminiModels } from '../../src/providers/models/gemini-models'
 import { anthropic } from '../../src/providers/anthropic'
 import { gemini } from '../../src/providers/gemini'
 import { openai } from '../../src/providers/openai'

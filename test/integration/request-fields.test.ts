@@ -5,8 +5,8 @@
  * reaches the providers that can answer several choices, billed for all of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropicModels } from '../../src/catalogue/anthropic-models'
-import { geminiModels } from '../../src/catalogue/gemini-models'
+import { anthropicModels } from '../../src/providers/models/anthropic-models'
+import { geminiModels } from '../../src/providers/models/gemini-models'
 import { anthropic } from '../../src/providers/anthropic'
 import { gemini } from '../../src/providers/gemini'
 import { openai } from '../../src/providers/openai'

@@ -1,20 +1,11 @@
+import type { Host } from '../../contracts'
 import type { OpenAICompatibleConfig } from '../openai-compatible'
 
-/** A provider's facts for `/providers` and the catalogue, and its API root (docs/providers.md). */
-export interface HostFacts {
-  slug: string
-  name: string
-  description?: string
-  /** API root (OpenAI-compatible hosts: including the version, e.g. `https://api.groq.com/openai/v1`). */
-  baseURL: string
-  headquarters?: string
-  privacyPolicyUrl?: string
-  termsOfServiceUrl?: string
-  statusPageUrl?: string
-}
-
-/** An OpenAI-compatible host: its facts, and what it needs beyond OpenAI's wire format (docs/providers.md#adding-a-host). */
-export interface HostDefinition<Slug extends string = string> extends HostFacts {
+/**
+ * An OpenAI-compatible host, in one file: its facts, its data policy, its models, and what it needs beyond OpenAI's
+ * wire format (docs/providers.md#adding-a-host).
+ */
+export interface HostDefinition<Slug extends string = string> extends Host {
   slug: Slug
   /** The environment's prefix: `<PREFIX>_API_KEY`, `<PREFIX>_BASE_URL` (the CLI, src/cli/providers.ts). Default the slug in capitals. */
   envPrefix?: string

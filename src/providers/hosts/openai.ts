@@ -1,3 +1,6 @@
+import { openaiAudioModels } from '../models/audio-models'
+import { embeddingModels } from '../models/embedding-models'
+import { openaiChatModels } from '../models/openai-models'
 import { defineHost } from './define'
 
 // OpenAI answers 400 "Unrecognized request argument" to top_k, repetition_penalty, min_p and OpenRouter's
@@ -13,4 +16,13 @@ export default defineHost({
   statusPageUrl: 'https://status.openai.com/',
   dropParameters: ['top_k', 'repetition_penalty', 'min_p', 'include_reasoning'],
   maxChoices: 128,
+  dataPolicy: {
+    training: false,
+    retains_prompts: true,
+    retention_days: 30,
+    source: 'https://platform.openai.com/docs/guides/your-data',
+    checked: '2026-11-26',
+    note: "API data is not used for training unless the organisation opts in; abuse monitoring logs are kept up to 30 days. Zero data retention needs OpenAI's approval.",
+  },
+  models: [...openaiChatModels, ...openaiAudioModels, ...embeddingModels.openai],
 })

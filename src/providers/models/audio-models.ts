@@ -1,4 +1,4 @@
-import type { ProviderModel } from '../contracts'
+import type { ProviderModel } from '../../contracts'
 
 /*
  * OpenAI's speech (`/audio/speech`) and transcription (`/audio/transcriptions`) models, with their published list

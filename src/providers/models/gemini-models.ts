@@ -1,5 +1,5 @@
 import { embeddingModels } from './embedding-models'
-import type { ProviderModel } from '../contracts'
+import type { ProviderModel } from '../../contracts'
 
 /*
  * Google's Gemini models on the Gemini API (Google AI Studio), with Standard (pay-as-you-go) list prices in USD per

@@ -1,4 +1,4 @@
-import type { ProviderModel } from '../contracts'
+import type { ProviderModel } from '../../contracts'
 
 /*
  * Embedding models (`/embeddings`, docs/embeddings.md) per provider, with their list prices in USD per input token

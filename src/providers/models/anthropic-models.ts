@@ -1,4 +1,4 @@
-import type { ProviderModel } from '../contracts'
+import type { ProviderModel } from '../../contracts'
 
 /*
  * Anthropic's current Claude models with their published list prices (USD per token, standard tier: no batch, no fast

@@ -1,0 +1,296 @@
+import type { ProviderModel } from '../../contracts'
+import { CHAT, epoch, perMillion, price, source } from './entries'
+
+/*
+ * OpenAI's chat models (the openai host, src/providers/hosts/openai.ts, adds its audio and embedding models), with
+ * published list prices (USD per token) and context lengths; src/providers/models/entries.ts says how they were
+ * checked. OpenAI's GPT-6 family (gpt-6.1-sol, gpt-6.1-terra, gpt-6-luna), like GPT-5.4 and later, bills a whole
+ * request at 2× input / cache and 1.5× output once its prompt exceeds 272K input tokens: `pricing.long_context` says so.
+ */
+
+const OPENAI_CHAT = [...CHAT, 'max_completion_tokens', 'logprobs', 'top_logprobs', 'logit_bias', 'parallel_tool_calls', 'structured_outputs', 'user']
+const OPENAI_REASONING = [
+  'max_tokens',
+  'max_completion_tokens',
+  'seed',
+  'response_format',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'structured_outputs',
+  'reasoning',
+  'include_reasoning',
+  'user',
+]
+const TOOLS = ['tools', 'tool_choice', 'parallel_tool_calls']
+const EFFORTS = ['minimal', 'low', 'medium', 'high']
+const GPT6_EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh', 'max']
+const docs = (model: string) => `https://platform.openai.com/docs/models/${model}`
+
+// Sources read on 2026-11-26.
+const OPENAI_DEPRECATIONS = 'https://developers.openai.com/api/docs/deprecations'
+const LITELLM = 'https://github.com/BerriAI/litellm/blob/main/model_prices_and_context_window.json'
+const LONG_CONTEXT =
+  'Prompts over 272K input tokens: OpenAI bills the whole request at 2× input and cache, 1.5× output; so does the gateway (pricing.long_context).'
+// OpenAI's long-context rates of the GPT-6 family: past 272K prompt tokens, 2× input and cache, 1.5× output, for the whole request.
+const longContext = (input: number, output: number, cachedInput: number): ProviderModel['pricing'] => ({
+  ...price(input, output, cachedInput),
+  long_context: {
+    above_prompt_tokens: 272_000,
+    prompt: perMillion(input * 2),
+    completion: perMillion(output * 1.5),
+    input_cache_read: perMillion(cachedInput * 2),
+  },
+})
+const DEC_11 = 'OpenAI shuts it down on 2026-12-11 (notice of 2026-06-11, OpenAI’s deprecations page).'
+const JAN_14 =
+  'OpenAI shuts it down on 2027-01-14 (deprecations page, notice of 2026-10-14); the replacement it names is gpt-6-luna (as quoted by dev.to/max_bob, codersera.com and importstatic.com; CometAPI recommends gpt-6.1-sol for gpt-4o and gpt-4.1 instead).'
+const OCT_23 = 'OpenAI shut it down on 2026-10-23 (deprecations page as of 2026-10-15, quoted by importstatic.com).'
+const AUDIT_PRICES = 'Prices unchanged per the 2026-11-26 audit (not re-read line by line).'
+
+/** OpenAI's chat models. */
+export const openaiChatModels: ProviderModel[] = [
+  {
+    id: 'openai/gpt-6.1-sol',
+    upstreamId: 'gpt-6.1-sol',
+    name: 'OpenAI: GPT-6.1 Sol',
+    description: 'OpenAI’s upgraded Sol reasoning model for coding, computer use and professional work (1.05M context, 922K input).',
+    contextLength: 1_050_000,
+    maxCompletionTokens: 128_000,
+    pricing: longContext(2, 10, 0.1),
+    inputModalities: ['text', 'image'],
+    // Chat Completions takes function tools only with reasoning effort `none`, which gpt-6.1-sol does not accept.
+    supportedParameters: OPENAI_REASONING.filter((p) => !TOOLS.includes(p)),
+    reasoning: { efforts: ['low', 'medium', 'high', 'xhigh', 'max'] },
+    tags: ['programming', 'science', 'academia'],
+    created: epoch('2026-09-29'),
+    releaseDate: '2026-09-29',
+    detailsUrl: docs('gpt-6.1-sol'),
+    source: source(
+      'https://docs.litellm.ai/blog/gpt_6_1_sol',
+      `$2 / $10, cached input $0.10 per M (LiteLLM’s day-0 post; apidog.com and laozhang.ai agree); 1,050,000 context, 922K input, 128K output (laozhang.ai, from OpenAI’s model page); efforts low…max, no none or minimal (apidog.com). Chat Completions accepts function tools only with effort none (instructorphp 2.14.2 release notes), so tools are not listed. ${LONG_CONTEXT}`,
+    ),
+  },
+  {
+    id: 'openai/gpt-6.1-terra',
+    upstreamId: 'gpt-6.1-terra',
+    name: 'OpenAI: GPT-6.1 Terra',
+    description: 'OpenAI’s mid-tier GPT-6.1 model for computer use, visual understanding, coding and everyday work (1.05M context, 922K input).',
+    contextLength: 1_050_000,
+    maxCompletionTokens: 128_000,
+    pricing: longContext(1, 5, 0.05),
+    inputModalities: ['text', 'image'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: GPT6_EFFORTS },
+    tags: ['programming', 'technology'],
+    created: epoch('2026-10-26'),
+    releaseDate: '2026-10-26',
+    knowledgeCutoff: '2026-06-01',
+    detailsUrl: docs('gpt-6.1-terra'),
+    source: source(
+      'https://docs.litellm.ai/blog/gpt-6-1-terra',
+      `$1 / $5, cache read $0.05 per M (LiteLLM’s day-0 post; apidog.com and OpenRouter via apidog agree); 1,050,000 context, 922K input, 128K output, efforts none…max, released 2026-10-26, cutoff 2026-06-01 (apidog.com, from OpenAI’s model page). Function tools on Chat Completions only with effort none. ${LONG_CONTEXT}`,
+    ),
+  },
+  {
+    id: 'openai/gpt-6-luna',
+    upstreamId: 'gpt-6-luna',
+    name: 'OpenAI: GPT-6 Luna',
+    description: 'OpenAI’s most efficient GPT-6 reasoning model, for focused high-volume work (1.05M context, 922K input).',
+    contextLength: 1_050_000,
+    maxCompletionTokens: 128_000,
+    pricing: longContext(0.1, 0.5, 0.01),
+    inputModalities: ['text', 'image'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: GPT6_EFFORTS },
+    tags: ['translation', 'marketing', 'trivia'],
+    created: epoch('2026-09-22'),
+    releaseDate: '2026-09-22',
+    knowledgeCutoff: '2026-05-18',
+    detailsUrl: docs('gpt-6-luna'),
+    source: source(
+      'https://vercel.com/ai-gateway/models/openai/gpt-6-luna',
+      `$0.10 / $0.50 per M, 1,050,000 context, 128K output (Vercel AI Gateway, linking OpenAI’s pricing); cached input $0.01 (codersera.com, instructorphp 2.14.2); efforts none…max, cutoff 2026-05-18 (docs.oxen.ai); released 2026-09-22 (runware.ai, docs.venice.ai). Function tools on Chat Completions only with effort none (docs.oxen.ai). ${LONG_CONTEXT}`,
+    ),
+  },
+  {
+    id: 'openai/gpt-5',
+    name: 'OpenAI: GPT-5',
+    contextLength: 400_000,
+    maxCompletionTokens: 128_000,
+    pricing: price(1.25, 10, 0.125),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: EFFORTS },
+    tags: ['programming', 'science', 'academia'],
+    created: 1754524800,
+    knowledgeCutoff: '2024-09-30',
+    detailsUrl: docs('gpt-5'),
+    expirationDate: '2026-12-11',
+    replacement: 'openai/gpt-6.1-sol',
+    source: source(
+      OPENAI_DEPRECATIONS,
+      `${DEC_11} The page names gpt-6.1-sol (copies of October 2026 named gpt-5.6-sol, not in this catalogue). Prices and 272K input + 128K output as in LiteLLM’s table.`,
+    ),
+  },
+  {
+    id: 'openai/gpt-5-mini',
+    name: 'OpenAI: GPT-5 mini',
+    contextLength: 400_000,
+    maxCompletionTokens: 128_000,
+    pricing: price(0.25, 2, 0.025),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: EFFORTS },
+    tags: ['programming'],
+    created: 1754524800,
+    knowledgeCutoff: '2024-05-31',
+    detailsUrl: docs('gpt-5-mini'),
+    expirationDate: '2026-12-11',
+    replacement: 'openai/gpt-6.1-terra',
+    source: source(OPENAI_DEPRECATIONS, `${DEC_11} The page names gpt-6.1-terra (October copies: gpt-5.6-terra). ${AUDIT_PRICES}`),
+  },
+  {
+    id: 'openai/gpt-5-nano',
+    name: 'OpenAI: GPT-5 nano',
+    contextLength: 400_000,
+    maxCompletionTokens: 128_000,
+    pricing: price(0.05, 0.4, 0.005),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: EFFORTS },
+    tags: ['technology'],
+    created: 1754524800,
+    knowledgeCutoff: '2024-05-31',
+    detailsUrl: docs('gpt-5-nano'),
+    expirationDate: '2026-12-11',
+    replacement: 'openai/gpt-6-luna',
+    source: source(
+      OPENAI_DEPRECATIONS,
+      `${DEC_11} Replacement derived: the copy read cuts this row at “gpt-6…”; gpt-6-luna is the GPT-6 model of nano’s tier (October copies: gpt-5.6-luna). ${AUDIT_PRICES}`,
+    ),
+  },
+  {
+    id: 'openai/gpt-4.1',
+    name: 'OpenAI: GPT-4.1',
+    contextLength: 1_047_576,
+    maxCompletionTokens: 32_768,
+    pricing: price(2, 8, 0.5),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_CHAT,
+    tags: ['programming', 'legal', 'finance'],
+    created: 1744675200,
+    knowledgeCutoff: '2024-06-01',
+    detailsUrl: docs('gpt-4.1'),
+    expirationDate: '2027-01-14',
+    replacement: 'openai/gpt-6-luna',
+    source: source(OPENAI_DEPRECATIONS, `${JAN_14} ${AUDIT_PRICES}`),
+  },
+  {
+    id: 'openai/gpt-4.1-mini',
+    name: 'OpenAI: GPT-4.1 mini',
+    contextLength: 1_047_576,
+    maxCompletionTokens: 32_768,
+    pricing: price(0.4, 1.6, 0.1),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_CHAT,
+    tags: ['programming', 'translation'],
+    created: 1744675200,
+    knowledgeCutoff: '2024-06-01',
+    detailsUrl: docs('gpt-4.1-mini'),
+    expirationDate: '2027-01-14',
+    replacement: 'openai/gpt-6-luna',
+    source: source(OPENAI_DEPRECATIONS, `${JAN_14} ${AUDIT_PRICES}`),
+  },
+  {
+    id: 'openai/gpt-4.1-nano',
+    name: 'OpenAI: GPT-4.1 nano',
+    contextLength: 1_047_576,
+    maxCompletionTokens: 32_768,
+    pricing: price(0.1, 0.4, 0.025),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_CHAT,
+    tags: ['marketing', 'seo'],
+    created: 1744675200,
+    knowledgeCutoff: '2024-06-01',
+    detailsUrl: docs('gpt-4.1-nano'),
+    expirationDate: '2026-10-23',
+    replacement: 'openai/gpt-6-luna',
+    source: source(
+      OPENAI_DEPRECATIONS,
+      `${OCT_23} Replacement derived: the copy read cuts this row before its replacement; gpt-6-luna is the current model of its tier (instructorphp moved its gpt-4.1-nano default to it; Retell chose gpt-5.6-luna, not in this catalogue).`,
+    ),
+  },
+  {
+    id: 'openai/gpt-4o',
+    name: 'OpenAI: GPT-4o',
+    contextLength: 128_000,
+    maxCompletionTokens: 16_384,
+    pricing: price(2.5, 10, 1.25),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_CHAT,
+    tags: ['roleplay', 'marketing', 'health'],
+    created: 1715558400,
+    knowledgeCutoff: '2023-10-01',
+    detailsUrl: docs('gpt-4o'),
+    expirationDate: '2027-01-14',
+    replacement: 'openai/gpt-6-luna',
+    source: source(OPENAI_DEPRECATIONS, `${JAN_14} ${AUDIT_PRICES}`),
+  },
+  {
+    id: 'openai/gpt-4o-mini',
+    name: 'OpenAI: GPT-4o mini',
+    contextLength: 128_000,
+    maxCompletionTokens: 16_384,
+    pricing: price(0.15, 0.6, 0.075),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_CHAT,
+    tags: ['trivia', 'translation', 'marketing'],
+    created: 1721260800,
+    knowledgeCutoff: '2023-10-01',
+    detailsUrl: docs('gpt-4o-mini'),
+    expirationDate: '2027-01-14',
+    replacement: 'openai/gpt-6-luna',
+    source: source(OPENAI_DEPRECATIONS, `${JAN_14} Prices and limits as in LiteLLM’s table (${LITELLM}).`),
+  },
+  {
+    id: 'openai/o4-mini',
+    name: 'OpenAI: o4-mini',
+    contextLength: 200_000,
+    maxCompletionTokens: 100_000,
+    pricing: price(1.1, 4.4, 0.275),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: ['low', 'medium', 'high'] },
+    tags: ['science', 'academia', 'programming'],
+    created: 1744848000,
+    knowledgeCutoff: '2024-06-01',
+    detailsUrl: docs('o4-mini'),
+    expirationDate: '2026-10-23',
+    replacement: 'openai/gpt-6.1-terra',
+    source: source(
+      OPENAI_DEPRECATIONS,
+      `${OCT_23} Replacement derived: the page named gpt-5.6-terra, which is not in this catalogue; gpt-6.1-terra replaced it (apidog.com).`,
+    ),
+  },
+  {
+    id: 'openai/o3',
+    name: 'OpenAI: o3',
+    contextLength: 200_000,
+    maxCompletionTokens: 100_000,
+    pricing: price(2, 8, 0.5),
+    inputModalities: ['text', 'image', 'file'],
+    supportedParameters: OPENAI_REASONING,
+    reasoning: { efforts: ['low', 'medium', 'high'] },
+    tags: ['science', 'academia', 'finance'],
+    created: 1744848000,
+    knowledgeCutoff: '2024-06-01',
+    detailsUrl: docs('o3'),
+    expirationDate: '2026-12-11',
+    replacement: 'openai/gpt-6.1-sol',
+    source: source(
+      OPENAI_DEPRECATIONS,
+      `${DEC_11} Replacement derived: the copy read ends before the o3 row; every copy names the same model for gpt-5 and o3 (gpt-5.6-sol in October), and gpt-5’s row now names gpt-6.1-sol. ${AUDIT_PRICES}`,
+    ),
+  },
+]

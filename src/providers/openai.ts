@@ -8,7 +8,7 @@ export interface HostedProviderOptions {
   apiKey?: string
   /** Override the API root (a proxy, a regional endpoint, a test server). */
   baseURL?: string
-  /** Replace the preset's models (default: the catalogue's known models of this provider). */
+  /** Replace the preset's models (default: the models its host file declares). */
   models?: ProviderModel[]
   /** Per-call timeout default for this provider is the gateway's; headers added to every call. */
   headers?: Record<string, string>

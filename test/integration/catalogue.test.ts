@@ -145,7 +145,7 @@ describe('the catalogue: /models, /models/count, /providers', () => {
       headquarters: 'US',
       icon_url: null,
       byok: { supported: true },
-      // The preset's documented default (src/catalogue/data-policies.ts, docs/routing.md "Provider preferences").
+      // The preset's documented default (its host file, src/providers/hosts/openai.ts; docs/routing.md "Provider preferences").
       data_policy: expect.objectContaining({
         training: false,
         retains_prompts: true,

@@ -1,5 +1,6 @@
 import type { GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
+import { chatUsageView } from '../chat/usage-view'
 import { type NativeRoute, withCostFields } from '../native/route'
 import type { NativeEvent, UpstreamUsage } from '../providers/types'
 import type { Attempt } from '../routing/plan'
@@ -87,7 +88,7 @@ export interface ResponsesNativeInput {
   frame: ResponseFrame
   /** Stores a finished response (its Response object and full output). */
   save(end: StreamEnd): Promise<void>
-  translate: NativeRoute['translate']
+  translated: NativeRoute['translated']
 }
 
 /**
@@ -129,7 +130,7 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
 
   return {
     api: 'responses',
-    translate: input.translate,
+    translated: input.translated,
     body: (attempt) => ({ ...sent, model: attempt.offer.upstreamId }),
     usageOf: (answer) => chatUsageOf(answer.usage as Json | null | undefined),
     finishReasonOf: (answer) => (answer.incomplete_details as Json | null)?.reason ?? (typeof answer.status === 'string' ? answer.status : null),
@@ -178,14 +179,14 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
           if (!snapshot) return bytes({ type: 'error', code: failure.code, message: failure.message, param: null, sequence_number: next() })
           return bytes({ type: 'response.failed', response: { ...snapshot, status: 'failed', error: failure }, sequence_number: next() })
         },
-        async finish(usage) {
-          if (failed || !usage) return undefined
+        async finish(billed) {
+          if (failed || !billed) return undefined
           if (!terminal) {
             // The provider ended its stream without saying how the response ended.
             const failure = responseErrorOf({ code: 502, message: 'The stream ended before the response was complete' })
             return bytes({ type: 'response.failed', response: { ...(snapshot ?? {}), status: 'failed', error: failure }, sequence_number: next() })
           }
-          const response = withCost(terminal.response, usage)
+          const response = withCost(terminal.response, chatUsageView(billed))
           await input.save({ response, output: response.output })
           return bytes({ ...terminal, response })
         },

@@ -3,7 +3,7 @@ import { stringifyExact } from '../http/exact-json'
 import { newItemId } from './ids'
 import { eventLogprobsOf, outcomeOf, partLogprobsOf, type ResponseFrame, responseObject, shownOutput, usageOf, wantsLogprobs } from './output'
 import { reasoningItem } from './whole'
-import type { Json } from './json'
+import { type Json, objectOf, objectsOf } from './json'
 
 const encoder = new TextEncoder()
 
@@ -185,10 +185,10 @@ export function responseEventsRenderer(frame: ResponseFrame, finish: (end: Strea
       const index = typeof piece.index === 'number' ? piece.index : 0
       let item = calls.get(index)
       if (!item) {
-        item = begin('function_call', { call_id: String(piece.id ?? ''), name: String(piece.function?.name ?? '') })
+        item = begin('function_call', { call_id: String(piece.id ?? ''), name: String(objectOf(piece.function).name ?? '') })
         calls.set(index, item)
       }
-      const args = piece.function?.arguments
+      const args = objectOf(piece.function).arguments
       if (typeof args === 'string' && args) {
         item.text += args
         // A call's arguments after another item began (interleaved calls) are kept without events.
@@ -200,12 +200,12 @@ export function responseEventsRenderer(frame: ResponseFrame, finish: (end: Strea
 
   const onChunk = (chunk: Json) => {
     start(chunk)
-    if (chunk.error) failure = chunk.error
-    if (chunk.usage) usage = chunk.usage
-    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+    if (chunk.error) failure = objectOf(chunk.error)
+    if (chunk.usage) usage = objectOf(chunk.usage)
+    for (const choice of objectsOf(chunk.choices)) {
       if ((choice.index ?? 0) !== 0) continue
-      if (choice.delta) onDelta(choice.delta, choice.logprobs?.content)
-      if (choice.finish_reason) finishReason = choice.finish_reason
+      if (choice.delta) onDelta(objectOf(choice.delta), objectOf(choice.logprobs).content)
+      if (choice.finish_reason) finishReason = String(choice.finish_reason)
     }
   }
 

@@ -1,4 +1,4 @@
-import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
+import { type Charged, chargeAndRecord, requestFacts, type RequestOutcome } from '../billing/charge'
 import type { GatewayContext } from '../context'
 import { priceAudio, type AudioCost, type AudioMeasures } from './pricing'
 
@@ -10,13 +10,22 @@ export interface AudioSettleInput extends RequestOutcome {
   estimatedMeasure: boolean
 }
 
+/** What an audio request was billed: how it was measured and priced, and what it was charged (audio/usage-view.ts shows it). */
+export interface BilledAudio {
+  cost: AudioCost
+  measures: AudioMeasures
+  estimated: boolean
+  currency: string
+  charged: Charged
+}
+
 /**
  * Bills an audio request exactly as chat is billed (docs/money.md, docs/byok.md, docs/audio.md#billing): priced once,
  * the service's key charges the cost to credits now, a customer's key (BYOK) owes only the platform fee (pending until
  * settlement); one usage record. Never throws for a storage failure (the provider has served the request): it logs what
- * to reconcile. Returns the cost and the API's usage object.
+ * to reconcile. Returns the amounts billed.
  */
-export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput): Promise<{ cost: AudioCost; usage: Record<string, unknown> }> {
+export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput): Promise<BilledAudio> {
   const { principal, attempt } = input
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
@@ -43,18 +52,5 @@ export async function settleAudio(ctx: GatewayContext, input: AudioSettleInput):
       ...(input.measures.seconds !== undefined ? { audio_seconds: input.measures.seconds } : {}),
     },
   })
-  return {
-    cost,
-    usage: {
-      ...chargeView(charged, currency),
-      input_tokens: cost.inputTokens,
-      output_tokens: cost.outputTokens,
-      total_tokens: cost.inputTokens + cost.outputTokens,
-      ...(input.measures.seconds !== undefined ? { seconds: input.measures.seconds } : {}),
-      ...(input.measures.characters !== undefined ? { characters: input.measures.characters } : {}),
-      billed_by: cost.basis,
-      cost_details: { upstream_inference_cost: exactAmount(cost.units) },
-      ...(estimated ? { estimated: true } : {}),
-    },
-  }
+  return { cost, measures: input.measures, estimated, currency, charged }
 }

@@ -1,7 +1,7 @@
 import type * as v from 'valibot'
 import { releaseOrLog, type Hold } from '../billing/holds'
 import { maxAudioCost } from './max-cost'
-import { newGenerationId } from '../chat/shape'
+import { newGenerationId } from '../generation/id'
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
 import { invalidRequest, toGatewayError } from '../errors'
@@ -95,7 +95,7 @@ async function speak(ctx: GatewayContext, input: SpeechInput, attempts: Attempt[
         hold,
         tags: input.tags,
         firstChunkAt: served.firstChunkAt,
-      }).then((settled) => settled.usage),
+      }),
     release: () => releaseOrLog(ctx, hold, input.requestId),
   })
   let served: Served

@@ -2,7 +2,7 @@ import type * as v from 'valibot'
 import type { Hold } from '../billing/holds'
 import type { Attempt } from '../routing/plan'
 import { maxAudioCost } from './max-cost'
-import { newGenerationId } from '../chat/shape'
+import { newGenerationId } from '../generation/id'
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
 import { invalidRequest } from '../errors'
@@ -15,6 +15,7 @@ import type { transcriptionFormSchema, transcriptionRequestSchema } from '../sch
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import { settleAudio } from './billing'
+import { audioUsageView } from './usage-view'
 import { assertFormat, declaredFormat, decodeBase64, measureDuration, sniffFormat, TRANSCRIPTION_FORMATS } from './formats'
 import { serveCapability } from '../pipeline/serve'
 
@@ -123,7 +124,7 @@ async function transcribe(
   const reported = result.usage ?? undefined
   const measured = finite(reported?.seconds) || finite(result.duration) ? undefined : measuredAudio
   const seconds = finite(reported?.seconds) ? reported.seconds : finite(result.duration) ? result.duration : measured!.seconds
-  const { usage } = await settleAudio(ctx, {
+  const billed = await settleAudio(ctx, {
     principal,
     attempt,
     endpoint: 'transcription',
@@ -150,7 +151,7 @@ async function transcribe(
         }
       : {}),
     ...(Array.isArray(result.logprobs) ? { logprobs: result.logprobs } : {}),
-    usage,
+    usage: audioUsageView(billed),
   }
   return gatewayResponse(stringifyExact(body), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, input.requestId)
 }

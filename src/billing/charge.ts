@@ -1,12 +1,11 @@
 import type { GatewayContext } from '../context'
-import { normalizeFinishReason } from '../chat/shape'
+import { normalizeFinishReason } from '../generation/finish-reason'
 import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { Principal } from '../stores/accounts'
 import type { UsageRecord } from '../stores/usage'
 import { assessByokFee } from './byok-fees'
 import type { RequestCost } from './cost'
-import { ExactNumber } from '../http/exact-json'
 import { fromUnits } from './money'
 import type { Hold } from './holds'
 import { RecordNotWrittenError } from '../stores/record-not-written'
@@ -17,16 +16,12 @@ export type UsageFacts = Omit<
   'cost' | 'cost_eur' | 'is_byok' | 'upstream_inference_cost' | 'credential_id' | 'upstream_cost_eur' | 'byok_counted' | 'byok_free'
 >
 
-/** A ledger amount (10^-12 units) as an exact JSON number. */
-export const exactAmount = (units: bigint): ExactNumber => new ExactNumber(fromUnits(units))
-
-/** What a charged request shows of its charge in every API's usage object: `cost` (pricing currency), `cost_eur`, `is_byok`. */
-export const chargeView = (charged: { units: bigint; eurUnits: bigint; byok: boolean }, currency: string) => ({
-  cost: exactAmount(charged.units),
-  cost_currency: currency,
-  cost_eur: exactAmount(charged.eurUnits),
-  is_byok: charged.byok,
-})
+/** What a request owes once charged (docs/money.md): in the pricing currency and in EUR, ledger units; BYOK: the fee. */
+export interface Charged {
+  units: bigint
+  eurUnits: bigint
+  byok: boolean
+}
 
 /** What is known of a served request whatever its endpoint, when it is billed. */
 export interface RequestOutcome {
@@ -99,7 +94,7 @@ async function byokFeeOrFree(ctx: GatewayContext, orgId: string, cost: RequestCo
 export async function chargeAndRecord(
   ctx: GatewayContext,
   input: { principal: Principal; attempt: Attempt; cost: RequestCost; facts: UsageFacts; hold: Hold },
-): Promise<{ units: bigint; eurUnits: bigint; byok: boolean }> {
+): Promise<Charged> {
   const { principal, attempt, cost, facts, hold } = input
   const byok = attempt.credential !== undefined
   const counted = byok && facts.status === 'success'

@@ -1,11 +1,12 @@
-import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
-import { priceUsage } from '../billing/cost'
+import { type Charged, chargeAndRecord, requestFacts, type RequestOutcome } from '../billing/charge'
+import { priceUsage, type RequestCost } from '../billing/cost'
 import type { GatewayContext } from '../context'
 import type { UpstreamUsage } from '../contracts'
 import type { ChatRequest } from '../schemas/chat'
 import type { Attempt } from '../routing/plan'
 import { healthKeyOf } from '../routing/attempts'
 import type { UsageRecord } from '../stores/usage'
+import { estimateTokens } from '../generation/estimate'
 import { countImages, maxCompletionTokens } from './max-cost'
 import { choicesOf } from './choices'
 
@@ -16,8 +17,15 @@ export interface SettleInput extends RequestOutcome {
   estimated: boolean
 }
 
-/** Rough token count of text, for billing a stream that ended before the provider reported usage. */
-export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)
+/** What a chat request was billed (docs/money.md): its usage, what it cost upstream and what it was charged; chat/usage-view.ts shows it. */
+export interface BilledChat {
+  usage: UpstreamUsage
+  /** The usage is the gateway's estimate (the provider reported none). */
+  estimated: boolean
+  currency: string
+  cost: RequestCost
+  charged: Charged
+}
 
 /** True when the attempt's model may produce hidden reasoning tokens (the catalogue says it reasons, or the request asks it to). */
 export function mayReason(request: ChatRequest, attempt: Attempt): boolean {
@@ -59,11 +67,21 @@ function recordSpeed(ctx: GatewayContext, input: SettleInput) {
   if (seconds > 0) ctx.health.recordThroughput(healthKeyOf(input.attempt), input.usage.completion_tokens / seconds)
 }
 
+/** Prompt tokens read from the cache, as billed (0 when unreported). */
+export const cachedTokensOf = (usage: UpstreamUsage): number => usage.prompt_tokens_details?.cached_tokens ?? 0
+
+/** Prompt tokens written to the cache, as billed (0 when unreported). */
+export const cacheWriteTokensOf = (usage: UpstreamUsage): number => usage.prompt_tokens_details?.cache_write_tokens ?? 0
+
+/** Hidden reasoning tokens among the completion tokens, as billed (0 when unreported). */
+export const reasoningTokensOf = (usage: UpstreamUsage): number => usage.completion_tokens_details?.reasoning_tokens ?? 0
+
 /**
  * Prices the request, records its usage, and charges for it: the service's key charges the cost to credits now; a
- * customer's key (BYOK) owes only the platform fee, pending until settlement. Returns the API's usage object.
+ * customer's key (BYOK) owes only the platform fee, pending until settlement. Returns the amounts billed (the answer's
+ * usage object is built from them where the answer is written: chat/usage-view.ts).
  */
-export async function settle(ctx: GatewayContext, input: SettleInput): Promise<Record<string, unknown>> {
+export async function settle(ctx: GatewayContext, input: SettleInput): Promise<BilledChat> {
   const { principal, attempt, usage } = input
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
@@ -72,26 +90,13 @@ export async function settle(ctx: GatewayContext, input: SettleInput): Promise<R
     endpoint: 'chat' as const,
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
-    cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    cache_write_tokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
-    reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+    cached_tokens: cachedTokensOf(usage),
+    cache_write_tokens: cacheWriteTokensOf(usage),
+    reasoning_tokens: reasoningTokensOf(usage),
     usage_estimated: input.estimated,
     currency,
   })
   const charged = await chargeAndRecord(ctx, { principal, attempt, cost, facts, hold: input.hold })
   recordSpeed(ctx, input)
-  return {
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    total_tokens: usage.prompt_tokens + usage.completion_tokens,
-    prompt_tokens_details: { cached_tokens: facts.cached_tokens, cache_write_tokens: facts.cache_write_tokens, ...(usage.prompt_tokens_details ?? {}) },
-    completion_tokens_details: { reasoning_tokens: facts.reasoning_tokens, ...(usage.completion_tokens_details ?? {}) },
-    ...chargeView(charged, currency),
-    cost_details: {
-      upstream_inference_cost: exactAmount(cost.units),
-      upstream_inference_prompt_cost: exactAmount(cost.promptUnits),
-      upstream_inference_completions_cost: exactAmount(cost.completionUnits),
-    },
-    ...(input.estimated ? { estimated: true } : {}),
-  }
+  return { usage, estimated: input.estimated, currency, cost, charged }
 }

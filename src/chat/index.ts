@@ -13,12 +13,14 @@ import { withPricedFields } from './priced-fields'
 import { withChoices } from './choices'
 import { completeStream } from './stream'
 import { completeWhole } from './whole'
+import { chatRendering } from './render'
 
 /**
  * Serves POST /chat/completions on the capability pipeline: plan the attempts, hold the request's maximum cost (402
  * when it cannot be covered), then answer whole or streamed; the hold is replaced by the exact charge, or released,
  * however the request ends. With `native` (another client API, docs/native.md), the request is served in that API:
- * passed on unchanged when every attempt's provider speaks it, else served as chat and translated.
+ * passed on unchanged when every attempt's provider speaks it, else served as chat and its typed result written in
+ * that API by the route's rendering (nothing is serialised as chat and parsed back).
  */
 export async function serveChat(
   ctx: GatewayContext,
@@ -36,8 +38,9 @@ export async function serveChat(
     run: async (attempts, hold) => {
       const served = { ...chat, signal: input.abort.signal, attempts, hold }
       if (native && speaksNatively(attempts, native.api)) return stream ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
-      const answer = await (stream ? completeStream : completeWhole)(ctx, served)
-      return native ? native.translate(answer) : answer
+      // Chat's typed result, written at the edge: as chat's own answer, or in the native route's API (translated).
+      const render = native?.translated ?? chatRendering(input.requestId)
+      return stream ? completeStream(ctx, served, render.stream()) : render.whole(await completeWhole(ctx, served))
     },
   })
 }

@@ -1,12 +1,20 @@
+import type { Hold } from '../billing/holds'
 import type { GatewayContext } from '../context'
 import type { GatewayError } from '../errors'
-import { stringifyExact } from '../http/exact-json'
-import { settledStream, type SettledStreamInput, type StreamDialect } from '../pipeline/stream'
+import { newGenerationId } from '../generation/id'
+import type { GenerationTags } from '../http/attribution'
+import { settledStream, type StreamDialect } from '../pipeline/stream'
 import type { UpstreamChunk } from '../contracts'
-import { upstreamRequestFor } from '../routing/attempts'
-import { newGenerationId, shapeChunkChoices } from './shape'
+import { upstreamRequestFor } from './upstream-request'
+import type { Attempt } from '../routing/plan'
+import type { ChatRequest } from '../schemas/chat'
+import type { Principal } from '../stores/accounts'
+import type { BilledChat } from './billing'
+import type { ChatCompletionChunk, ChatStreamRenderer } from './result'
+import { shapeChunkChoices } from './shape'
+import { chatStreamBilling } from './stream-billing'
+import { chatUsageView } from './usage-view'
 
-const DONE = Buffer.from('data: [DONE]\n\n')
 // A provider chunk's fields that the gateway's chunk replaces (the usage chunk is its own) or shapes (choices).
 const OWN_FIELDS: Record<string, true> = Object.assign(Object.create(null), { usage: true, id: true, model: true, object: true, created: true, choices: true })
 
@@ -21,21 +29,21 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
 }
 
 /**
- * Chat's own stream (docs/chat.md#streaming): the provider's chunks in OpenAI's shape under the generation's id,
- * provider and model; its usage chunk held back, the gateway's (with the cost) sent once billed, then [DONE]; a
- * failure after the first byte is an error chunk with `finish_reason: "error"`.
+ * Chat's stream as typed parts (docs/chat.md#streaming): the provider's chunks in OpenAI's shape under the generation's
+ * id, provider and model; its usage chunk held back, the gateway's (with the cost) given once billed, then the end; a
+ * failure after the first byte is an error chunk with `finish_reason: "error"`. `render` writes each part for the
+ * client (chat's SSE, or another API's events).
  */
-function chatDialect(generationId: string, startedAt: number): StreamDialect<UpstreamChunk> {
+function chatDialect(generationId: string, startedAt: number, render: ChatStreamRenderer): StreamDialect<UpstreamChunk, BilledChat> {
   const created = Math.floor(startedAt / 1000)
-  let base: Record<string, unknown> = { id: generationId, object: 'chat.completion.chunk', created }
+  let base: ChatCompletionChunk = { id: generationId, object: 'chat.completion.chunk', created, choices: [] }
   let provider = ''
   let model = ''
-  const sendJson = (value: unknown) => Buffer.from(`data: ${stringifyExact(value)}\n\n`)
   return {
     opened(attempt) {
       provider = attempt.offer.provider.name
       model = attempt.entry.id
-      base = { id: generationId, provider, model, object: 'chat.completion.chunk', created }
+      base = { id: generationId, provider, model, object: 'chat.completion.chunk', created, choices: [] }
     },
     account(chunk, tally) {
       if (chunk.usage) tally.reported = chunk.usage
@@ -50,31 +58,50 @@ function chatDialect(generationId: string, startedAt: number): StreamDialect<Ups
       if (!chunk.choices.length) return undefined // the provider's own usage chunk: ours comes at the end
       // The gateway's fields, then the provider's others, then the shaped choices: built key by key, as spreading a
       // shared object into a new one costs ~20 times more, once per chunk (bench/README.md#object-literals-on-node-20).
-      const shaped: Record<string, unknown> = { id: generationId, provider, model, object: 'chat.completion.chunk', created }
+      const shaped: ChatCompletionChunk = { id: generationId, provider, model, object: 'chat.completion.chunk', created, choices: [] }
       const fields = chunk as unknown as Record<string, unknown>
       for (const key in fields) if (!(key in OWN_FIELDS)) shaped[key] = fields[key]
       shaped.choices = shapeChunkChoices(chunk.choices)
-      return sendJson(shaped)
+      return render.part(shaped)
     },
     fail: (error: GatewayError) =>
-      sendJson({
+      render.part({
         ...base,
         error: { code: error.status, message: error.message, ...(error.metadata ? { metadata: error.metadata } : {}) },
         choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: null }],
       }),
-    finish: (usage) => (usage ? Buffer.concat([sendJson(Object.assign({}, base, { choices: [], usage })), DONE]) : DONE),
+    async finish(billed) {
+      const usage = billed ? render.part(Object.assign({}, base, { choices: [], usage: chatUsageView(billed) })) : undefined
+      const end = await render.end()
+      return usage && end ? Buffer.concat([usage, end]) : (usage ?? end)
+    },
+    keepAlive: render.keepAlive && (() => render.keepAlive!()),
+    cut: render.cut && (() => render.cut!()),
   }
+}
+
+/** What a streamed chat completion is served from: the request, its planned attempts, its hold and the client's signals. */
+export interface ChatStreamInput {
+  principal: Principal
+  request: ChatRequest
+  attempts: Attempt[]
+  signal: AbortSignal
+  abort: AbortController
+  requestId: string
+  hold: Hold
+  tags?: GenerationTags
 }
 
 /**
  * Serves a streamed chat completion (docs/chat.md#streaming) on the settled stream (src/pipeline/stream.ts): attempts
  * tried until one sends its first chunk, piped at the client's pace, billed once however it ends, and closed with
- * the usage chunk and [DONE].
+ * the usage chunk and the end, each part written by `render` (chat's SSE: docs/chat.md#streaming).
  */
-export function completeStream(ctx: GatewayContext, input: Omit<SettledStreamInput, 'generationId' | 'startedAt'>): Promise<Response> {
+export function completeStream(ctx: GatewayContext, input: ChatStreamInput, render: ChatStreamRenderer): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
-  return settledStream(ctx, { ...input, generationId, startedAt }, chatDialect(generationId, startedAt), (attempt, options) =>
+  const billing = chatStreamBilling(ctx, { ...input, generationId, startedAt })
+  return settledStream(ctx, { ...input, generationId, startedAt, billing }, chatDialect(generationId, startedAt, render), (attempt, options) =>
     attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options),
   )
 }

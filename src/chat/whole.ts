@@ -1,21 +1,23 @@
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
-import { stringifyExact } from '../http/exact-json'
-import { gatewayResponse } from '../http/respond'
+import { estimateTokens } from '../generation/estimate'
+import { newGenerationId } from '../generation/id'
 import { upstreamError } from '../providers/upstream-error'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
-import { firstSuccessful, upstreamRequestFor } from '../routing/attempts'
-import { estimateTokens, settle } from './billing'
+import { firstSuccessful } from '../routing/attempts'
+import { upstreamRequestFor } from './upstream-request'
+import { settle } from './billing'
 import type { Attempt } from '../routing/plan'
 import type { Hold } from '../billing/holds'
-import { newGenerationId, shapeChoice } from './shape'
+import type { ChatCompletion, ChatCompletionResult } from './result'
+import { shapeChoice } from './shape'
 
 /** The provider's own finish reason of a choice (what `native_finish_reason` shows). */
 const nativeFinishReasonOf = (choice: { finish_reason?: string | null; native_finish_reason?: unknown } | undefined): string | null =>
   (typeof choice?.native_finish_reason === 'string' ? choice.native_finish_reason : choice?.finish_reason) ?? null
 
-/** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as docs/chat.md#the-answer shows it. */
+/** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as docs/chat.md#the-answer shows it (but its usage). */
 export async function completeWhole(
   ctx: GatewayContext,
   input: {
@@ -28,7 +30,7 @@ export async function completeWhole(
     hold: Hold
     tags?: GenerationTags
   },
-): Promise<Response> {
+): Promise<ChatCompletionResult> {
   const startedAt = ctx.now()
   const {
     result: completion,
@@ -52,7 +54,7 @@ export async function completeWhole(
       completion.choices.reduce((n, c) => n + (c.message.content?.length ?? 0) + JSON.stringify(c.message.tool_calls ?? '').length, 0),
     ),
   }
-  const usageView = await settle(ctx, {
+  const billed = await settle(ctx, {
     principal: input.principal,
     attempt,
     request: input.request,
@@ -68,7 +70,7 @@ export async function completeWhole(
     tags: input.tags,
     nativeFinishReason: nativeFinishReasonOf(completion.choices[0]),
   })
-  const body = {
+  const body: ChatCompletion = {
     id: generationId,
     provider: attempt.offer.provider.name,
     object: 'chat.completion',
@@ -77,7 +79,6 @@ export async function completeWhole(
     ...(completion.service_tier !== undefined ? { service_tier: completion.service_tier } : {}),
     system_fingerprint: completion.system_fingerprint ?? null,
     choices: completion.choices.map(shapeChoice),
-    usage: usageView,
   }
-  return gatewayResponse(stringifyExact(body), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, input.requestId)
+  return { generationId, completion: body, billed }
 }

@@ -1,5 +1,5 @@
-import { chargeAndRecord, chargeView, exactAmount, requestFacts, type RequestOutcome } from '../billing/charge'
-import { priceUsage } from '../billing/cost'
+import { type Charged, chargeAndRecord, requestFacts, type RequestOutcome } from '../billing/charge'
+import { priceUsage, type RequestCost } from '../billing/cost'
 import type { GatewayContext } from '../context'
 
 /** What is known of a served embeddings request when it is billed. */
@@ -9,12 +9,21 @@ export interface EmbeddingsSettleInput extends RequestOutcome {
   estimated: boolean
 }
 
+/** What an embeddings request was billed: its input tokens, what it cost upstream and what it was charged (embeddings/usage-view.ts shows it). */
+export interface BilledEmbeddings {
+  promptTokens: number
+  estimated: boolean
+  currency: string
+  cost: RequestCost
+  charged: Charged
+}
+
 /**
  * Bills an embeddings request as chat is billed (docs/embeddings.md#billing, docs/money.md): its input tokens at the
  * model's prompt price; the service's key charges the cost to credits now, a customer's key (BYOK) owes only the
- * platform fee; one usage record with endpoint `embeddings`. Returns the API's usage object.
+ * platform fee; one usage record with endpoint `embeddings`. Returns the amounts billed.
  */
-export async function settleEmbeddings(ctx: GatewayContext, input: EmbeddingsSettleInput): Promise<Record<string, unknown>> {
+export async function settleEmbeddings(ctx: GatewayContext, input: EmbeddingsSettleInput): Promise<BilledEmbeddings> {
   const { principal, attempt, promptTokens } = input
   const pricing = attempt.offer.model.pricing
   const currency = pricing.currency ?? 'USD'
@@ -36,14 +45,5 @@ export async function settleEmbeddings(ctx: GatewayContext, input: EmbeddingsSet
       currency,
     },
   })
-  return {
-    prompt_tokens: promptTokens,
-    total_tokens: promptTokens,
-    ...chargeView(charged, currency),
-    cost_details: {
-      upstream_inference_cost: exactAmount(cost.units),
-      upstream_inference_prompt_cost: exactAmount(cost.promptUnits),
-    },
-    ...(input.estimated ? { estimated: true } : {}),
-  }
+  return { promptTokens, estimated: input.estimated, currency, cost, charged }
 }

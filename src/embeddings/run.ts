@@ -1,5 +1,5 @@
 import { placeHold, releaseOrLog, type Hold } from '../billing/holds'
-import { newGenerationId } from '../chat/shape'
+import { newGenerationId } from '../generation/id'
 import type { GatewayContext } from '../context'
 import { newId } from '../crypto/keys'
 import { GatewayError, toGatewayError } from '../errors'
@@ -11,6 +11,7 @@ import type { Attempt } from '../routing/plan'
 import type { UsageRecord } from '../stores/usage'
 import { allVectors, batchProgress, embedMissing, servedOf, type BatchProgress } from './batches'
 import { settleEmbeddings } from './billing'
+import { embeddingsUsageView } from './usage-view'
 import { float32Base64 } from './encode'
 import type { EmbeddingsInput } from './index'
 import type { EmbeddingItems } from './input'
@@ -54,7 +55,7 @@ export async function embed(
     const served = progress && servedOf(progress)
     if (!progress || !served?.batches) return undefined
     const generationId = newGenerationId(startedAt)
-    const usage = await settleEmbeddings(ctx, {
+    const amounts = await settleEmbeddings(ctx, {
       principal,
       attempt: progress.attempt,
       promptTokens: served.tokens,
@@ -69,7 +70,7 @@ export async function embed(
       tags: input.tags,
     })
     state.billed = generationId
-    return { generationId, usage }
+    return { generationId, amounts }
   }
   // Before another provider or model embeds everything again: what this one served is billed, and the rest of the way is
   // held anew; when the credits cannot cover it, the request ends with the provider's failure.
@@ -107,7 +108,7 @@ export async function embed(
       data: result.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector })),
       model: result.progress.attempt.entry.id,
       provider: result.progress.attempt.offer.provider.name,
-      usage: billed.usage,
+      usage: embeddingsUsageView(billed.amounts),
     }
     const headers = { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': billed.generationId }
     return gatewayResponse(stringifyExact(body), 200, headers, input.requestId)

@@ -16,19 +16,6 @@ export class ExactNumber {
   }
 }
 
-// The amounts the gateway's answers write exactly (docs/chat.md#usage-and-cost). A quote inside a JSON string is
-// always escaped, so the lookbehind keeps string contents out.
-const AMOUNT_RE = /(?<!\\)"(cost|cost_eur|upstream_inference_cost|upstream_inference_prompt_cost|upstream_inference_completions_cost)":(-?\d+(?:\.\d+)?)/g
-
-/**
- * JSON.parse of the gateway's own answer (a chat completion or chunk, for the APIs translated from it) whose amounts
- * stay exact: they are read as the marked strings stringifyExact writes back as the same bare numbers, never as
- * binary floats (which would round them, and write small ones with an exponent).
- */
-export function parseExact<T = Record<string, unknown>>(text: string): T {
-  return JSON.parse(text.replace(AMOUNT_RE, '"$1":"\\u0000exact:$2"')) as T
-}
-
 /** JSON.stringify that writes ExactNumber values as bare decimal numbers. */
 export function stringifyExact(value: unknown): string {
   const text = JSON.stringify(value)

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../chat/billing'
+import { estimateTokens } from '../generation/estimate'
 import type { CountTokensRequest } from '../schemas/messages'
 import { chatPrompt } from './request'
 

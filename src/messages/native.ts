@@ -10,6 +10,7 @@ import { thinkingForModel } from './native-thinking'
 import { messagesPricedFields } from './priced-fields'
 import { sseEvent } from './stream'
 import { messagesUsage } from './usage'
+import { chatUsageView } from '../chat/usage-view'
 
 type Json = Record<string, unknown>
 const encoder = new TextEncoder()
@@ -32,7 +33,7 @@ const withGatewayUsage = (usage: unknown, view: Json): Json | null => withCostFi
  * id and provider, and usage with the cost. Streamed, Anthropic's events pass through as they come, but for
  * message_delta and message_stop, which wait for the billing (message_delta then carries the gateway's usage).
  */
-export function messagesNativeRoute(request: MessagesRequest, translate: NativeRoute['translate'], headers?: Record<string, string>): NativeRoute {
+export function messagesNativeRoute(request: MessagesRequest, translated: NativeRoute['translated'], headers?: Record<string, string>): NativeRoute {
   const sent = forwardedBody(request)
   const passed: Record<string, string> = {}
   if (headers?.['anthropic-version']) passed['anthropic-version'] = headers['anthropic-version']
@@ -40,7 +41,7 @@ export function messagesNativeRoute(request: MessagesRequest, translate: NativeR
   if (betas) passed['anthropic-beta'] = betas
   return {
     api: 'messages',
-    translate,
+    translated,
     headers: passed,
     pricedFields: messagesPricedFields(request),
     body: (attempt: Attempt) => thinkingForModel({ ...sent, model: attempt.offer.upstreamId }, traitsOf(attempt.offer.model, attempt.offer.upstreamId)),
@@ -98,10 +99,10 @@ export function messagesNativeRoute(request: MessagesRequest, translate: NativeR
           failed = true
           return bytes({ type: 'error', error: anthropicError(error.status, error.message, error) })
         },
-        finish(usage) {
-          if (failed || !usage) return undefined
+        finish(billed) {
+          if (failed || !billed) return undefined
           let text = ''
-          if (delta) text += sseEvent({ ...delta, usage: withGatewayUsage(delta.usage, usage) })
+          if (delta) text += sseEvent({ ...delta, usage: withGatewayUsage(delta.usage, chatUsageView(billed)) })
           if (stop) text += sseEvent(stop)
           return text ? encoder.encode(text) : undefined
         },

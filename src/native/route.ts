@@ -1,4 +1,6 @@
+import type { BilledChat } from '../chat/billing'
 import type { PricedField } from '../chat/priced-fields'
+import type { ChatRendering } from '../chat/result'
 import type { StreamDialect } from '../pipeline/stream'
 import type { NativeApi, NativeEvent, UpstreamUsage } from '../contracts'
 import type { Attempt } from '../routing/plan'
@@ -16,7 +18,7 @@ export interface ServedNative {
 /**
  * How a client API is served natively (docs/native.md): when every attempt's provider speaks it, the client's request
  * goes to the provider unchanged (but for the model id) and its answer comes back in the same API, billed, routed
- * and recorded as chat is; else `translate` turns chat's answer into the API's.
+ * and recorded as chat is; else chat's typed result is written in the API by `translated`.
  */
 export interface NativeRoute {
   api: NativeApi
@@ -36,9 +38,9 @@ export interface NativeRoute {
   /** The whole answer as the client receives it, once billed. */
   answer(answer: Json, served: ServedNative): Promise<Json> | Json
   /** The dialect of the API's stream (one per request). */
-  dialect(generationId: string): StreamDialect<NativeEvent>
-  /** Chat's answer (the path taken when some attempt's provider does not speak the API) in the API's shape. */
-  translate(chat: Response): Promise<Response>
+  dialect(generationId: string): StreamDialect<NativeEvent, BilledChat>
+  /** How chat's typed result is written in the API (the path taken when some attempt's provider does not speak it). */
+  translated: ChatRendering
 }
 
 const COST_FIELDS = ['cost', 'cost_currency', 'cost_eur', 'is_byok', 'cost_details', 'estimated']

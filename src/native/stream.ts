@@ -1,6 +1,8 @@
-import { newGenerationId } from '../chat/shape'
+import { newGenerationId } from '../generation/id'
 import type { GatewayContext } from '../context'
-import { settledStream, type SettledStreamInput } from '../pipeline/stream'
+import { chatStreamBilling } from '../chat/stream-billing'
+import type { ChatStreamInput } from '../chat/stream'
+import { settledStream } from '../pipeline/stream'
 import type { NativeRoute } from './route'
 
 /**
@@ -8,14 +10,11 @@ import type { NativeRoute } from './route'
  * through the route's dialect, on the settled stream (src/pipeline/stream.ts): fallbacks before the first event,
  * billed once however it ends, aborts and the drain as chat's.
  */
-export function completeNativeStream(
-  ctx: GatewayContext,
-  route: NativeRoute,
-  input: Omit<SettledStreamInput, 'generationId' | 'startedAt'>,
-): Promise<Response> {
+export function completeNativeStream(ctx: GatewayContext, route: NativeRoute, input: ChatStreamInput): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
-  return settledStream(ctx, { ...input, generationId, startedAt }, route.dialect(generationId), (attempt, options) =>
+  const billing = chatStreamBilling(ctx, { ...input, generationId, startedAt })
+  return settledStream(ctx, { ...input, generationId, startedAt, billing }, route.dialect(generationId), (attempt, options) =>
     attempt.offer.provider.native![route.api]!.stream(route.body(attempt), options, route.headers),
   )
 }

@@ -1,6 +1,8 @@
 import type { Hold } from '../billing/holds'
-import { estimateTokens, settle } from '../chat/billing'
-import { newGenerationId } from '../chat/shape'
+import { settle } from '../chat/billing'
+import { chatUsageView } from '../chat/usage-view'
+import { estimateTokens } from '../generation/estimate'
+import { newGenerationId } from '../generation/id'
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
 import { stringifyExact } from '../http/exact-json'
@@ -34,7 +36,7 @@ export async function completeNativeWhole(
     prompt_tokens: estimateTokens(JSON.stringify(input.request.messages).length),
     completion_tokens: estimateTokens(JSON.stringify(result.output ?? result.content ?? '').length),
   }
-  const view = await settle(ctx, {
+  const billed = await settle(ctx, {
     principal: input.principal,
     attempt,
     request: input.request,
@@ -50,6 +52,6 @@ export async function completeNativeWhole(
     tags: input.tags,
     nativeFinishReason: route.finishReasonOf(result),
   })
-  const body = await route.answer(result, { attempt, generationId, usage: view })
+  const body = await route.answer(result, { attempt, generationId, usage: chatUsageView(billed) })
   return gatewayResponse(stringifyExact(body), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, input.requestId)
 }

@@ -22,8 +22,8 @@ export interface StreamServices {
 }
 
 /** What a stream's body drives: its machine (in `waiting`: the response goes out), the provider's opening, and its ends. */
-export interface StreamBodyInput<C> {
-  machine: StreamMachine<OpenedStream<C>>
+export interface StreamBodyInput<C, B = unknown> {
+  machine: StreamMachine<OpenedStream<C>, B>
   /** The opening of the provider (the attempts tried until one sends its first chunk), settled or still running. */
   opening: Promise<OpenedStream<C>>
   /** The upstream call's own controller, apart from the client's signal. */
@@ -46,7 +46,7 @@ export interface StreamBodyInput<C> {
  * waits for its provider, one upstream chunk per pull in the dialect's words, and every end (done, a failure, the
  * client leaving, the shutdown) through the machine's one settlement. In flight until closed and settled.
  */
-export function createStreamBody<C>(services: StreamServices, input: StreamBodyInput<C>, dialect: StreamDialect<C>): ReadableStream<Uint8Array> {
+export function createStreamBody<C, B>(services: StreamServices, input: StreamBodyInput<C, B>, dialect: StreamDialect<C, B>): ReadableStream<Uint8Array> {
   const { machine, opening, upstreamAbort, tally, client, requestId } = input
   const { options, logger } = services
   const shutdown = services.inFlight.signal
@@ -108,12 +108,30 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
       return undefined
     }
   }
+  // The bytes that keep a waiting client's connection alive, in the dialect's words (an SSE comment by default).
+  const keepAliveBytes = (): Uint8Array | undefined => {
+    if (!dialect.keepAlive) return KEEP_ALIVE
+    try {
+      return dialect.keepAlive()
+    } catch (thrown) {
+      logger.error('keeping a stream alive threw', { request_id: requestId, error: String(thrown) })
+      return undefined
+    }
+  }
+  // The dialect's last bytes for a stream whose end could not be written (its billing or its end threw).
+  const sendCut = async () => {
+    try {
+      if (dialect.cut) send(await dialect.cut())
+    } catch (thrown) {
+      logger.error('ending a broken stream threw', { request_id: requestId, error: String(thrown) })
+    }
+  }
   // One timer for the whole stream (not one per chunk): when it fires, a comment goes out if nothing did meanwhile.
   const armKeepAlive = (delay: number) => {
     keepAlive = setTimeout(() => {
       if (!machine.writable) return
       const idle = Date.now() - lastSentAt
-      if (idle >= options.keepAliveMs) send(KEEP_ALIVE)
+      if (idle >= options.keepAliveMs) send(keepAliveBytes())
       armKeepAlive(idle >= options.keepAliveMs ? options.keepAliveMs : options.keepAliveMs - idle)
     }, delay)
   }
@@ -135,8 +153,8 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
 
   // Bills what served the stream, then sends the dialect's end with the usage.
   const finish = async (served: OpenedStream<C>, status: 'success' | 'error') => {
-    const usage = await machine.settle({ kind: 'charged', served, status })
-    send(await dialect.finish(usage))
+    const billed = await machine.settle({ kind: 'charged', served, status })
+    send(await dialect.finish(billed))
     end()
   }
   // The provider ended the stream: billed as served. A billing or an end that throws is told as a failure after it began.
@@ -155,7 +173,7 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
     logger.warn(`stream from ${served.attempt.offer.provider.slug} failed after it began`, { request_id: requestId, error: thrown.message })
     services.health.record(healthKeyOf(served.attempt), input.orgId, { ok: false, latencyMs: services.now() - input.startedAt })
     send(failure(thrown))
-    await finish(served, 'error').catch(() => end())
+    await finish(served, 'error').catch(() => sendCut().then(end))
   }
   // No provider opened the stream after its response went out (every attempt failed, or the request's deadline
   // passed): the hold is released, the failure told, the stream ended.
@@ -166,6 +184,7 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
       send(await dialect.finish(undefined))
     } catch (thrown) {
       logger.error('ending a stream no provider opened failed', { request_id: requestId, error: String(thrown) })
+      await sendCut()
     }
     end()
   }
@@ -231,14 +250,17 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
     stopListening()
     const served = opened
     stopUpstream(served, error)
-    const billed = served ? machine.settle({ kind: 'charged', served, status: 'cancelled' }) : settleUnopened()
-    void billed
+    const settling = served ? machine.settle({ kind: 'charged', served, status: 'cancelled' }) : settleUnopened()
+    void settling
       .catch((thrown) => {
         logger.error('billing a stream cut by the shutdown failed', { request_id: requestId, error: String(thrown) })
         return undefined
       })
-      .then(async (usage) => send(await dialect.finish(usage)))
-      .catch((thrown) => logger.error('ending a stream cut by the shutdown failed', { request_id: requestId, error: String(thrown) }))
+      .then(async (billed) => send(await dialect.finish(billed)))
+      .catch((thrown) => {
+        logger.error('ending a stream cut by the shutdown failed', { request_id: requestId, error: String(thrown) })
+        return sendCut()
+      })
       .finally(end)
   }
   shutdown.addEventListener('abort', shutDown, { once: true })
@@ -270,7 +292,7 @@ export function createStreamBody<C>(services: StreamServices, input: StreamBodyI
     {
       start(c) {
         controller = c
-        if (input.waiting) send(KEEP_ALIVE)
+        if (input.waiting) send(keepAliveBytes())
         else lastSentAt = Date.now()
         armKeepAlive(options.keepAliveMs)
       },

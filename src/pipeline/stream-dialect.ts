@@ -16,9 +16,10 @@ export interface StreamTally {
 
 /**
  * How one API's stream is read and written (docs/native.md#streaming): chat's chunks, or a provider's native events
- * passed on. One dialect per request: it may keep state.
+ * passed on; `B` is what the stream's billing gives its end (the amounts its usage shows). One dialect per request: it
+ * may keep state.
  */
-export interface StreamDialect<C> {
+export interface StreamDialect<C, B = unknown> {
   /** The provider opened the stream: the attempt that serves it. */
   opened(attempt: Attempt): void
   /** Notes what the chunk tells the billing. */
@@ -26,9 +27,13 @@ export interface StreamDialect<C> {
   /** The bytes that pass the chunk on; undefined when nothing goes out for it now (read on). */
   forward(chunk: C): Uint8Array | undefined
   /** The bytes that tell the client the stream failed after it began. */
-  fail(error: GatewayError): Uint8Array
-  /** The bytes that end the stream, once it is billed (`usage`, as the answer shows it) or its hold released (undefined). */
-  finish(usage: Record<string, unknown> | undefined): Promise<Uint8Array | undefined> | Uint8Array | undefined
+  fail(error: GatewayError): Uint8Array | undefined
+  /** The bytes that end the stream, once it is billed (`billed`) or its hold released (undefined). */
+  finish(billed: B | undefined): Promise<Uint8Array | undefined> | Uint8Array | undefined
+  /** The bytes that keep a waiting client's connection alive; default an SSE comment (`: service processing`). */
+  keepAlive?(): Uint8Array | undefined
+  /** The bytes that end a stream whose end could not be written (its billing or `finish` threw); default none. */
+  cut?(): Promise<Uint8Array | undefined> | Uint8Array | undefined
 }
 
 /** A provider's stream once it sent its first chunk: the attempt that serves it and how to read on. */

@@ -55,16 +55,16 @@ const NEXT: Record<StreamPhase, Partial<Record<StreamEvent, StreamPhase>>> = {
 /** How a stream's one settlement ends its hold: charged (the usage reported, else estimated) for what served it, or released. */
 export type StreamOutcome<S> = { kind: 'charged'; served: S; status: 'success' | 'error' | 'cancelled' } | { kind: 'released' }
 
-/** What a settlement does: bills what served the stream (giving the usage as the answer shows it) or releases the hold. */
-export interface StreamSettlement<S> {
-  /** Bills the stream (the hold replaced by the charge); resolves with the answer's usage object. */
-  charge(served: S, status: 'success' | 'error' | 'cancelled'): Promise<Record<string, unknown>>
+/** What a settlement does: bills what served the stream (giving what was billed, `B`) or releases the hold. */
+export interface StreamSettlement<S, B = unknown> {
+  /** Bills the stream (the hold replaced by the charge); resolves with what was billed (the amounts the end shows). */
+  charge(served: S, status: 'success' | 'error' | 'cancelled'): Promise<B>
   /** Releases the hold (no provider served the stream); never throws. */
   release(): Promise<void>
 }
 
 /** A stream's state machine: its phase, the events that move it, and its one settlement. */
-export interface StreamMachine<S> {
+export interface StreamMachine<S, B = unknown> {
   /** Where the stream is now. */
   readonly phase: StreamPhase
   /** True while bytes may go to the client (`waiting`, `flowing`, `ending`, `cut`). */
@@ -75,20 +75,20 @@ export interface StreamMachine<S> {
   on(event: StreamEvent): boolean
   /**
    * The only place a stream is billed or its hold released: the first call settles as `outcome` says; every later
-   * call, whatever it asks, answers the first one's result. Resolves with the usage (undefined when released).
+   * call, whatever it asks, answers the first one's result. Resolves with what was billed (undefined when released).
    */
-  settle(outcome: StreamOutcome<S>): Promise<Record<string, unknown> | undefined>
+  settle(outcome: StreamOutcome<S>): Promise<B | undefined>
   /** Calls `listener` once the stream is closed and settled (at once when it is already). */
   onSettled(listener: () => void): void
 }
 
 /** A stream's state machine in `opening`, settling through `settlement`. */
-export function createStreamMachine<S>(settlement: StreamSettlement<S>): StreamMachine<S> {
-  let settling: Promise<Record<string, unknown> | undefined> | undefined
+export function createStreamMachine<S, B = unknown>(settlement: StreamSettlement<S, B>): StreamMachine<S, B> {
+  let settling: Promise<B | undefined> | undefined
   let settlementOver = false
   const listeners: (() => void)[] = []
   // Plain fields, read on every chunk (getters cost a call each on the stream's hot path).
-  const machine: { -readonly [K in keyof StreamMachine<S>]: StreamMachine<S>[K] } = {
+  const machine: { -readonly [K in keyof StreamMachine<S, B>]: StreamMachine<S, B>[K] } = {
     phase: 'opening',
     writable: false,
     outcome: undefined,
@@ -102,7 +102,7 @@ export function createStreamMachine<S>(settlement: StreamSettlement<S>): StreamM
     settle(asked) {
       if (settling) return settling
       machine.outcome = asked
-      let settled: Promise<Record<string, unknown> | undefined>
+      let settled: Promise<B | undefined>
       try {
         settled = asked.kind === 'charged' ? settlement.charge(asked.served, asked.status) : settlement.release().then(() => undefined)
       } catch (error) {

@@ -1,31 +1,35 @@
-import { type Hold, releaseOrLog } from '../billing/holds'
-import { estimatedUsage, mayReason, settle } from '../chat/billing'
 import type { GatewayContext } from '../context'
-import type { GenerationTags } from '../http/attribution'
 import { gatewayResponse } from '../http/respond'
 import type { CallOptions } from '../contracts'
 import { firstSuccessful } from '../routing/attempts'
 import type { Attempt } from '../routing/plan'
-import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/accounts'
 import { createStreamBody } from './stream-body'
 import type { OpenedStream, StreamDialect, StreamTally } from './stream-dialect'
-import { createStreamMachine, type StreamSettlement } from './stream-state'
+import { createStreamMachine } from './stream-state'
 
-export type { StreamDialect, StreamTally } from './stream-dialect'
+export type { OpenedStream, StreamDialect, StreamTally } from './stream-dialect'
 
-/** What a settled stream serves: the request (in chat's shape, for billing and estimates) and its attempts. */
-export interface SettledStreamInput {
+/** How a stream is billed (the feature's: chat's prices and estimates, docs/money.md): what the settlement calls. */
+export interface StreamBilling<B> {
+  /** Bills what served the stream with the usage its provider reported (in the tally), else an estimate; resolves with what was billed. */
+  charge(served: OpenedStream<unknown>, status: 'success' | 'error' | 'cancelled', tally: StreamTally): Promise<B>
+  /** Releases the request's hold (no provider served it); never throws. */
+  release(): Promise<void>
+  /** True when the attempt's model may reason in hidden tokens: a client that leaves it is read on for the usage report. */
+  readsOn(attempt: Attempt): boolean
+}
+
+/** What a settled stream serves: its attempts, the client's signals, its generation, and how it is billed. */
+export interface SettledStreamInput<B> {
   principal: Principal
-  request: ChatRequest
   attempts: Attempt[]
   signal: AbortSignal
   abort: AbortController
   requestId: string
-  hold: Hold
-  tags?: GenerationTags
   generationId: string
   startedAt: number
+  billing: StreamBilling<B>
 }
 
 /**
@@ -36,10 +40,10 @@ export interface SettledStreamInput {
  * after that point is the dialect's error, then its end. Every end goes through the stream's machine
  * (src/pipeline/stream-state.ts), whose one settlement bills it or releases its hold.
  */
-export async function settledStream<C>(
+export async function settledStream<C, B>(
   ctx: GatewayContext,
-  input: SettledStreamInput,
-  dialect: StreamDialect<C>,
+  input: SettledStreamInput<B>,
+  dialect: StreamDialect<C, B>,
   open: (attempt: Attempt, options: CallOptions) => Promise<AsyncIterable<C>>,
 ): Promise<Response> {
   // The upstream call's own controller: aborted when the client goes away before content flowed, or after the wait
@@ -47,7 +51,11 @@ export async function settledStream<C>(
   // opening (an error once keep-alives went out), not look like the client leaving.
   const upstreamAbort = new AbortController()
   const tally: StreamTally = { upstreamId: null, nativeFinishReason: null, generatedChars: 0 }
-  const machine = createStreamMachine(settlementOf<C>(ctx, input, tally))
+  const { billing } = input
+  const machine = createStreamMachine<OpenedStream<C>, B>({
+    charge: (served, status) => billing.charge(served, status, tally),
+    release: () => billing.release(),
+  })
   const opening = firstSuccessful(
     ctx,
     input.attempts,
@@ -98,7 +106,7 @@ export async function settledStream<C>(
       requestId: input.requestId,
       orgId: input.principal.org.id,
       startedAt: input.startedAt,
-      readsOn: (attempt) => mayReason(input.request, attempt),
+      readsOn: (attempt) => billing.readsOn(attempt),
     },
     dialect,
   )
@@ -113,32 +121,4 @@ export async function settledStream<C>(
     },
     input.requestId,
   )
-}
-
-// How a stream settles (docs/money.md): billed as chat is, with the usage the provider reported or, when it reported
-// none, an estimate of what it generated (replacing the request's hold); or its hold released.
-function settlementOf<C>(ctx: GatewayContext, input: SettledStreamInput, tally: StreamTally): StreamSettlement<OpenedStream<C>> {
-  return {
-    charge: (served, status) =>
-      settle(ctx, {
-        principal: input.principal,
-        attempt: served.attempt,
-        request: input.request,
-        generationId: input.generationId,
-        upstreamId: tally.upstreamId,
-        stream: true,
-        status,
-        startedAt: input.startedAt,
-        attempts: served.tries,
-        hold: input.hold,
-        tags: input.tags,
-        firstChunkAt: served.firstAt,
-        nativeFinishReason: tally.nativeFinishReason,
-        estimated: !tally.reported,
-        usage:
-          tally.reported ??
-          estimatedUsage(ctx, input.request, served.attempt, { generatedChars: tally.generatedChars, status, elapsedMs: ctx.now() - input.startedAt }),
-      }),
-    release: () => releaseOrLog(ctx, input.hold, input.requestId),
-  }
 }

@@ -1,4 +1,6 @@
 import { serveChat } from '../chat'
+import type { ChatRendering } from '../chat/result'
+import { chatUsageView } from '../chat/usage-view'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest } from '../errors'
 import type { GenerationTags } from '../http/attribution'
@@ -8,17 +10,15 @@ import { gatewayResponse } from '../http/respond'
 import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import type { Principal } from '../stores/accounts'
 import type { HeldRoom } from '../stores/responses'
-import { parseExact } from '../http/exact-json'
 import { newResponseId } from './ids'
 import { withItemIds } from './items'
 import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } from './output'
 import { inputItemsOf, toChatRequest } from './request'
 import { resolveReferences, type StoredItems } from './references'
 import { responsesNativeRoute } from './native'
-import { responseErrorOf, type StreamEnd, translateStream } from './stream'
+import { responseErrorOf, responseEventsRenderer, type StreamEnd } from './stream'
 import { holdStorageRoom } from './storage-room'
 import { choiceLogprobs, outputOfMessage } from './whole'
-import type { Json } from './json'
 
 /** 404 in OpenAI's words for a response id the org has not stored (unknown, another org's, deleted or expired). */
 export const responseNotFound = (id: string, param?: string): GatewayError =>
@@ -46,7 +46,7 @@ export async function storedInputItems(ctx: GatewayContext, org: string, respons
  * Serves POST /responses (docs/responses.md): the stored conversation of `previous_response_id` and the input become
  * a chat request served by serveChat (holds, routing, fallbacks, billing and /generation are chat's): passed on to
  * OpenAI's own Responses API when every provider routed to speaks it (docs/native.md#responses), else served as chat
- * and translated back into a Response object or the Responses API's events; with `store` (default true) the
+ * and its typed result written as a Response object or the Responses API's events; with `store` (default true) the
  * conversation and the output are stored for the org.
  */
 export async function serveResponses(
@@ -110,35 +110,28 @@ export async function serveResponses(
     }
   }
 
-  // Chat's answer (some provider routed to does not speak the Responses API) as a Response object or its events.
-  const translate = async (answer: Response): Promise<Response> => {
-    const generationId = answer.headers.get('x-generation-id') ?? ''
-    if (!request.stream) {
-      const completion = parseExact<Json>(await answer.text())
-      const choice = completion.choices?.[0] ?? {}
-      const outcome = outcomeOf(choice.finish_reason)
+  // Chat's typed result (some provider routed to does not speak the Responses API) as a Response object or its events.
+  const translated: ChatRendering = {
+    async whole({ generationId, completion, billed }) {
+      const choice = completion.choices[0]
+      const outcome = outcomeOf(choice?.finish_reason ?? null)
       frame.model = completion.model
       frame.provider = completion.provider
       const output = outputOfMessage(
-        choice.message ?? {},
+        choice?.message ?? {},
         outcome.status === 'completed' ? 'completed' : 'incomplete',
         frame.id,
-        choiceLogprobs(choice, request),
+        choiceLogprobs(choice ?? {}, request),
       )
-      const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice.native_finish_reason})` }) : null
-      const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(completion.usage) })
+      const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice?.native_finish_reason})` }) : null
+      const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(chatUsageView(billed)) })
       await save({ response, output })
       return gatewayResponse(stringifyExact(response), 200, { 'content-type': 'application/json; charset=utf-8', 'x-generation-id': generationId }, requestId)
-    }
-    return gatewayResponse(
-      translateStream(answer.body!, frame, save),
-      200,
-      { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-generation-id': generationId },
-      requestId,
-    )
+    },
+    stream: () => responseEventsRenderer(frame, save),
   }
 
-  const native = responsesNativeRoute({ request, conversation, frame, save, translate })
+  const native = responsesNativeRoute({ request, conversation, frame, save, translated })
   if (!held) return serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
   let answer: Response
   try {

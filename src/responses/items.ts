@@ -11,7 +11,7 @@ const PREFIXES: Record<string, ItemPrefix> = { message: 'msg', function_call: 'f
  */
 export const withItemIds = (items: ResolvedItem[], responseId: string, offset = 0): ResolvedItem[] =>
   items.map((item: Json, i) =>
-    typeof item.id === 'string' && item.id ? item : { ...item, id: inputItemId(PREFIXES[item.type ?? 'message'] ?? 'msg', responseId, offset + i) },
+    typeof item.id === 'string' && item.id ? item : { ...item, id: inputItemId(PREFIXES[String(item.type ?? 'message')] ?? 'msg', responseId, offset + i) },
   ) as ResolvedItem[]
 
 /** An input item as GET /responses/{id}/input_items lists it: its `type` spelled out, text content as parts. */

@@ -1,11 +1,12 @@
 import type { GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
+import { chatUsageView } from '../chat/usage-view'
 import { type NativeRoute, withCostFields } from '../native/route'
 import type { NativeEvent, UpstreamUsage } from '../contracts'
 import type { Attempt } from '../routing/plan'
 import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import { type ItemPrefix, newItemId } from './ids'
-import type { Json } from './json'
+import { type Json, objectOf, objectsOf } from './json'
 import { type ResponseFrame, usageOf } from './output'
 import { reasoningDetailsOf } from './reasoning'
 import type { StreamEnd } from './stream'
@@ -49,15 +50,23 @@ const TEXT_DELTAS = new Set([
   'response.refusal.delta',
 ])
 
+/** How a Response object says it ended: its `incomplete_details.reason`, else its `status` (what `native_finish_reason` shows). */
+const finishReasonOfResponse = (response: Json): string | null => {
+  const reason = objectOf(response.incomplete_details).reason
+  return typeof reason === 'string' ? reason : typeof response.status === 'string' ? response.status : null
+}
+
 /** The Responses API's usage in chat's names (what billing reads); undefined when the answer reports none. */
-export function chatUsageOf(usage: Json | null | undefined): UpstreamUsage | undefined {
-  if (!usage || typeof usage !== 'object') return undefined
+export function chatUsageOf(value: unknown): UpstreamUsage | undefined {
+  if (!value || typeof value !== 'object') return undefined
+  // The counts as OpenAI sent them: billing refuses an answer whose token counts are not numbers (docs/native.md).
+  const usage = value as Json
   return {
-    prompt_tokens: usage.input_tokens,
-    completion_tokens: usage.output_tokens,
-    total_tokens: usage.total_tokens,
-    prompt_tokens_details: { cached_tokens: usage.input_tokens_details?.cached_tokens ?? 0 },
-    completion_tokens_details: { reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0 },
+    prompt_tokens: usage.input_tokens as number,
+    completion_tokens: usage.output_tokens as number,
+    total_tokens: usage.total_tokens as number | undefined,
+    prompt_tokens_details: { cached_tokens: (objectOf(usage.input_tokens_details).cached_tokens as number | undefined) ?? 0 },
+    completion_tokens_details: { reasoning_tokens: (objectOf(usage.output_tokens_details).reasoning_tokens as number | undefined) ?? 0 },
   }
 }
 
@@ -87,7 +96,7 @@ export interface ResponsesNativeInput {
   frame: ResponseFrame
   /** Stores a finished response (its Response object and full output). */
   save(end: StreamEnd): Promise<void>
-  translate: NativeRoute['translate']
+  translated: NativeRoute['translated']
 }
 
 /**
@@ -105,12 +114,12 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
   sent.store = false
   const ids = new Map<string, string>()
   // The gateway's id for an item of OpenAI's (the same one each time it is named).
-  const idOf = (item: Json): string | undefined => {
+  const idOf = (item: Json): unknown => {
     const upstream = item.id
     if (typeof upstream !== 'string') return upstream
     let id = ids.get(upstream)
     if (!id) {
-      const prefix = PREFIXES[item.type]
+      const prefix = PREFIXES[String(item.type)]
       id = prefix ? newItemId(prefix, frame.id) : upstream
       ids.set(upstream, id)
     }
@@ -129,13 +138,13 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
 
   return {
     api: 'responses',
-    translate: input.translate,
+    translated: input.translated,
     body: (attempt) => ({ ...sent, model: attempt.offer.upstreamId }),
-    usageOf: (answer) => chatUsageOf(answer.usage as Json | null | undefined),
-    finishReasonOf: (answer) => (answer.incomplete_details as Json | null)?.reason ?? (typeof answer.status === 'string' ? answer.status : null),
+    usageOf: (answer) => chatUsageOf(answer.usage),
+    finishReasonOf: finishReasonOfResponse,
     async answer(answer, { attempt, usage }) {
       const response = withCost(renamedResponse(answer, attempt), usage)
-      await input.save({ response, output: response.output })
+      await input.save({ response, output: objectsOf(response.output) })
       return response
     },
     dialect() {
@@ -157,14 +166,14 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
           else if (TERMINAL.has(type) && response) {
             const usage = chatUsageOf(response.usage)
             if (usage) tally.reported = usage
-            tally.nativeFinishReason = response.incomplete_details?.reason ?? response.status ?? null
+            tally.nativeFinishReason = finishReasonOfResponse(response)
           }
         },
         forward({ data }: NativeEvent) {
           if (typeof data.sequence_number === 'number') sequence = data.sequence_number
           const out: Json = { ...data }
-          if (out.response) out.response = snapshot = renamedResponse(out.response, served)
-          if (out.item) out.item = renamedItem(out.item)
+          if (out.response) out.response = snapshot = renamedResponse(objectOf(out.response), served)
+          if (out.item) out.item = renamedItem(out.item as Json)
           if (typeof out.item_id === 'string') out.item_id = ids.get(out.item_id) ?? out.item_id
           if (TERMINAL.has(String(out.type))) {
             terminal = out
@@ -178,15 +187,15 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
           if (!snapshot) return bytes({ type: 'error', code: failure.code, message: failure.message, param: null, sequence_number: next() })
           return bytes({ type: 'response.failed', response: { ...snapshot, status: 'failed', error: failure }, sequence_number: next() })
         },
-        async finish(usage) {
-          if (failed || !usage) return undefined
+        async finish(billed) {
+          if (failed || !billed) return undefined
           if (!terminal) {
             // The provider ended its stream without saying how the response ended.
             const failure = responseErrorOf({ code: 502, message: 'The stream ended before the response was complete' })
             return bytes({ type: 'response.failed', response: { ...(snapshot ?? {}), status: 'failed', error: failure }, sequence_number: next() })
           }
-          const response = withCost(terminal.response, usage)
-          await input.save({ response, output: response.output })
+          const response = withCost(objectOf(terminal.response), chatUsageView(billed))
+          await input.save({ response, output: objectsOf(response.output) })
           return bytes({ ...terminal, response })
         },
       }

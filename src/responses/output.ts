@@ -1,5 +1,5 @@
 import type { ResponsesRequest } from '../schemas/responses'
-import type { Json } from './json'
+import { type Json, objectOf, objectsOf } from './json'
 
 /** What every Response object of one request shares: its id, time, request and served model. */
 export interface ResponseFrame {
@@ -47,7 +47,7 @@ export const eventLogprobsOf = (logprobs: Json[]): Json[] =>
   logprobs.map(({ token, logprob, top_logprobs }) => ({
     token,
     logprob,
-    top_logprobs: top_logprobs.map((top: Json) => ({ token: top.token, logprob: top.logprob })),
+    top_logprobs: objectsOf(top_logprobs).map((top) => ({ token: top.token, logprob: top.logprob })),
   }))
 
 /** The Response object's status after a chat finish reason (docs/responses.md#the-response). */
@@ -65,13 +65,14 @@ export function outcomeOf(finishReason: string | null | undefined): { status: 'c
 export function usageOf(usage: Json | undefined): Json | null {
   if (!usage) return null
   const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details, ...extra } = usage
-  const inputDetails: Json = { cached_tokens: prompt_tokens_details?.cached_tokens ?? 0 }
-  if (prompt_tokens_details?.cache_write_tokens !== undefined) inputDetails.cache_write_tokens = prompt_tokens_details.cache_write_tokens
+  const promptDetails = objectOf(prompt_tokens_details)
+  const inputDetails: Json = { cached_tokens: promptDetails.cached_tokens ?? 0 }
+  if (promptDetails.cache_write_tokens !== undefined) inputDetails.cache_write_tokens = promptDetails.cache_write_tokens
   return {
     input_tokens: prompt_tokens,
     input_tokens_details: inputDetails,
     output_tokens: completion_tokens,
-    output_tokens_details: { reasoning_tokens: completion_tokens_details?.reasoning_tokens ?? 0 },
+    output_tokens_details: { reasoning_tokens: objectOf(completion_tokens_details).reasoning_tokens ?? 0 },
     total_tokens,
     ...extra,
   }

@@ -5,7 +5,7 @@ import { type ChatRequest, chatRequestSchema } from '../schemas/chat'
 import type { InputItem, ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import { wantsLogprobs } from './output'
 import { reasoningDetailsOf } from './reasoning'
-import type { Json } from './json'
+import { type Json, objectsOf } from './json'
 
 /** The request's `input` as items: a string is one user message (docs/responses.md#the-request). */
 export const inputItemsOf = (input: ResponsesRequest['input']): InputItem[] =>
@@ -63,9 +63,10 @@ export function messagesOf(items: ResolvedItem[], instructions: string | null | 
     messages.push(message)
     return message
   }
-  items.forEach((item: Json, i) => {
+  items.forEach((item, i) => {
     const param = `input.${i}`
-    switch (item.type ?? 'message') {
+    switch (item.type) {
+      case undefined:
       case 'message': {
         if (item.role === 'assistant') {
           const message = openAssistant()
@@ -80,7 +81,10 @@ export function messagesOf(items: ResolvedItem[], instructions: string | null | 
       }
       case 'function_call': {
         const message = openAssistant()
-        message.tool_calls = [...(message.tool_calls ?? []), { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }]
+        message.tool_calls = [
+          ...objectsOf(message.tool_calls),
+          { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } },
+        ]
         return
       }
       case 'function_call_output': {
@@ -99,7 +103,7 @@ export function messagesOf(items: ResolvedItem[], instructions: string | null | 
 /** The request's tools as chat's function tools; a built-in tool is a 400 naming it. */
 function toolsOf(tools: ResponsesRequest['tools']): Json[] | undefined {
   return tools?.map((tool: Json, i) => {
-    if (tool.type !== 'function') throw builtInTool(tool.type, `tools.${i}.type`)
+    if (tool.type !== 'function') throw builtInTool(String(tool.type), `tools.${i}.type`)
     const fn: Json = { name: tool.name }
     if (tool.description != null) fn.description = tool.description
     if (tool.parameters != null) fn.parameters = tool.parameters

@@ -1,10 +1,9 @@
+import type { ChatStreamRenderer } from '../chat/result'
 import { stringifyExact } from '../http/exact-json'
-import { parseExact } from '../http/exact-json'
-import { createSseParser, type ServerSentEvent } from '../providers/sse'
 import { newItemId } from './ids'
 import { eventLogprobsOf, outcomeOf, partLogprobsOf, type ResponseFrame, responseObject, shownOutput, usageOf, wantsLogprobs } from './output'
 import { reasoningItem } from './whole'
-import type { Json } from './json'
+import { type Json, objectOf, objectsOf } from './json'
 
 const encoder = new TextEncoder()
 
@@ -42,15 +41,13 @@ export const responseErrorOf = (error: Json): Json => ({
 })
 
 /**
- * Translates serveChat's event stream (chat chunks, the usage chunk, `[DONE]`; docs/chat.md#streaming) into the
+ * Writes chat's typed stream parts (chat chunks, the usage chunk, then the end; docs/chat.md#streaming) as the
  * Responses API's events, numbered by `sequence_number` (docs/responses.md#streaming): response.created and
  * response.in_progress, then per output item its added / delta / done events, then response.completed,
- * response.incomplete or response.failed. `finish` runs (storing the response) before that last event. Chat's
- * keep-alive comments pass through; the client's pace holds chat's stream back, and cancelling cancels it.
+ * response.incomplete or response.failed. `finish` runs (storing the response) before that last event. Keep-alives are
+ * chat's SSE comments; the client's pace holds chat's stream back.
  */
-export function translateStream(chat: ReadableStream<Uint8Array>, frame: ResponseFrame, finish: (end: StreamEnd) => Promise<void>): ReadableStream<Uint8Array> {
-  const reader = chat.getReader()
-  const parser = createSseParser({ comments: true })
+export function responseEventsRenderer(frame: ResponseFrame, finish: (end: StreamEnd) => Promise<void>): ChatStreamRenderer {
   let sequence = 0
   let started = false
   let ended = false
@@ -188,10 +185,10 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
       const index = typeof piece.index === 'number' ? piece.index : 0
       let item = calls.get(index)
       if (!item) {
-        item = begin('function_call', { call_id: String(piece.id ?? ''), name: String(piece.function?.name ?? '') })
+        item = begin('function_call', { call_id: String(piece.id ?? ''), name: String(objectOf(piece.function).name ?? '') })
         calls.set(index, item)
       }
-      const args = piece.function?.arguments
+      const args = objectOf(piece.function).arguments
       if (typeof args === 'string' && args) {
         item.text += args
         // A call's arguments after another item began (interleaved calls) are kept without events.
@@ -203,12 +200,12 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
 
   const onChunk = (chunk: Json) => {
     start(chunk)
-    if (chunk.error) failure = chunk.error
-    if (chunk.usage) usage = chunk.usage
-    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+    if (chunk.error) failure = objectOf(chunk.error)
+    if (chunk.usage) usage = objectOf(chunk.usage)
+    for (const choice of objectsOf(chunk.choices)) {
       if ((choice.index ?? 0) !== 0) continue
-      if (choice.delta) onDelta(choice.delta, choice.logprobs?.content)
-      if (choice.finish_reason) finishReason = choice.finish_reason
+      if (choice.delta) onDelta(objectOf(choice.delta), objectOf(choice.logprobs).content)
+      if (choice.finish_reason) finishReason = String(choice.finish_reason)
     }
   }
 
@@ -228,33 +225,27 @@ export function translateStream(chat: ReadableStream<Uint8Array>, frame: Respons
     event(`response.${outcome.status}`, { response })
   }
 
-  // One event of chat's stream: a keep-alive comment passes through, [DONE] ends it, a chunk is translated.
-  const onEvent = ({ data, comment }: ServerSentEvent) => {
-    if (comment !== undefined) return pending.push(encoder.encode(`:${comment}\n\n`))
-    if (data === '[DONE]') return 'done'
-    onChunk(parseExact(data))
+  // The events written since the last write, as the bytes of one write.
+  const flush = (): Uint8Array | undefined => {
+    if (!pending.length) return undefined
+    const bytes = pending.length === 1 ? pending[0] : Buffer.concat(pending)
+    pending = []
+    return bytes
   }
 
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        while (!pending.length && !ended) {
-          const { done, value } = await reader.read()
-          if (done) {
-            await end(true)
-            break
-          }
-          for (const chatEvent of parser.push(value)) {
-            if (ended) break
-            if (onEvent(chatEvent) === 'done') await end(false)
-          }
-        }
-        for (const bytes of pending) controller.enqueue(bytes)
-        pending = []
-        if (ended) controller.close()
-      },
-      cancel: (reason) => reader.cancel(reason),
+  return {
+    part(chunk) {
+      if (ended) return undefined
+      onChunk(chunk)
+      return flush()
     },
-    { highWaterMark: 0 },
-  )
+    async end() {
+      if (!ended) await end(false)
+      return flush()
+    },
+    async cut() {
+      if (!ended) await end(true)
+      return flush()
+    },
+  }
 }

@@ -2,7 +2,7 @@ import type { ResponsesRequest } from '../schemas/responses'
 import { newItemId } from './ids'
 import { partLogprobsOf, wantsLogprobs } from './output'
 import { encryptedContentOf } from './reasoning'
-import type { Json } from './json'
+import { type Json, objectOf, objectsOf } from './json'
 
 /** A reasoning output item from the thinking text and its signed blocks (docs/responses.md#reasoning). */
 export function reasoningItem(id: string, text: string, details: Json[]): Json {
@@ -15,7 +15,7 @@ export function reasoningItem(id: string, text: string, details: Json[]): Json {
  * the request's `include` asks for them, else undefined (the part then has no `logprobs`).
  */
 export const choiceLogprobs = (choice: Json, request: ResponsesRequest): Json[] | undefined =>
-  wantsLogprobs(request) ? (Array.isArray(choice.logprobs?.content) ? choice.logprobs.content : []) : undefined
+  wantsLogprobs(request) ? objectsOf(objectOf(choice.logprobs).content) : undefined
 
 /**
  * The output items of a whole chat answer's message (docs/responses.md#the-response): its reasoning, then its text
@@ -24,21 +24,23 @@ export const choiceLogprobs = (choice: Json, request: ResponsesRequest): Json[] 
  */
 export function outputOfMessage(message: Json, status: 'completed' | 'incomplete', responseId: string, logprobs?: Json[]): Json[] {
   const output: Json[] = []
-  const details: Json[] = Array.isArray(message.reasoning_details) ? message.reasoning_details : []
-  if (message.reasoning || details.length) output.push(reasoningItem(newItemId('rs', responseId), message.reasoning ?? '', details))
+  const details = objectsOf(message.reasoning_details)
+  const reasoning = typeof message.reasoning === 'string' ? message.reasoning : ''
+  if (reasoning || details.length) output.push(reasoningItem(newItemId('rs', responseId), reasoning, details))
   const content: Json[] = []
   if (typeof message.content === 'string' && message.content) {
     content.push({ type: 'output_text', text: message.content, annotations: [], ...(logprobs ? { logprobs: partLogprobsOf(logprobs) } : {}) })
   }
   if (typeof message.refusal === 'string' && message.refusal) content.push({ type: 'refusal', refusal: message.refusal })
   if (content.length) output.push({ id: newItemId('msg', responseId), type: 'message', role: 'assistant', status, content })
-  for (const call of message.tool_calls ?? []) {
+  for (const call of objectsOf(message.tool_calls)) {
+    const { name, arguments: args } = objectOf(call.function)
     output.push({
       id: newItemId('fc', responseId),
       type: 'function_call',
       call_id: call.id,
-      name: call.function.name,
-      arguments: call.function.arguments,
+      name,
+      arguments: args,
       status: 'completed',
     })
   }

@@ -5,9 +5,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics'
 import { isUpstreamError, UpstreamError, upstreamErrorOf } from '../providers/upstream-error'
 import type { ByokStore } from '../stores/byok'
 import type { Admission, HealthKey, HealthTracker } from './health'
-import type { CallOptions, UpstreamChatRequest } from '../contracts'
-import type { ChatRequest } from '../schemas/chat'
-import { withoutConsumedFields } from '../chat/request-fields'
+import type { CallOptions } from '../contracts'
 import type { Attempt } from './plan'
 import type { OtelSpan } from '../telemetry/otel'
 import type { Tracing } from '../telemetry/tracing'
@@ -19,18 +17,8 @@ export const healthKeyOf = (attempt: Attempt): HealthKey => ({
   credential: attempt.credential?.id,
 })
 
-// The request's fields that routing consumes: the provider receives its own model id instead.
-const ROUTING_FIELDS: ReadonlySet<string> = new Set(['model', 'models', 'provider'])
-
 // The provider as hooks and logs name it: the customer's key is told apart from the service's.
 const labelOf = (attempt: Attempt) => (attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug)
-
-/** The request as the attempt's provider receives it: gateway-only fields removed (src/chat/request-fields.ts), the provider's model id. */
-export function upstreamRequestFor(request: ChatRequest, attempt: Attempt): UpstreamChatRequest {
-  const upstream = withoutConsumedFields(request as unknown as Record<string, unknown>, attempt.offer.model, ROUTING_FIELDS)
-  upstream.model = attempt.offer.upstreamId
-  return upstream as unknown as UpstreamChatRequest
-}
 
 /** What a routing hook receives. */
 export interface RoutingEvent {

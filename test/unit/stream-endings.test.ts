@@ -74,8 +74,11 @@ function fakeUpstream(abort: AbortSignal) {
   }
 }
 
+/** What the test's billing gives a stream's end. */
+type Billed = { completion_tokens: number }
+
 /** A dialect writing plain lines; `throws`: the step at which it throws (as a dialect that meets what it cannot read). */
-function lineDialect(throws?: 'opened' | 'forward' | 'finish'): StreamDialect<Chunk> {
+function lineDialect(throws?: 'opened' | 'forward' | 'finish'): StreamDialect<Chunk, Billed> {
   let failed = false
   return {
     opened(attempt) {
@@ -137,7 +140,7 @@ function startStream(options: Options = {}) {
   upstreamAbort.signal.addEventListener('abort', () => opening.reject(new GatewayError(502, 'the upstream call was aborted')))
   const tally: StreamTally = { upstreamId: null, nativeFinishReason: null, generatedChars: 0 }
   const settlements: Settled[] = []
-  const machine = createStreamMachine<OpenedStream<Chunk>>({
+  const machine = createStreamMachine<OpenedStream<Chunk>, Billed>({
     charge: async (_served, status) => {
       settlements.push({ charged: status, usage: tally.reported ? 'reported' : 'estimated', chars: tally.generatedChars })
       await options.chargeGate

@@ -25,8 +25,8 @@ import { dropPostgresTable } from '../helpers/storages'
 // app's code.
 // `model-gateway serve` with a plain `keys create` is test/integration/cli.test.ts.
 
-// The Nuxt module, run without Nuxt: @nuxt/kit's helpers record what it adds (its server templates), so that the
-// gateway it generates for Nitro can be run here over a storage built as Nitro builds its mounts.
+// The Nuxt module, run without Nuxt: @nuxt/kit's helpers record what it adds (its server templates), so that its
+// server runtime can be run here with what it generates for the app, over a storage built as Nitro builds its mounts.
 const kit = vi.hoisted(() => ({ templates: [] as { filename: string; getContents: () => string }[] }))
 vi.mock('@nuxt/kit', async (importOriginal) => ({
   ...(await importOriginal<object>()),

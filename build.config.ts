@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import { defineBuildConfig } from 'unbuild'
 
 export default defineBuildConfig({
@@ -7,10 +8,19 @@ export default defineBuildConfig({
     { input: 'adapters/express', name: 'adapters/express' },
     { input: 'adapters/bun', name: 'adapters/bun' },
     { input: 'adapters/nuxt', name: 'adapters/nuxt' },
+    // The Nuxt module's server runtime, file by file, for Nitro to bundle into the app's server (docs/adapters.md#nuxt):
+    // `.js` (ES modules) with `.d.ts`, which TypeScript finds from the extensionless paths Nitro types routes with.
+    { builder: 'mkdist', input: 'adapters/nuxt/runtime/', name: 'adapters/nuxt/runtime', format: 'esm', ext: 'js' },
     { input: 'src/cli/index', name: 'cli' },
   ],
   declaration: true,
   clean: true,
   rollup: { emitCJS: true },
   externals: ['ioredis', '@nuxt/kit', '@nuxt/schema'],
+  hooks: {
+    // Into the build's own output folder (dist/, or another one given to unbuild), under the entry's name.
+    'mkdist:entry:options'(ctx, entry, options) {
+      options.distDir = join(ctx.options.outDir, entry.name!)
+    },
+  },
 })

@@ -4,7 +4,6 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import express from 'express'
 import { builtinDrivers, createStorage, type Storage } from 'unstorage'
@@ -26,8 +25,8 @@ import { dropPostgresTable } from '../helpers/storages'
 // app's code.
 // `model-gateway serve` with a plain `keys create` is test/integration/cli.test.ts.
 
-// The Nuxt module, run without Nuxt: @nuxt/kit's helpers record what it adds (its server templates), so that the
-// gateway it generates for Nitro can be run here over a storage built as Nitro builds its mounts.
+// The Nuxt module, run without Nuxt: @nuxt/kit's helpers record what it adds (its server templates), so that its
+// server runtime can be run here with what it generates for the app, over a storage built as Nitro builds its mounts.
 const kit = vi.hoisted(() => ({ templates: [] as { filename: string; getContents: () => string }[] }))
 vi.mock('@nuxt/kit', async (importOriginal) => ({
   ...(await importOriginal<object>()),
@@ -41,6 +40,13 @@ vi.mock('@nuxt/kit', async (importOriginal) => ({
   findPath: async () => undefined,
   useLogger: () => ({ warn: () => {}, info: () => {}, error: () => {} }),
 }))
+// Its server runtime (adapters/nuxt/runtime/), run without Nitro: what the module generated for the app
+// (`#model-gateway/app`, written to a file), Nitro's runtime config and storage as the test sets them, and the core
+// from the sources.
+const nitroTest = vi.hoisted(() => ({ appFile: '', storage: undefined as unknown, runtimeConfig: {} as unknown }))
+vi.mock('#model-gateway/app', async () => import((await import('node:url')).pathToFileURL(nitroTest.appFile).href))
+vi.mock('nitropack/runtime', () => ({ useStorage: () => nitroTest.storage, useRuntimeConfig: () => nitroTest.runtimeConfig }))
+vi.mock('model-gateway', () => import('../../src/index'))
 
 const root = resolve(import.meta.dirname, '../..')
 const scratch = mkdtempSync(join(tmpdir(), 'mg-first-key-'))
@@ -246,9 +252,10 @@ const README_NUXT_CONFIG = `export default defineNuxtConfig({
 `
 
 /**
- * The gateway the model-gateway module generates for Nitro (its `#model-gateway` server template), run over a Nitro
- * root storage built as Nitro builds it from `nitro.storage` (each mount's driver from unstorage's builtin drivers,
- * with its options; an fs `base` resolved from the server's working directory, the app's folder).
+ * The gateway of the model-gateway module's server runtime, with what the module generates for the app (its
+ * `#model-gateway/app` server template), run over a Nitro root storage built as Nitro builds it from `nitro.storage`
+ * (each mount's driver from unstorage's builtin drivers, with its options; an fs `base` resolved from the server's
+ * working directory, the app's folder).
  */
 async function nuxtModuleGateway(appDir: string): Promise<{ useModelGateway: () => Promise<Gateway>; storage: Storage }> {
   const { loadNuxtConfig } = await vi.importActual<typeof import('@nuxt/kit')>('@nuxt/kit')
@@ -265,31 +272,20 @@ async function nuxtModuleGateway(appDir: string): Promise<{ useModelGateway: () 
     hook: () => {},
   }
   await module.setup({ ...module.defaults, ...modelGateway }, nuxt)
-  const template = kit.templates.find((t) => t.filename === '#model-gateway')!
+  const template = kit.templates.find((t) => t.filename === '#model-gateway/app')!
   const storage = createStorage({})
   for (const [path, options] of Object.entries(nitro.storage)) {
     const factory = ((await import((builtinDrivers as Record<string, string>)[options.driver as string])) as { default: (o: object) => never }).default
     storage.mount(path, factory({ ...options, ...(typeof options.base === 'string' ? { base: resolve(appDir, options.base) } : {}) }))
   }
-  // Inside the checkout (test-results/ is ignored by git), so that the template's own imports (consola, …) resolve.
   mkdirSync(join(root, 'test-results'), { recursive: true }) // absent on a clean checkout
   const generated = mkdtempSync(join(root, 'test-results', 'first-key-'))
   generatedDirs.push(generated)
-  const runtime = join(generated, 'nitro-runtime.mjs')
-  writeFileSync(
-    runtime,
-    'export const useStorage = () => globalThis.__nitroTest.storage\nexport const useRuntimeConfig = () => globalThis.__nitroTest.runtimeConfig\n',
-  )
-  ;(globalThis as Record<string, unknown>).__nitroTest = { storage, runtimeConfig: { modelGateway: { secret: NUXT_SECRET, previousSecrets: [] } } }
-  const server = join(generated, 'model-gateway-server.mjs')
-  writeFileSync(
-    server,
-    template
-      .getContents()
-      .replace(`from 'model-gateway'`, `from ${JSON.stringify(join(root, 'src/index.ts'))}`)
-      .replace(`from 'nitropack/runtime'`, `from ${JSON.stringify(runtime)}`),
-  )
-  const { useModelGateway } = (await import(pathToFileURL(server).href)) as { useModelGateway: () => Promise<Gateway> }
+  nitroTest.appFile = join(generated, 'model-gateway-app.mjs')
+  writeFileSync(nitroTest.appFile, template.getContents())
+  nitroTest.storage = storage
+  nitroTest.runtimeConfig = { modelGateway: { secret: NUXT_SECRET, previousSecrets: [] } }
+  const { useModelGateway } = await import('../../adapters/nuxt/runtime/gateway')
   return { useModelGateway, storage }
 }
 

@@ -14,7 +14,7 @@ import { authorizationCodeSchema, authorizeQuerySchema, codeExchangeSchema, code
 import { defineRoute } from './define'
 import { mintedKeyInput, mintTerms } from '../auth/mint'
 import { fromUnits, toUnits } from '../billing/money'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 
 const tag = 'Key issuance'
 const CONSENT_AUDIENCE = 'model-gateway:consent'

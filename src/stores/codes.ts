@@ -1,7 +1,7 @@
 import { randomToken, sha256Hex } from '../crypto/keys'
 import type { ChallengeMethod } from '../auth/pkce'
-import type { LimitReset } from './accounts'
-import type { AtomicOps } from './atomic'
+import type { LimitReset } from './account-types'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** An authorization code as stored: bound to the user, the challenge and its method, and the callback origin. */

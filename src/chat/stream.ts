@@ -3,7 +3,7 @@ import type { GatewayError } from '../errors'
 import { stringifyExact } from '../http/exact-json'
 import { settledStream, type SettledStreamInput, type StreamDialect } from '../pipeline/stream'
 import type { UpstreamChunk } from '../providers/types'
-import { upstreamRequestFor } from '../routing/attempts'
+import { upstreamRequestFor } from './upstream-request'
 import { newGenerationId, shapeChunkChoices } from './shape'
 
 const DONE = Buffer.from('data: [DONE]\n\n')

@@ -12,7 +12,7 @@ import type { UsageRecord } from '../stores/usage'
 import { allVectors, batchProgress, embedMissing, servedOf, type BatchProgress } from './batches'
 import { settleEmbeddings } from './billing'
 import { float32Base64 } from './encode'
-import type { EmbeddingsInput } from './index'
+import type { EmbeddingsInput } from './embeddings-input'
 import type { EmbeddingItems } from './input'
 import { maxEmbeddingsCost } from './max-cost'
 

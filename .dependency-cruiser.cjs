@@ -16,8 +16,9 @@ const LAYERS = [
   { name: 'providers', paths: ['^src/(providers|capabilities)/'] },
   // The gateway's services over storage and memory: the catalogue, the stores, the metrics, the router's health tracker.
   { name: 'services', paths: ['^src/(catalogue|stores|metrics)/', '^src/routing/health[.]ts$'] },
-  // What every request runs on: the context and options, routing (planning, attempts), billing (holds, charges).
-  { name: 'core', paths: ['^src/(context|options)[.]ts$', '^src/(routing|billing)/'] },
+  // What every request runs on: the context and options, routing (planning, attempts), billing (holds, charges), and
+  // what a generation record holds (ids, finish reasons).
+  { name: 'core', paths: ['^src/(context|options)[.]ts$', '^src/(routing|billing|generation)/'] },
   // The capability pipeline the features serve through.
   { name: 'pipeline', paths: ['^src/pipeline/'] },
   // The features: one folder per capability or API area.

@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../context'
-import { normalizeFinishReason } from '../providers/finish-reason'
+import { normalizeFinishReason } from '../chat/shape'
 import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { Principal } from '../stores/account-types'

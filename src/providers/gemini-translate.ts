@@ -470,7 +470,7 @@ export function readParts(parts: GeminiPart[] | undefined, firstIndex = 0, first
   return read
 }
 
-// normalizeFinishReason (src/providers/finish-reason.ts) maps these three right, so they are passed on as Gemini sent them.
+// normalizeFinishReason (src/chat/shape.ts) maps these three right, so they are passed on as Gemini sent them.
 const PASSED_ON = new Set(['STOP', 'MAX_TOKENS', 'SAFETY'])
 const FILTERED = new Set(['RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'LANGUAGE', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION'])
 const FAILED = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS'])

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { H3Event } from 'h3'
 import { GatewayError, errorTypes, type ErrorStatus, type Gateway } from '../src/index'
-import { answerError } from '../src/http/route-handler'
+import { answerError } from '../src/routes/route-handler'
 import { toNodeHandler } from './node'
 
 /** An Express request (only what the adapter reads). `rawBody`: the bytes a parser's `verify` hook may keep. */

@@ -1,9 +1,8 @@
 import type { Storage } from 'unstorage'
 import type { H3Event } from 'h3'
-import type { ConsentInfo } from './auth/consent-page'
 import type { Logger } from './logger'
-import type { RoutingHooks } from './routing/attempts'
-import type { AtomicOption } from './stores/engine-kind'
+import type { RoutingHooks } from './routing/hooks'
+import type { AtomicOption } from './stores/engine-types'
 import type { Provider, ProviderModel } from './contracts'
 import type { CatalogueFile } from './catalogue/catalogue-file'
 import type { CorsOption, ResolvedCors } from './http/cors'
@@ -186,6 +185,21 @@ export interface RetentionOptions {
 export interface RateLimit {
   requests: number
   windowSeconds: number
+}
+
+/** What a consent page shows and posts back (the built-in one: src/auth/consent-page.ts). */
+export interface ConsentInfo {
+  /** The origin of the app asking for a key (from its callback URL). */
+  appOrigin: string
+  callbackUrl: string
+  /** The signed-in user's email. */
+  userEmail: string
+  /** Where the form posts (`POST …/auth/consent`). */
+  formAction: string
+  /** The signed consent request: send it back as the `request` field, with `decision` = `approve` or `deny`. */
+  request: string
+  /** The credit limit the app asked the key to have, in EUR (a decimal string), when it asked for one. */
+  limit?: string
 }
 
 /** How the host app takes part in the PKCE browser flow. */

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import type { GatewayContext } from '../context'
 import { GatewayError, unauthorized } from '../errors'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 
 const BEARER_RE = /^Bearer[ \t]+(\S+)[ \t]*$/i
 

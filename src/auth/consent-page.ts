@@ -1,17 +1,4 @@
-/** What a consent page shows and posts back. */
-export interface ConsentInfo {
-  /** The origin of the app asking for a key (from its callback URL). */
-  appOrigin: string
-  callbackUrl: string
-  /** The signed-in user's email. */
-  userEmail: string
-  /** Where the form posts (`POST …/auth/consent`). */
-  formAction: string
-  /** The signed consent request: send it back as the `request` field, with `decision` = `approve` or `deny`. */
-  request: string
-  /** The credit limit the app asked the key to have, in EUR (a decimal string), when it asked for one. */
-  limit?: string
-}
+import type { ConsentInfo } from '../options'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto'
 import { safeEqual } from '../crypto/keys'
-
-/** The PKCE methods (RFC 7636). */
-export type ChallengeMethod = 'S256' | 'plain'
+import type { ChallengeMethod } from '../stores/codes'
 
 /** True when the verifier matches the challenge: base64url(SHA-256(verifier)) for S256, the verifier itself for plain; constant time. */
 export function verifierMatches(verifier: string, challenge: string, method: ChallengeMethod): boolean {

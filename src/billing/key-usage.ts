@@ -1,6 +1,6 @@
 import type { GatewayContext } from '../context'
-import type { ApiKeyRecord, KeyAncestor, LimitReset } from '../stores/accounts'
-import type { Budget, CounterCharge } from '../stores/holds'
+import type { ApiKeyRecord, KeyAncestor, LimitReset } from '../stores/account-types'
+import type { Budget, CounterCharge } from '../stores/engine-types'
 import type { KeyCounter, KeyPeriod } from '../stores/key-counters'
 import { toUnits } from './money'
 

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync
 import { type FileHandle, open, rename } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Logger } from '../logger'
-import type { Budget, CounterCharge, HoldOps } from '../stores/holds'
+import type { Budget, CounterCharge, HoldOps } from '../stores/engine-types'
 
 /** What HoldOps.settle is given: a kept settlement is tried again with exactly this. */
 export type SettleInput = Parameters<HoldOps['settle']>[0]

@@ -11,13 +11,6 @@ import type { ProviderModel } from '../contracts'
 /** Fields removed from every upstream request (`models` and `provider` are removed by routing itself). */
 export const CONSUMED_FIELDS = ['plugins', 'session_id', 'trace', 'metadata', 'debug', 'usage', 'transforms', 'route', 'image_config'] as const
 
-/** Plugins the gateway runs. None yet: an enabled plugin is refused with 400 (src/schemas/chat.ts) rather than silently not run. */
-export const GATEWAY_PLUGINS: readonly string[] = []
-
-/** The message of a `plugins` entry the gateway does not run (`{ id, enabled: false }` asks for nothing: accepted). */
-export const pluginNotRun = (id: string) =>
-  `the ${JSON.stringify(id)} plugin is not run by this gateway (it runs ${GATEWAY_PLUGINS.length ? GATEWAY_PLUGINS.join(', ') : 'none'}); leave it out or set enabled: false`
-
 /**
  * The request without the fields the gateway consumes; `top_a` is kept only for a model whose catalogue entry lists
  * it among its `supportedParameters` (no OpenAI-compatible host the catalogue knows takes it; Anthropic's and Gemini's

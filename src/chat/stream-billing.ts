@@ -3,7 +3,7 @@ import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
 import type { StreamBilling } from '../pipeline/stream'
 import type { ChatRequest } from '../schemas/chat'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 import { type BilledChat, estimatedUsage, mayReason, settle } from './billing'
 
 /**

@@ -1,22 +1,12 @@
 import type { GatewayContext } from '../context'
-import type { GenerationTags } from '../http/attribution'
 import { serveCapability } from '../pipeline/serve'
 import type { RoutingRequest } from '../routing/plan'
 import type { EmbeddingsRequest } from '../schemas/embeddings'
-import type { Principal } from '../stores/accounts'
 import { withDimensions } from './dimensions'
+import type { EmbeddingsInput } from './embeddings-input'
 import { embeddingItems, maxInputTokens } from './input'
 import { maxEmbeddingsCost } from './max-cost'
 import { embed } from './run'
-
-/** What serveEmbeddings takes: the caller, the validated request, the client's signal, the request id and the generation's tags. */
-export interface EmbeddingsInput {
-  principal: Principal
-  request: EmbeddingsRequest
-  signal: AbortSignal
-  requestId: string
-  tags?: GenerationTags
-}
 
 /** An embeddings request as routing sees it: its model, fallbacks and provider preferences; `dimensions` is a parameter. */
 const embeddingsRouting = (request: EmbeddingsRequest): RoutingRequest => ({

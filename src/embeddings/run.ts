@@ -13,7 +13,7 @@ import { allVectors, batchProgress, embedMissing, servedOf, type BatchProgress }
 import { settleEmbeddings } from './billing'
 import { embeddingsUsageView } from './usage-view'
 import { float32Base64 } from './encode'
-import type { EmbeddingsInput } from './index'
+import type { EmbeddingsInput } from './embeddings-input'
 import type { EmbeddingItems } from './input'
 import { maxEmbeddingsCost } from './max-cost'
 

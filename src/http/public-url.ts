@@ -1,5 +1,4 @@
 import type { H3Event } from 'h3'
-import type { GatewayContext } from '../context'
 
 // Absolute links the gateway builds (the RSS feed, the sign-in return address) take their origin from the
 // `publicUrl` option when it is set, never from the request's Host header (docs/configuration.md).
@@ -20,12 +19,17 @@ export function resolvePublicUrl(value: unknown): string | undefined {
   return url.origin
 }
 
+/** What the links read of a gateway (its context is one): the resolved `publicUrl` option. */
+export interface PublicUrlSource {
+  options: { publicUrl?: string }
+}
+
 /** The origin absolute links are built on: the configured `publicUrl`, else the request's own. */
-export function publicOrigin(ctx: GatewayContext, event: H3Event): string {
+export function publicOrigin(ctx: PublicUrlSource, event: H3Event): string {
   return ctx.options.publicUrl ?? event.url.origin
 }
 
 /** The request's URL (path and query) on the public origin. */
-export function publicHref(ctx: GatewayContext, event: H3Event): string {
+export function publicHref(ctx: PublicUrlSource, event: H3Event): string {
   return ctx.options.publicUrl ? `${ctx.options.publicUrl}${event.url.pathname}${event.url.search}` : event.url.href
 }

@@ -11,7 +11,7 @@ import { upstreamError } from '../providers/upstream-error'
 import { firstSuccessful } from '../routing/attempts'
 import type { Attempt } from '../routing/plan'
 import type { ChatRequest } from '../schemas/chat'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 import type { NativeRoute } from './route'
 
 /**

@@ -2,7 +2,7 @@ import { placeHold, releaseOrLog, type Hold, type MaxCost } from '../billing/hol
 import type { GatewayContext } from '../context'
 import { newId } from '../crypto/keys'
 import { planAttempts, type Attempt, type RoutingRequest } from '../routing/plan'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 
 /** One request of any capability, as the pipeline serves it (docs/capabilities.md). */
 export interface CapabilityRequest {

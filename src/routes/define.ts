@@ -5,7 +5,7 @@ import type { Capability } from '../contracts'
 import type { GatewayContext } from '../context'
 import type { ErrorBodyShape } from '../errors'
 import type { AnySchema } from '../http/validate'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 
 /** HTTP methods the API uses. */
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'

@@ -15,7 +15,7 @@ import {
   oneKeySchema,
   updateKeySchema,
 } from '../schemas/keys'
-import type { ApiKeyRecord, Principal } from '../stores/accounts'
+import type { ApiKeyRecord, Principal } from '../stores/account-types'
 import { defineRoute } from './define'
 
 const tag = 'API Keys'

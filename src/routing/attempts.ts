@@ -5,6 +5,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics'
 import { isUpstreamError, UpstreamError, upstreamErrorOf } from '../providers/upstream-error'
 import type { ByokStore } from '../stores/byok'
 import type { Admission, HealthKey, HealthTracker } from './health'
+import type { RoutingEvent, RoutingHooks } from './hooks'
 import type { CallOptions } from '../contracts'
 import type { Attempt } from './plan'
 import type { OtelSpan } from '../telemetry/otel'
@@ -19,34 +20,6 @@ export const healthKeyOf = (attempt: Attempt): HealthKey => ({
 
 // The provider as hooks and logs name it: the customer's key is told apart from the service's.
 const labelOf = (attempt: Attempt) => (attempt.credential ? `${attempt.offer.provider.slug}:byok:${attempt.credential.id}` : attempt.offer.provider.slug)
-
-/** What a routing hook receives. */
-export interface RoutingEvent {
-  requestId: string
-  model: string
-  /** The provider's slug; `<slug>:byok:<credential id>` when the customer's own key is used. */
-  provider: string
-  /** 1 for the first upstream call of the request, counting retries. */
-  attempt: number
-  /** 0 for the first call to this provider, then 1, 2, … for its retries. */
-  retry: number
-  latencyMs?: number
-  error?: { status: number; type: string; message: string; error_type?: string }
-}
-
-/** Hooks for the host's logs and metrics; a hook that throws is logged and ignored. */
-export interface RoutingHooks {
-  /** An upstream call starts (first call to a provider, or a retry of it). */
-  onAttempt?: (event: RoutingEvent) => void
-  /** A call failed with a 429, 503, 529 or connection error; the same provider is asked again after `delayMs`. */
-  onRetry?: (event: RoutingEvent & { delayMs: number }) => void
-  /** A provider failed (after its retries); the next one (`next`) is tried. */
-  onFallback?: (event: RoutingEvent & { next: { model: string; provider: string } }) => void
-  /** The request was served by this call. */
-  onSuccess?: (event: RoutingEvent) => void
-  /** The request failed: no call served it. */
-  onFailure?: (event: RoutingEvent) => void
-}
 
 /**
  * What the attempt loop uses of a gateway (its context is one): the deadline, timeout, retry options and hooks, the

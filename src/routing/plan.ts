@@ -1,8 +1,6 @@
 import type { CatalogueEntry } from '../catalogue/catalogue'
-import { maxPromptTokens } from '../chat/max-cost'
 import type { GatewayContext } from '../context'
-import type { ChatRequest } from '../schemas/chat'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 import type { HealthTracker } from './health'
 import { plan } from './planner'
 import { requestedModels, servingEntries } from './planner/capability'
@@ -12,46 +10,6 @@ import type { Attempt, HealthView, RoutingRequest } from './planner/types'
 // What the routes and capabilities import of routing: the attempts, the request, the max_price check (chat's priced fields).
 export { priceAboveMax } from './planner/eligibility'
 export type { Attempt, RoutingRequest } from './planner/types'
-
-// Request fields that are model parameters, for provider.require_parameters (OpenRouter's names).
-const PARAMETERS = [
-  'tools',
-  'tool_choice',
-  'response_format',
-  'temperature',
-  'top_p',
-  'top_k',
-  'max_tokens',
-  'max_completion_tokens',
-  'stop',
-  'seed',
-  'frequency_penalty',
-  'presence_penalty',
-  'repetition_penalty',
-  'min_p',
-  'logprobs',
-  'top_logprobs',
-  'logit_bias',
-  'reasoning',
-  'parallel_tool_calls',
-] as const
-
-/** A chat request as routing sees it. */
-export const chatRouting = (request: ChatRequest): RoutingRequest => ({
-  capability: 'chat',
-  model: request.model,
-  models: request.models,
-  provider: request.provider,
-  parameters: usedParameters(request),
-  promptTokens: maxPromptTokens(request),
-})
-
-/** The parameters a request uses (those a model must support when `provider.require_parameters` is set). */
-export function usedParameters(request: ChatRequest): string[] {
-  const used: string[] = PARAMETERS.filter((name) => (request as Record<string, unknown>)[name] != null)
-  if (request.response_format?.type === 'json_schema') used.push('structured_outputs')
-  return used
-}
 
 /** The catalogue entries the caller's key can be routed to: some offer has the service's key, or a BYOK credential of the org applies (GET /models/user). */
 export async function usableEntries(ctx: GatewayContext, principal: Principal, entries: CatalogueEntry[]): Promise<CatalogueEntry[]> {

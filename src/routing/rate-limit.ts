@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../context'
 import { GatewayError } from '../errors'
 import type { RateLimit } from '../options'
-import type { Principal } from '../stores/accounts'
+import type { Principal } from '../stores/account-types'
 
 /**
  * Counts a request against the key's and the org's limits (docs/limits.md#rate-limits): fixed windows counted with an

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { int, safeInt } from './common'
 import { providerPreferencesSchema } from './provider-preferences'
-import { GATEWAY_PLUGINS, pluginNotRun } from '../chat/request-fields'
+import { GATEWAY_PLUGINS, pluginNotRun } from './plugins'
 
 /**
  * A prompt-cache breakpoint as OpenRouter takes it, on a content part, a message, a tool or the whole request: sent to

@@ -1,75 +1,12 @@
 import { GatewayError, invalidRequest, notFound } from '../errors'
 import { generateApiKey, isWellFormedKey, newId, sha256Hex } from '../crypto/keys'
-import type { AtomicOps } from './atomic'
+import type { ApiKeyRecord, IssuedKey, IssueKeyInput, KeyAncestor, Org, Principal, User } from './account-types'
+import type { AtomicOps } from './engine-types'
 import { createKeyCap } from './key-cap'
 import { createKeyList, type KeyListing } from './key-list'
 import type { Kv } from './kv'
 import type { PrincipalCache } from './principal-cache'
 import { createRevokedKeys } from './revoked-keys'
-
-/** An organisation: the billing entity whose credits its users share. */
-export interface Org {
-  id: string
-  name: string
-  created_at: string
-}
-
-/** A user of one org. */
-export interface User {
-  id: string
-  org_id: string
-  email: string
-  plan: string
-  disabled: boolean
-  created_at: string
-}
-
-/** When a key's credit limit starts over: each UTC day, week (from Monday) or month (docs/keys.md). */
-export type LimitReset = 'daily' | 'weekly' | 'monthly'
-
-/** What the gateway keeps of an API key: never the key itself, only its SHA-256. */
-export interface ApiKeyRecord {
-  hash: string
-  user_id: string
-  org_id: string
-  label: string
-  created_at: string
-  last_used: string | null
-  expires_at: string | null
-  revoked: boolean
-  revoked_at: string | null
-  /** Most this key may spend, in EUR (decimal string), or null for no limit. */
-  credit_limit: string | null
-  /** When set, `credit_limit` is what the key may spend per UTC day, week or month (docs/keys.md). */
-  limit_reset?: LimitReset | null
-  /** The upstream cost of requests a customer's own provider key (BYOK) served counts against the limit too. */
-  include_byok_in_limit?: boolean
-  /** A key minted by another key (docs/keys.md): the keys above it, nearest first, whose limits bound it too. */
-  ancestors?: KeyAncestor[]
-  /** A management key (OpenRouter's provisioning key): it only manages the org's keys (docs/keys.md). */
-  management?: boolean
-  /** Disabled through PATCH /keys/{hash}: it answers 401 until enabled again. */
-  disabled?: boolean
-  /** Deleted through DELETE /keys/{hash}: revoked, and gone from the key management routes. */
-  deleted_at?: string
-  /** The user who created the key through the key management routes, when not its own user. */
-  creator_user_id?: string
-  /** When the key management routes last changed it. */
-  updated_at?: string
-  /** How many times the record was changed since it was issued (absent: never). */
-  rev?: number
-}
-
-/**
- * A key above a minted key: its hash and credit limit (with its reset and BYOK rule when set), copied when the key was
- * minted and read afresh from the key's record whenever the minted key is used.
- */
-export interface KeyAncestor {
-  hash: string
-  credit_limit: string | null
-  limit_reset?: LimitReset | null
-  include_byok_in_limit?: boolean
-}
 
 /** What a key above a minted key bounds it by, from its record (only the fields that are set). */
 export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
@@ -79,38 +16,6 @@ export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
     ...(record.limit_reset ? { limit_reset: record.limit_reset } : {}),
     ...(record.include_byok_in_limit ? { include_byok_in_limit: true } : {}),
   }
-}
-
-/** What a new key is issued with. */
-export interface IssueKeyInput {
-  userId: string
-  label?: string
-  /** Most it may spend, in EUR (a canonical decimal string), or null for no limit. */
-  creditLimit?: string | null
-  /** Its limit starts over each UTC day, week or month. */
-  limitReset?: LimitReset | null
-  /** BYOK upstream cost counts against its limit too. */
-  includeByokInLimit?: boolean
-  /** Epoch ms when it expires. */
-  expiresAt?: number
-  ancestors?: KeyAncestor[]
-  /** A management key: it only manages the org's keys. */
-  management?: boolean
-  /** The user who created it, when not its own user. */
-  creatorUserId?: string
-}
-
-/** A freshly issued key: `key` is shown this once and never stored. */
-export interface IssuedKey {
-  key: string
-  record: ApiKeyRecord
-}
-
-/** The user, org and key a bearer key resolves to. */
-export interface Principal {
-  key: ApiKeyRecord
-  user: User
-  org: Org
 }
 
 /** Options of the accounts store. */

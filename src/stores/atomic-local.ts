@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import { folderLock, sharedFolderOf } from './folder-lock'
 import { createRecords } from './records'
 

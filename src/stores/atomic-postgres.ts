@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import { type Db0Driver, postgresTable } from './postgres'
 
 // A ledger-unit amount as PostgreSQL reads it back: NUMERIC comes as text, whole units only.

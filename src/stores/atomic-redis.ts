@@ -1,6 +1,6 @@
 import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 
 /** The part of an ioredis client these operations use. */
 interface RedisClient {

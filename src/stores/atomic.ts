@@ -2,52 +2,9 @@ import type { Storage } from 'unstorage'
 import { createLocalAtomic } from './atomic-local'
 import { createPostgresAtomic } from './atomic-postgres'
 import { createRedisAtomic } from './atomic-redis'
-import { type AtomicOption, customEngineOf, type EngineKind, engineKindOf } from './engine-kind'
+import { customEngineOf, engineKindOf } from './engine-kind'
+import type { AtomicOps, AtomicOption } from './engine-types'
 import { mountEngines } from './mount-engines'
-
-/**
- * The few operations that must be atomic when several gateway instances share one storage.
- * Keys are full storage keys; values written here are only read back through these operations.
- */
-export interface AtomicOps {
-  /** Which engine makes the operations atomic for keys at this mount: `redis` (shared by instances) or `local` (one process). */
-  readonly kind: EngineKind
-  /**
-   * Adds `delta` ledger units to an exact decimal counter and returns its new value. With `window`, the counter is
-   * windowed (what was spent in one UTC day, week or month: docs/keys.md): one that counted an earlier window starts
-   * again from 0, and where storage expires records it is kept `ttlMs` more (so nothing grows without bound).
-   */
-  addUnits(key: string, delta: bigint, window?: CounterWindow): Promise<bigint>
-  /** Adds to several decimal counters (as `addUnits`, without windows) in one step: one round trip and one transaction on Redis. */
-  addUnitsMany(changes: { key: string; delta: bigint }[]): Promise<void>
-  /** Reads a decimal counter (0 when absent); with `windowStart`, a windowed counter: 0 when it counted an earlier window. */
-  getUnits(key: string, windowStart?: number): Promise<bigint>
-  /** Adds to an integer counter and returns the new value (`by` 0 reads it); `ttlSeconds` starts a window when the counter is new. */
-  increment(key: string, by?: number, ttlSeconds?: number): Promise<number>
-  /** Writes a JSON record only if the key is absent; true when written. */
-  setIfAbsent(key: string, value: unknown): Promise<boolean>
-  /** Reads a JSON record and deletes it in one step: of concurrent callers, only one gets it. */
-  take<T>(key: string): Promise<T | null>
-  /** Reads a JSON record (null when absent), never half of a concurrent `update` (local engines read under the key's lock). */
-  read<T>(key: string): Promise<T | null>
-  /**
-   * Atomic read-modify-write of a JSON record: `fn` gets the current value (null when absent) and returns the next
-   * one, null to delete it, or undefined to leave it; it may run more than once (Redis retries on a conflict), so it
-   * must not have side effects, and throwing from it aborts without writing. Resolves to the value stored after it.
-   */
-  update<T>(key: string, fn: (current: T | null) => T | null | undefined): Promise<T | null>
-  /**
-   * Writes `claim` at `claimKey` only if that key is absent and, in the same atomic step, adds `delta` ledger units
-   * to the decimal counter at `counterKey` (as `addUnits`); true when claimed and added, false when already claimed.
-   */
-  claimAndAddUnits(claimKey: string, claim: unknown, counterKey: string, delta: bigint): Promise<boolean>
-}
-
-/** The window of a windowed counter: when it began (epoch ms), and how long storage keeps the counter after a write. */
-export interface CounterWindow {
-  start: number
-  ttlMs: number
-}
 
 /**
  * Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on

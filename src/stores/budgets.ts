@@ -1,5 +1,4 @@
-import type { AtomicOps } from './atomic'
-import type { Budget, HoldOps } from './holds'
+import type { AtomicOps, Budget, HoldOps } from './engine-types'
 import { keyCounterKey, type KeyPeriod } from './key-counters'
 import type { Kv } from './kv'
 

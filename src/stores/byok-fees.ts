@@ -1,4 +1,4 @@
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** A settled BYOK fee's claim: when, how much, and which settlement run made it. */

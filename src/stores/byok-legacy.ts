@@ -1,5 +1,5 @@
 import { newId } from '../crypto/keys'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /**

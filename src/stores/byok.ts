@@ -1,7 +1,7 @@
 import type { SecretBox } from '../crypto/secrets'
 import { maskSecret, newId } from '../crypto/keys'
 import { GatewayError, notFound } from '../errors'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import { createListedCache, type ListedCacheLimits } from './byok-cache'
 import type { Kv } from './kv'
 

@@ -1,8 +1,10 @@
 import { randomToken, sha256Hex } from '../crypto/keys'
-import type { ChallengeMethod } from '../auth/pkce'
-import type { LimitReset } from './accounts'
-import type { AtomicOps } from './atomic'
+import type { LimitReset } from './account-types'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
+
+/** The PKCE methods (RFC 7636), as an authorization code records its challenge's (src/auth/pkce.ts checks it). */
+export type ChallengeMethod = 'S256' | 'plain'
 
 /** An authorization code as stored: bound to the user, the challenge and its method, and the callback origin. */
 export interface CodeRecord {

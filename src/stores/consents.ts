@@ -1,4 +1,4 @@
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** An answer to a consent request of the browser flow: when, and when the request it answered expires. */

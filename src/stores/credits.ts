@@ -1,7 +1,7 @@
 import { fromUnits, toUnits } from '../billing/money'
 import { invalidRequest } from '../errors'
 import { newId } from '../crypto/keys'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** An org's credits as GET /me shows them (docs/api.md#identity): exact decimal strings in EUR. */

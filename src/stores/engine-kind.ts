@@ -1,32 +1,7 @@
 import type { Driver, Storage } from 'unstorage'
-import type { AtomicOps } from './atomic'
-import type { HoldOps } from './holds'
 import { clusterHashTagOf, isRedisClusterDriver, isRedisDriver } from './atomic-redis'
+import type { AtomicEngine, AtomicOption, EngineKind } from './engine-types'
 import { isPostgresDriver } from './postgres'
-
-/**
- * An atomic engine of the host's own (docs/operations.md#an-engine-of-your-own), for a storage the built-in ones do not
- * serve: the atomic operations and the holds over the gateway's keys, with the contract of AtomicOps and HoldOps.
- */
-export interface AtomicEngine {
-  /** Its name (errors, `kind` of the operations it gives). */
-  name: string
-  /** The atomic operations over `storage`'s keys. */
-  atomic(storage: Storage): AtomicOps
-  /** The holds over `storage`'s keys. */
-  holds(storage: Storage): HoldOps
-}
-
-/**
- * The `atomic` option of createGateway (docs/operations.md#several-instances): `auto` picks the engine by the storage
- * driver (Redis scripts, PostgreSQL functions, or an in-process lock for drivers only one process uses); `local`
- * accepts the in-process lock for any driver, for a storage the host knows only this process uses; an AtomicEngine
- * serves every key with the host's own engine.
- */
-export type AtomicOption = 'auto' | 'local' | AtomicEngine
-
-/** Which engine makes counters, holds and claims atomic: shared by instances (`redis`, `postgres`, a host's engine) or one process (`local`). */
-export type EngineKind = 'redis' | 'postgres' | 'local' | (string & {})
 
 /** The host's own engine, when the option is one. */
 export const customEngineOf = (option: AtomicOption | undefined): AtomicEngine | undefined => (option && typeof option === 'object' ? option : undefined)

@@ -1,7 +1,6 @@
 import type { Storage } from 'unstorage'
-import type { AtomicOps } from './atomic'
 import { type Lock, lockFor } from './atomic-local'
-import type { Budget, HoldOps } from './holds'
+import type { AtomicOps, Budget, HoldOps } from './engine-types'
 import { RecordNotWrittenError } from './record-not-written'
 import { createRecords } from './records'
 

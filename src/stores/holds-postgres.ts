@@ -1,5 +1,5 @@
 import type { Storage } from 'unstorage'
-import type { HoldOps } from './holds'
+import type { HoldOps } from './engine-types'
 import { type Db0Driver, postgresTable } from './postgres'
 
 /**

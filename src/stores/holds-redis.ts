@@ -1,7 +1,7 @@
 import type { Driver, Storage } from 'unstorage'
 import { UNIT } from '../billing/money'
 import { restartWindowLua, splitUnits as split } from './atomic-redis'
-import type { HoldOps } from './holds'
+import type { HoldOps } from './engine-types'
 
 type RedisDriver = Driver & { options: { base?: string }; getInstance: () => RedisClient }
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** The live keys of one org, as counted by the cap (docs/keys.md#how-many-keys-an-org-may-have). */

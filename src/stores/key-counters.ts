@@ -1,6 +1,5 @@
-import type { LimitReset } from './accounts'
-import type { AtomicOps, CounterWindow } from './atomic'
-import type { CounterCharge } from './holds'
+import type { LimitReset } from './account-types'
+import type { AtomicOps, CounterCharge, CounterWindow } from './engine-types'
 import type { Kv } from './kv'
 
 /**

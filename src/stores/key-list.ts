@@ -1,5 +1,5 @@
-import type { ApiKeyRecord } from './accounts'
-import type { AtomicOps } from './atomic'
+import type { ApiKeyRecord } from './account-types'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 // Far enough in the future that every creation time (epoch ms) subtracted from it keeps 14 digits.

@@ -1,6 +1,6 @@
 import { idBytes } from '../crypto/id-bytes'
 import type { Logger } from '../logger'
-import type { Principal } from './accounts'
+import type { Principal } from './account-types'
 import type { Kv } from './kv'
 
 /** Options of the authentication cache (docs/keys.md#the-authentication-cache). */

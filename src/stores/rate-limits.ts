@@ -1,4 +1,4 @@
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** Rate-limit windows (docs/limits.md#rate-limits): one atomic counter per scope, id and fixed window, `ratelimit:<scope>:<id>:<windowStart>`. */

@@ -1,4 +1,4 @@
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
 /** The key prefix of each org's count of stored-response bytes: `response-bytes:<org>` (docs/operations.md#what-the-storage-holds). */

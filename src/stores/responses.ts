@@ -1,4 +1,4 @@
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 import { createRecords } from './records'
 import { type CountedBytes, countedUntil, createResponseBytesStore, type RoomAsked } from './response-bytes'

@@ -1,5 +1,5 @@
-import type { ApiKeyRecord } from './accounts'
-import type { AtomicOps } from './atomic'
+import type { ApiKeyRecord } from './account-types'
+import type { AtomicOps } from './engine-types'
 import { keyHoldsKey } from './budgets'
 import { keyCounterKeys } from './key-counters'
 import type { KeyList } from './key-list'

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { toUnits } from '../billing/money'
-import type { AtomicOps } from './atomic'
+import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 import type { UsageRecord } from './usage'
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hostedProvider, openai, openaiCompatible, type ProviderModel } from '../../src/index'
-import { chatRouting, planAttempts } from '../../src/routing/plan'
+import { chatRouting } from '../../src/chat/routing-request'
+import { planAttempts } from '../../src/routing/plan'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 

@@ -181,7 +181,8 @@ describe('routing preferences', () => {
     return res.status === 200 ? body.provider : `${res.status} ${body.error.message}`
   }
   const plan = async (provider: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const { planAttempts, chatRouting } = await import('../../src/routing/plan')
+    const { planAttempts } = await import('../../src/routing/plan')
+    const { chatRouting } = await import('../../src/chat/routing-request')
     const attempts = await planAttempts(
       t.gateway.context,
       chatRouting({ model: 'pref/model', messages: [{ role: 'user', content: 'hi' }], provider, ...extra } as never),
@@ -225,7 +226,8 @@ describe('routing preferences', () => {
     expect(await plan({ sort: 'price' })).toEqual(['b', 'a', 'c'])
   })
   it('falls back across the models list after the model’s own providers', async () => {
-    const { planAttempts, chatRouting } = await import('../../src/routing/plan')
+    const { planAttempts } = await import('../../src/routing/plan')
+    const { chatRouting } = await import('../../src/chat/routing-request')
     await expect(planAttempts(t.gateway.context, chatRouting({ model: 'nobody/x', messages: [] } as never))).rejects.toMatchObject({ status: 404 })
   })
   it("answers 404 naming which preference excluded which provider when the request's preferences leave nothing", async () => {

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty'
 import type { Credits } from '../../stores/credits'
-import type { Org, User } from '../../stores/accounts'
+import type { Org, User } from '../../stores/account-types'
 import { table } from '../format'
 import { configArg, dataArg, storageArgs, decimalFlag, emailArg, eur, jsonArg, out, outJson, requireUser, withGateway } from '../common'
 

@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty'
-import type { ApiKeyRecord } from '../../stores/accounts'
+import type { ApiKeyRecord } from '../../stores/account-types'
 import { CliError } from '../errors'
 import { table } from '../format'
 import { configArg, dataArg, storageArgs, decimalFlag, emailArg, eur, flagsOf, jsonArg, out, outJson, requireUser, say, withGateway } from '../common'

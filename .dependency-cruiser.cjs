@@ -10,10 +10,18 @@ const LAYERS = [
   // The contracts every layer shares: capability table, Provider, wire and price types, host facts, error kinds.
   { name: 'contracts', paths: ['^src/contracts/'] },
   // Helpers that know nothing of the gateway's services: errors, logger, version, ids and keys, HTTP helpers, the
-  // valibot schemas of the API, tracing, and money arithmetic.
-  { name: 'base', paths: ['^src/(errors|logger|version)[.]ts$', '^src/(crypto|http|schemas|telemetry)/', '^src/billing/(money|decimal)[.]ts$'] },
-  // The upstream providers and the capability table.
-  { name: 'providers', paths: ['^src/(providers|capabilities)/'] },
+  // valibot schemas of the API, tracing, money arithmetic, and audio bytes read and written (formats, durations, WAV).
+  {
+    name: 'base',
+    paths: [
+      '^src/(errors|logger|version)[.]ts$',
+      '^src/(crypto|http|schemas|telemetry)/',
+      '^src/billing/(money|decimal)[.]ts$',
+      '^src/audio/(formats|wav)[.]ts$',
+    ],
+  },
+  // The upstream providers (the demo provider among them).
+  { name: 'providers', paths: ['^src/providers/'] },
   // The gateway's services over storage and memory: the catalogue, the stores, the metrics, the router's health tracker.
   { name: 'services', paths: ['^src/(catalogue|stores|metrics)/', '^src/routing/health[.]ts$'] },
   // What every request runs on: the context and options, routing (planning, attempts), billing (holds, charges), and

@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import { H3Event } from 'h3'
 import { GatewayError, errorTypes, type ErrorStatus, type Gateway } from '../src/index'
-import { answerError } from '../src/routes/route-handler'
 import { toNodeHandler } from './node'
 
 /** An Express request (only what the adapter reads). `rawBody`: the bytes a parser's `verify` hook may keep. */
@@ -63,8 +61,7 @@ export function toExpressHandler(gateway: Gateway): [Handler, ErrorHandler] {
         { limit: error.limit, length: error.length },
       )
     }
-    const event = new H3Event(new Request(urlOf(req), { method: req.method, headers: headersOf(req) }))
-    send(answerError(toGatewayFailure(error), event, gateway.context), res).catch(next)
+    send(gateway.answerError(toGatewayFailure(error), new Request(urlOf(req), { method: req.method, headers: headersOf(req) })), res).catch(next)
   }
   return [serve, answerParserError]
 }

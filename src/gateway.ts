@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { H3, type EventHandler } from 'h3'
+import { H3, H3Event, type EventHandler } from 'h3'
 import { createStorage, type Storage } from 'unstorage'
 import { createAdmin, type GatewayAdmin } from './admin'
 import type { GatewayContext } from './context'
@@ -67,6 +67,11 @@ export interface Gateway {
   routes: RouteDefinition[]
   /** Serves a web-standard Request. */
   fetch: (request: Request) => Promise<Response>
+  /**
+   * The error envelope (with the request id and CORS headers) answering `request` with `error`, for a failure met
+   * before the gateway served it: an adapter's body parser refusing the body (docs/adapters.md#express).
+   */
+  answerError: (error: unknown, request: Request) => Response
   /** Programmatic accounts, keys and credits for the host app. */
   admin: GatewayAdmin
   /** This instance's Prometheus metrics in the text exposition format (docs/operations.md#metrics); empty with `metrics: false`. */
@@ -383,6 +388,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     handlers,
     routes,
     fetch: async (request) => app.fetch(request),
+    answerError: (error, request) => answerError(error, new H3Event(request), ctx),
     admin: createAdmin(ctx),
     metrics: () => ctx.metrics?.render() ?? '',
     context: ctx,

@@ -35,7 +35,7 @@ export type {
 } from './contracts'
 export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './providers/models/audio-models'
 export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './contracts'
-export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './embeddings/demo'
+export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './providers/demo-embeddings'
 export { embeddingModels } from './providers/models/embedding-models'
 export { FormFile } from './http/body'
 export { anthropic, ANTHROPIC_VERSION, type AnthropicOptions } from './providers/anthropic'

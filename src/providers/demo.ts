@@ -1,7 +1,7 @@
 import { measureDuration } from '../audio/formats'
 import { sineTone, wavHeader } from '../audio/wav'
 import { invalidRequest } from '../errors'
-import { demoEmbeddingModel, demoEmbeddings } from '../embeddings/demo'
+import { demoEmbeddingModel, demoEmbeddings } from './demo-embeddings'
 import type { Provider, ProviderModel, UpstreamChatRequest, UpstreamChunk, UpstreamCompletion, UpstreamSpeech, UpstreamUsage } from '../contracts'
 
 /** The demo model: answers offline, deterministically, priced like a small real model so billing can be seen. */

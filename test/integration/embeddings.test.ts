@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demo } from '../../src/index'
-import { DEMO_EMBED_DIMENSIONS, demoVector } from '../../src/embeddings/demo'
+import { DEMO_EMBED_DIMENSIONS, demoVector } from '../../src/providers/demo-embeddings'
 import { EMBEDDING_LIMITS } from '../../src/schemas/embeddings'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 

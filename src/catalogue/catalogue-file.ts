@@ -1,4 +1,4 @@
-import { CAPABILITIES, type Provider, type ProviderModel } from '../contracts'
+import { CAPABILITIES, CAPABILITY_NAMES, type Provider, type ProviderModel } from '../contracts'
 import { readFileSync, statSync } from 'node:fs'
 import * as v from 'valibot'
 import { createConsoleLogger, silentLogger, type Logger } from '../logger'
@@ -13,6 +13,9 @@ import { createConsoleLogger, silentLogger, type Logger } from '../logger'
 export const CATALOGUE_FORMAT = 'model-gateway-catalogue'
 /** Largest catalogue file read, in bytes. */
 export const MAX_CATALOGUE_BYTES = 20 * 1024 * 1024
+
+// The API routes a catalogue file's model may list in `endpoints`: every capability's (the table's order).
+const ROUTES = CAPABILITY_NAMES.map((capability) => CAPABILITIES[capability].path)
 
 const isDay = (text: string) => {
   const at = Date.parse(`${text}T00:00:00Z`)
@@ -102,13 +105,8 @@ const modelSchema = v.strictObject({
   reasoning: v.optional(v.strictObject({ mandatory: v.optional(v.boolean()), efforts: v.optional(words(10)), supportsMaxTokens: v.optional(v.boolean()) })),
   endpoints: v.optional(
     v.pipe(
-      v.array(
-        v.picklist(
-          Object.values(CAPABILITIES).map((c) => c.path),
-          'must be API routes of the gateway (/chat/completions, /embeddings, /audio/speech, /audio/transcriptions)',
-        ),
-      ),
-      v.maxLength(4, 'must have at most 4 entries'),
+      v.array(v.picklist(ROUTES, `must be API routes of the gateway (${ROUTES.join(', ')})`)),
+      v.maxLength(ROUTES.length, `must have at most ${ROUTES.length} entries`),
     ),
   ),
   quantization: v.optional(text(16)),

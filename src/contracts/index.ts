@@ -4,12 +4,12 @@
  * events and upstream error kinds. Nothing here imports anything else of src/.
  */
 export type { CallOptions } from './call-options'
-export { CAPABILITIES, capabilityOfPath, type Capability, type CapabilityPath } from './capabilities'
+export { CAPABILITIES, CAPABILITY_NAMES, capabilityOfPath, type ApiType, type Capability, type CapabilityPath, type ProviderFunction } from './capabilities'
 export type { DataPolicy, Host, HostFacts } from './host'
 export type { ModelSource, ProviderModel } from './model'
 export type { NativeApi, NativeCalls, NativeEvent } from './native-events'
 export type { LongContextPricing, ModelPricing, PriceChange, ServiceTierPricing } from './pricing'
-export type { Provider, ProviderCheck } from './provider'
+export type { CapabilityCalls, Provider, ProviderCall, ProviderCallTypes, ProviderCheck } from './provider'
 export { capabilitiesOf, offerServes, pathsOf, providerServes } from './serves'
 export type { UpstreamErrorKind, UpstreamSource } from './upstream-errors'
 export {

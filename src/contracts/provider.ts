@@ -1,4 +1,5 @@
 import type { CallOptions } from './call-options'
+import type { ProviderFunction } from './capabilities'
 import type { ProviderModel } from './model'
 import type { NativeApi, NativeCalls } from './native-events'
 import type { UpstreamSpeech, UpstreamSpeechRequest, UpstreamTranscription, UpstreamTranscriptionRequest } from './wire-audio'
@@ -13,8 +14,32 @@ export interface ProviderCheck {
   message: string
 }
 
+/**
+ * What each provider function of the capability table (`serve`, src/contracts/capabilities.ts) takes and gives, as
+ * the providers speak it: one line per function.
+ */
+export interface ProviderCallTypes {
+  /** A whole chat completion. */
+  chat: { request: UpstreamChatRequest; answer: UpstreamCompletion }
+  /** Embeddings (`/embeddings`): one vector per input, in input order. */
+  embed: { request: UpstreamEmbeddingRequest; answer: UpstreamEmbeddings }
+  /** Speech synthesis (`/audio/speech`): resolves once the provider accepted the request, then streams the audio. */
+  speech: { request: UpstreamSpeechRequest; answer: UpstreamSpeech }
+  /** Transcription (`/audio/transcriptions`). */
+  transcribe: { request: UpstreamTranscriptionRequest; answer: UpstreamTranscription }
+}
+
+/** One provider function: the request as the provider speaks it in, its answer out; throws GatewayError on failure. */
+export type ProviderCall<F extends ProviderFunction> = (
+  request: ProviderCallTypes[F]['request'],
+  options: CallOptions,
+) => Promise<ProviderCallTypes[F]['answer']>
+
+/** The capability functions a provider may implement (every one but chat's, which each provider has). */
+export type CapabilityCalls = { [F in Exclude<ProviderFunction, 'chat'>]?: ProviderCall<F> }
+
 /** An upstream provider: its `/providers` metadata, its models, and functions that call it. */
-export interface Provider {
+export interface Provider extends CapabilityCalls {
   /** Stable slug, e.g. `openai`. */
   slug: string
   /** Display name. */
@@ -46,12 +71,6 @@ export interface Provider {
   chatStream(request: UpstreamChatRequest, options: CallOptions): Promise<AsyncIterable<UpstreamChunk>>
   /** Connectivity checks with the provider's or a given key. */
   check?(options: CallOptions): Promise<ProviderCheck[]>
-  /** Speech synthesis (`/audio/speech`): resolves once the provider accepted the request (errors before that reject), then streams the audio. */
-  speech?(request: UpstreamSpeechRequest, options: CallOptions): Promise<UpstreamSpeech>
-  /** Transcription (`/audio/transcriptions`). Throws GatewayError on failure. */
-  transcribe?(request: UpstreamTranscriptionRequest, options: CallOptions): Promise<UpstreamTranscription>
-  /** Embeddings (`/embeddings`): one vector per input, in input order. Throws GatewayError on failure. */
-  embed?(request: UpstreamEmbeddingRequest, options: CallOptions): Promise<UpstreamEmbeddings>
   /**
    * The most inputs one `embed` call takes (Gemini: 100). The gateway sends a larger request in calls of that many at
    * once, retries a failed one alone, and bills every call that was served (docs/embeddings.md#batches). Default: no limit.

@@ -8,6 +8,7 @@ import {
   TRANSCRIPTION_CONTENT_TYPES,
   type CallOptions,
   type Provider,
+  type ProviderFunction,
   type ProviderModel,
   type UpstreamChatRequest,
   type UpstreamCompletion,
@@ -19,8 +20,7 @@ import { upstreamError } from './upstream-error'
 import { effortForBudget, nearestEffort, reasoningOf, requestedEffort } from './reasoning'
 
 /** Configuration of an OpenAI-compatible host (Groq, Together, Mistral, DeepSeek, Fireworks, xAI, Ollama, vLLM, LM Studio, …). */
-export interface OpenAICompatibleConfig
-  extends Omit<Provider, 'models' | 'chat' | 'chatStream' | 'discoverModels' | 'check' | 'speech' | 'transcribe' | 'embed' | 'native'> {
+export interface OpenAICompatibleConfig extends Omit<Provider, 'models' | 'chatStream' | 'discoverModels' | 'check' | 'native' | ProviderFunction> {
   /** API root including the version, e.g. `https://api.groq.com/openai/v1`. */
   baseURL: string
   /** The service's key for this host; optional for local hosts. */

@@ -10,18 +10,15 @@ import type {
   NativeCalls,
   NativeEvent,
   Provider,
+  ProviderCallTypes,
+  ProviderFunction,
   ProviderModel,
   UpstreamChatRequest,
   UpstreamChunk,
   UpstreamCompletion,
-  UpstreamEmbeddingRequest,
-  UpstreamEmbeddings,
-  UpstreamSpeech,
-  UpstreamSpeechRequest,
-  UpstreamTranscription,
-  UpstreamTranscriptionRequest,
   UpstreamSource,
 } from '../contracts'
+import { CAPABILITIES, CAPABILITY_NAMES } from '../contracts'
 import { fromHttpStatus, parseUpstreamJson, upstreamError } from './upstream-error'
 
 /*
@@ -85,8 +82,17 @@ export interface NativeDeclaration {
   streamError(event: NativeEvent): GatewayError | undefined
 }
 
+/** The capability functions (but chat's) a declaration may say how to call: each as an operation, or a composite of several calls. */
+export type CapabilityOperations = {
+  [F in Exclude<ProviderFunction, 'chat'>]?:
+    | Operation<ProviderCallTypes[F]['request'], ProviderCallTypes[F]['answer']>
+    | Composite<ProviderCallTypes[F]['request'], ProviderCallTypes[F]['answer']>
+}
+
 /** Everything a provider is: its `/providers` facts, its models, and per capability how it is called. */
-export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream' | 'check' | 'discoverModels' | 'speech' | 'transcribe' | 'embed' | 'native'> {
+export interface ProviderDeclaration
+  extends Omit<Provider, 'chat' | 'chatStream' | 'check' | 'discoverModels' | 'native' | ProviderFunction>,
+    CapabilityOperations {
   /** API root the paths are appended to. */
   root: string
   /** Headers of every call (auth, version, extra headers). */
@@ -95,9 +101,6 @@ export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream
   error?(status: number, text: string, headers: Record<string, string>, call: CallOptions): GatewayError
   chat: Operation<UpstreamChatRequest, UpstreamCompletion>
   chatStream: Operation<UpstreamChatRequest, AsyncIterable<UpstreamChunk>>
-  embed?: Operation<UpstreamEmbeddingRequest, UpstreamEmbeddings> | Composite<UpstreamEmbeddingRequest, UpstreamEmbeddings>
-  speech?: Operation<UpstreamSpeechRequest, UpstreamSpeech>
-  transcribe?: Operation<UpstreamTranscriptionRequest, UpstreamTranscription>
   /** Client APIs it speaks natively, passed on unchanged instead of translated to chat. */
   native?: Partial<Record<NativeApi, NativeDeclaration>>
   /** The key check: `GET {root}{path}`, and the message of a success (`12 models listed`). */
@@ -106,9 +109,17 @@ export interface ProviderDeclaration extends Omit<Provider, 'chat' | 'chatStream
   discover?: Listing<ProviderModel[]>
 }
 
+// A declaration's facts without its capability operations (what the provider copies as they are).
+function withoutCapabilityOperations<T extends object>(fields: T): Omit<T, ProviderFunction> {
+  const copy: Record<string, unknown> = { ...(fields as Record<string, unknown>) }
+  for (const capability of CAPABILITY_NAMES) delete copy[CAPABILITIES[capability].serve]
+  return copy as Omit<T, ProviderFunction>
+}
+
 /** Turns a declaration into the `Provider` the gateway calls; `transport` replaces node:http (tests, other runtimes). */
 export function createProvider(declaration: ProviderDeclaration, options: { transport?: Transport } = {}): Provider {
-  const { root, headers, error, chat, chatStream, embed, speech, transcribe, check, discover, native, ...info } = declaration
+  const { root, headers, error, chat, chatStream, check, discover, native, ...rest } = declaration
+  const info = withoutCapabilityOperations(rest)
   // Who the upstream errors of its calls name.
   const source: UpstreamSource = { slug: info.slug, name: info.name }
   const fail = (status: number, text: string, resHeaders: Record<string, string>, call: CallOptions): GatewayError =>
@@ -203,9 +214,13 @@ export function createProvider(declaration: ProviderDeclaration, options: { tran
     offPathGetJson(`${root}${listed.path}`, { headers: headers(call), call, provider: source, fail }).then((answer) => listed.read(answer))
 
   const provider: Provider = { ...info, chat: run(chat), chatStream: run(chatStream) }
-  if (embed) provider.embed = 'run' in embed ? composite(embed) : run(embed)
-  if (speech) provider.speech = run(speech)
-  if (transcribe) provider.transcribe = run(transcribe)
+  // Every other capability the table names that the declaration says how to call (src/contracts/capabilities.ts).
+  const calls = provider as unknown as Record<string, unknown>
+  for (const capability of CAPABILITY_NAMES) {
+    const fn = CAPABILITIES[capability].serve
+    const declared = fn === 'chat' ? undefined : (declaration[fn] as Operation<unknown, unknown> | Composite<unknown, unknown> | undefined)
+    if (declared) calls[fn] = 'run' in declared ? composite(declared) : run(declared)
+  }
   if (native) {
     provider.native = {}
     for (const [api, declared] of Object.entries(native) as [NativeApi, NativeDeclaration][]) provider.native[api] = nativeCalls(declared)

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { CAPABILITIES } from '../contracts'
 import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
@@ -35,13 +36,6 @@ export const creditsRoute = defineRoute({
   },
 })
 
-const API_TYPES: Record<UsageRecord['endpoint'], 'completions' | 'embeddings' | 'tts' | 'stt'> = {
-  chat: 'completions',
-  embeddings: 'embeddings',
-  speech: 'tts',
-  transcription: 'stt',
-}
-
 /** The generation stats of a usage record, in OpenRouter's shape (docs/usage.md says where each value comes from). */
 function generationOf(ctx: GatewayContext, record: UsageRecord) {
   const providerName = record.provider_name ?? ctx.catalogue.providers().find((p) => p.slug === record.provider)?.name ?? record.provider
@@ -77,7 +71,7 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
     origin: record.http_referer ?? '',
     usage: exact(record.cost_eur),
     is_byok: record.is_byok,
-    api_type: API_TYPES[record.endpoint] ?? null,
+    api_type: CAPABILITIES[record.endpoint]?.apiType ?? null,
     data_region: 'global',
     external_user: record.external_user ?? null,
     http_referer: record.http_referer ?? null,

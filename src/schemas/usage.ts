@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { CAPABILITIES, CAPABILITY_NAMES } from '../contracts'
 import { int } from './common'
 
 // Shapes of OpenRouter's GET /credits, /generation and /activity (their API reference and @openrouter/sdk 1.3's models:
@@ -61,7 +62,7 @@ export const generationSchema = v.object({
     /** What the credits were charged, in EUR: the response's `usage.cost_eur`. */
     usage: amount,
     is_byok: v.boolean(),
-    api_type: v.nullable(v.picklist(['completions', 'embeddings', 'tts', 'stt'])),
+    api_type: v.nullable(v.picklist(CAPABILITY_NAMES.map((capability) => CAPABILITIES[capability].apiType))),
     data_region: v.string(),
     external_user: v.nullable(v.string()),
     http_referer: v.nullable(v.string()),

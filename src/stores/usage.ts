@@ -1,3 +1,4 @@
+import type { Capability } from '../contracts'
 import type { GenerationTags } from '../http/attribution'
 import { keyOfItem, pageOfKeys, type PageOptions } from './credits'
 import type { Kv } from './kv'
@@ -11,7 +12,7 @@ export interface UsageRecord extends GenerationTags {
   org_id: string
   user_id: string
   key_hash: string
-  endpoint: 'chat' | 'embeddings' | 'speech' | 'transcription'
+  endpoint: Capability
   model: string
   provider: string
   upstream_id: string | null

@@ -218,7 +218,9 @@ export const contractChecks: ContractCheck[] = [
       const spread = content.at(-1)!.at - content[0].at
       expect(spread).toBeGreaterThanOrEqual((content.length - 1) * SLOW_ECHO_DELAY_MS * 0.6)
       expect(events.at(-1)!.at - headersAt).toBeGreaterThanOrEqual(content.length * SLOW_ECHO_DELAY_MS * 0.6)
-      expect(new Set(content.map((event) => Math.round(event.at / (SLOW_ECHO_DELAY_MS / 2)))).size).toBeGreaterThanOrEqual(content.length - 1)
+      // Nearly every chunk in a time slot of its own; on a loaded machine (the whole suite on two cores) one late chunk
+      // may share its slot with the next, which a buffering server would not come near (one slot for all).
+      expect(new Set(content.map((event) => Math.round(event.at / (SLOW_ECHO_DELAY_MS / 2)))).size).toBeGreaterThanOrEqual(content.length - 2)
     },
   },
   {

@@ -1,15 +1,11 @@
-import type { Hold } from '../billing/holds'
 import type { GatewayContext } from '../context'
 import type { GatewayError } from '../errors'
 import { newGenerationId } from '../generation/id'
-import type { GenerationTags } from '../http/attribution'
 import { settledStream, type StreamDialect } from '../pipeline/stream'
 import type { UpstreamChunk } from '../contracts'
 import { upstreamRequestFor } from './upstream-request'
-import type { Attempt } from '../routing/plan'
-import type { ChatRequest } from '../schemas/chat'
-import type { Principal } from '../stores/account-types'
 import type { BilledChat } from './billing'
+import type { ChatServeInput } from './serve-input'
 import type { ChatCompletionChunk, ChatStreamRenderer } from './result'
 import { shapeChunkChoices } from './shape'
 import { chatStreamBilling } from './stream-billing'
@@ -80,24 +76,12 @@ function chatDialect(generationId: string, startedAt: number, render: ChatStream
   }
 }
 
-/** What a streamed chat completion is served from: the request, its planned attempts, its hold and the client's signals. */
-export interface ChatStreamInput {
-  principal: Principal
-  request: ChatRequest
-  attempts: Attempt[]
-  signal: AbortSignal
-  abort: AbortController
-  requestId: string
-  hold: Hold
-  tags?: GenerationTags
-}
-
 /**
  * Serves a streamed chat completion (docs/chat.md#streaming) on the settled stream (src/pipeline/stream.ts): attempts
  * tried until one sends its first chunk, piped at the client's pace, billed once however it ends, and closed with
  * the usage chunk and the end, each part written by `render` (chat's SSE: docs/chat.md#streaming).
  */
-export function completeStream(ctx: GatewayContext, input: ChatStreamInput, render: ChatStreamRenderer): Promise<Response> {
+export function completeStream(ctx: GatewayContext, input: ChatServeInput, render: ChatStreamRenderer): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
   const billing = chatStreamBilling(ctx, { ...input, generationId, startedAt })

@@ -1,16 +1,12 @@
 import type { GatewayContext } from '../context'
-import type { GenerationTags } from '../http/attribution'
 import { estimateTokens } from '../generation/estimate'
 import { newGenerationId } from '../generation/id'
 import { upstreamError } from '../providers/upstream-error'
-import type { ChatRequest } from '../schemas/chat'
-import type { Principal } from '../stores/account-types'
 import { firstSuccessful } from '../routing/attempts'
 import { upstreamRequestFor } from './upstream-request'
 import { settle } from './billing'
-import type { Attempt } from '../routing/plan'
-import type { Hold } from '../billing/holds'
 import type { ChatCompletion, ChatCompletionResult } from './result'
+import type { ChatServeInput } from './serve-input'
 import { shapeChoice } from './shape'
 
 /** The provider's own finish reason of a choice (what `native_finish_reason` shows). */
@@ -18,19 +14,7 @@ const nativeFinishReasonOf = (choice: { finish_reason?: string | null; native_fi
   (typeof choice?.native_finish_reason === 'string' ? choice.native_finish_reason : choice?.finish_reason) ?? null
 
 /** Serves a non-streamed chat completion: first successful attempt, billed once, shaped as docs/chat.md#the-answer shows it (but its usage). */
-export async function completeWhole(
-  ctx: GatewayContext,
-  input: {
-    principal: Principal
-    request: ChatRequest
-    attempts: Attempt[]
-    signal: AbortSignal
-    abort: AbortController
-    requestId: string
-    hold: Hold
-    tags?: GenerationTags
-  },
-): Promise<ChatCompletionResult> {
+export async function completeWhole(ctx: GatewayContext, input: ChatServeInput): Promise<ChatCompletionResult> {
   const startedAt = ctx.now()
   const {
     result: completion,

@@ -1,7 +1,7 @@
 import { newGenerationId } from '../generation/id'
 import type { GatewayContext } from '../context'
 import { chatStreamBilling } from '../chat/stream-billing'
-import type { ChatStreamInput } from '../chat/stream'
+import type { ChatServeInput } from '../chat/serve-input'
 import { settledStream } from '../pipeline/stream'
 import type { NativeRoute } from './route'
 
@@ -10,7 +10,7 @@ import type { NativeRoute } from './route'
  * through the route's dialect, on the settled stream (src/pipeline/stream.ts): fallbacks before the first event,
  * billed once however it ends, aborts and the drain as chat's.
  */
-export function completeNativeStream(ctx: GatewayContext, route: NativeRoute, input: ChatStreamInput): Promise<Response> {
+export function completeNativeStream(ctx: GatewayContext, route: NativeRoute, input: ChatServeInput): Promise<Response> {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
   const billing = chatStreamBilling(ctx, { ...input, generationId, startedAt })

@@ -34,6 +34,8 @@ export interface FakeOpenAI {
   /** Chat requests whose connection the client closed before the answer ended. */
   aborted: number
   slowMs: number
+  /** When set, `slow` also waits for it before answering (a test holds answers back until it has seen what it waits for). */
+  slowGate?: Promise<void>
   /** Every chat answer waits this long before its first byte (0: at once), as a model's time to first token. */
   latencyMs: number
   /** Behaviour by upstream model name, set at run time (e.g. `modes.flaky = 'fail-500'`); the model name otherwise. */
@@ -268,7 +270,7 @@ export async function startFakeOpenAI(
     const fingerprint = 'fp_fake123'
     const wantLogprobs = body.logprobs === true
     if (fake.latencyMs) await sleep(fake.latencyMs)
-    if (model === 'slow') await sleep(fake.slowMs)
+    if (model === 'slow') await Promise.all([sleep(fake.slowMs), fake.slowGate])
     if (res.destroyed) return
 
     if (!body.stream) {

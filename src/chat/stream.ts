@@ -71,8 +71,8 @@ function chatDialect(generationId: string, startedAt: number, render: ChatStream
       const end = await render.end()
       return usage && end ? Buffer.concat([usage, end]) : (usage ?? end)
     },
-    keepAlive: render.keepAlive && (() => render.keepAlive!()),
-    cut: render.cut && (() => render.cut!()),
+    keepAlive: render.keepAlive?.bind(render),
+    cut: render.cut?.bind(render),
   }
 }
 

@@ -20,12 +20,11 @@ export interface StreamBilling<B> {
   readsOn(attempt: Attempt): boolean
 }
 
-/** What a settled stream serves: its attempts, the client's signals, its generation, and how it is billed. */
+/** What a settled stream serves: its attempts, the client's signal, its generation, and how it is billed. */
 export interface SettledStreamInput<B> {
   principal: Principal
   attempts: Attempt[]
   signal: AbortSignal
-  abort: AbortController
   requestId: string
   generationId: string
   startedAt: number

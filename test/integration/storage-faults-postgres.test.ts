@@ -124,6 +124,21 @@ afterAll(async () => {
   await Promise.all(started.map((gateway) => gateway.stop()))
 })
 
+/** What a describe over DATABASE_URL opens: a fake upstream answering `slow` after `slowMs`, an auditor over `table`, an admin connection. */
+async function openFixture(table: string, slowMs: number) {
+  const upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs })
+  return { upstream, auditor: auditorOf(DATABASE_URL!, table, upstream), admin: await adminOf(DATABASE_URL!) }
+}
+
+/** Closes what openFixture opened (what of it was opened) and drops `table`. */
+async function closeFixture(table: string, opened: Partial<Awaited<ReturnType<typeof openFixture>>>) {
+  if (opened.admin) await dropPostgresTable(opened.admin, table).catch(() => undefined)
+  await opened.auditor?.close()
+  await opened.auditor?.internals.storage.dispose()
+  await opened.admin?.end()
+  await opened.upstream?.close()
+}
+
 describe.skipIf(!DATABASE_URL)('PostgreSQL connections terminated (pg_terminate_backend, DATABASE_URL)', () => {
   const table = `mg_faults_${unique()}`
   const app = `mg-faults-${unique()}`
@@ -132,17 +147,9 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL connections terminated (pg_terminate_
   let admin: Awaited<ReturnType<typeof adminOf>>
 
   beforeAll(async () => {
-    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 40 })
-    auditor = auditorOf(DATABASE_URL!, table, upstream)
-    admin = await adminOf(DATABASE_URL!)
+    ;({ upstream, auditor, admin } = await openFixture(table, 40))
   })
-  afterAll(async () => {
-    await dropPostgresTable(admin, table).catch(() => undefined)
-    await auditor?.close()
-    await auditor?.internals.storage.dispose()
-    await admin?.end()
-    await upstream?.close()
-  })
+  afterAll(() => closeFixture(table, { upstream, auditor, admin }))
 
   it('idle and with whole and streamed chats in flight: no instance exits, later chats are served by themselves, each served answer is charged once and nothing stays held', async () => {
     const customer = await createCustomer(auditor, { credits: '5' })
@@ -185,7 +192,7 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL connections terminated (pg_terminate_
       for (const stream of [false, true, false]) {
         const result = await chat(gateway.url, customer, stream)
         expect(result.status).toBe(200)
-        expect(result.served).toBeTruthy()
+        expect(result.served).toMatch(/^gen-\d+-[A-Za-z0-9]{20}$/)
         keep(result)
       }
       const live = await fetch(`${gateway.url}/api/v1/health`)
@@ -286,17 +293,9 @@ describe.skipIf(!DATABASE_URL)("db0's own postgresql connector (one connection f
   let admin: Awaited<ReturnType<typeof adminOf>>
 
   beforeAll(async () => {
-    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 20 })
-    auditor = auditorOf(DATABASE_URL!, table, upstream)
-    admin = await adminOf(DATABASE_URL!)
+    ;({ upstream, auditor, admin } = await openFixture(table, 20))
   })
-  afterAll(async () => {
-    await dropPostgresTable(admin, table).catch(() => undefined)
-    await auditor?.close()
-    await auditor?.internals.storage.dispose()
-    await admin?.end()
-    await upstream?.close()
-  })
+  afterAll(() => closeFixture(table, { upstream, auditor, admin }))
 
   it('a terminated connection does not crash the process, and GET /health answers 503 naming the fix', async () => {
     const customer = await createCustomer(auditor, { credits: '5' })

@@ -91,9 +91,14 @@ export interface IssuedKey {
   record: ApiKeyRecord
 }
 
-/** The user, org and key a bearer key resolves to. */
+/** The user, org and key a request acts as: a bearer key's, or a host session's (docs/first-party.md). */
 export interface Principal {
+  /** The API key; for a host session, the user's session key (docs/first-party.md#session-keys), never a bearer secret. */
   key: ApiKeyRecord
   user: User
   org: Org
+  /** How the caller authenticated: a bearer key (absent) or the host's session (docs/first-party.md). */
+  via?: 'key' | 'session'
+  /** The end user the request is made for (OpenRouter's `user` field), when it names one (docs/first-party.md#end-users). */
+  endUser?: string
 }

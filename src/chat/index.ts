@@ -11,9 +11,19 @@ import { maxChatCost } from './max-cost'
 import { assertToolMessagesAnswered } from './tool-messages'
 import { withPricedFields } from './priced-fields'
 import { withChoices } from './choices'
-import { completeStream } from './stream'
+import { completeStream, completeStreamParts } from './stream'
 import { completeWhole } from './whole'
-import { chatRendering } from './render'
+import { chatCompletionObject, chatPartsRenderer, chatRendering, type InProcessChatAnswer } from './render'
+import type { ChatServeInput } from './serve-input'
+
+/** What serving a chat completion takes: the caller, the validated request, the client's abort, ids and tags. */
+export interface ChatServing {
+  principal: Principal
+  request: ChatRequest
+  abort: AbortController
+  requestId: string
+  tags?: GenerationTags
+}
 
 /**
  * Serves POST /chat/completions on the capability pipeline: plan the attempts, hold the request's maximum cost (402
@@ -22,25 +32,43 @@ import { chatRendering } from './render'
  * passed on unchanged when every attempt's provider speaks it, else served as chat and its typed result written in
  * that API by the route's rendering (nothing is serialised as chat and parsed back).
  */
-export async function serveChat(
-  ctx: GatewayContext,
-  input: { principal: Principal; request: ChatRequest; abort: AbortController; requestId: string; tags?: GenerationTags; native?: NativeRoute },
-): Promise<Response> {
-  assertToolMessagesAnswered(input.request.messages)
+export function serveChat(ctx: GatewayContext, input: ChatServing & { native?: NativeRoute }): Promise<Response> {
   const { native, ...chat } = input
-  const stream = input.request.stream === true
-  return serveCapability(ctx, {
+  const render = native?.translated ?? chatRendering(input.requestId)
+  return servedChat(ctx, chat, native?.pricedFields, async (served) => {
+    if (native && speaksNatively(served.attempts, native.api))
+      return chat.request.stream === true ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
+    // Chat's typed result, written at the edge: as chat's own answer, or in the native route's API (translated).
+    return chat.request.stream === true ? completeStream(ctx, served, render.stream()) : render.whole(await completeWhole(ctx, served))
+  })
+}
+
+/**
+ * Serves a chat completion to the in-process client (docs/first-party.md#the-in-process-client) on the same pipeline:
+ * the whole completion as an object, or the stream as a ReadableStream of chunk objects.
+ */
+export function serveChatInProcess(ctx: GatewayContext, input: ChatServing): Promise<InProcessChatAnswer> {
+  return servedChat<InProcessChatAnswer>(ctx, input, undefined, async (served) =>
+    input.request.stream === true
+      ? { stream: await completeStreamParts(ctx, served, chatPartsRenderer) }
+      : { completion: chatCompletionObject(await completeWhole(ctx, served)) },
+  )
+}
+
+// The pipeline's steps of every chat completion, answered by `answer` once the hold is placed.
+function servedChat<R>(
+  ctx: GatewayContext,
+  input: ChatServing,
+  pricedFields: NativeRoute['pricedFields'] | undefined,
+  answer: (served: ChatServeInput) => Promise<R>,
+): Promise<R> {
+  assertToolMessagesAnswered(input.request.messages)
+  return serveCapability<R>(ctx, {
     principal: input.principal,
     routing: chatRouting(input.request),
     requestId: input.requestId,
-    refine: (planned) => withChoices(input.request, withPricedFields(input.request, planned, native?.pricedFields)),
+    refine: (planned) => withChoices(input.request, withPricedFields(input.request, planned, pricedFields)),
     maxCost: (attempts) => maxChatCost(ctx, input.request, attempts),
-    run: async (attempts, hold) => {
-      const served = { ...chat, signal: input.abort.signal, attempts, hold }
-      if (native && speaksNatively(attempts, native.api)) return stream ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
-      // Chat's typed result, written at the edge: as chat's own answer, or in the native route's API (translated).
-      const render = native?.translated ?? chatRendering(input.requestId)
-      return stream ? completeStream(ctx, served, render.stream()) : render.whole(await completeWhole(ctx, served))
-    },
+    run: (attempts, hold) => answer({ ...input, signal: input.abort.signal, attempts, hold }),
   })
 }

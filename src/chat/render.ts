@@ -1,6 +1,6 @@
-import { stringifyExact } from '../http/exact-json'
+import { plainNumbers, stringifyExact } from '../http/exact-json'
 import { gatewayResponse } from '../http/respond'
-import type { ChatRendering, ChatStreamRenderer } from './result'
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionResult, ChatRendering, ChatStreamRenderer } from './result'
 import { chatUsageView } from './usage-view'
 
 const DONE = Buffer.from('data: [DONE]\n\n')
@@ -22,3 +22,22 @@ export const chatRendering = (requestId: string): ChatRendering => ({
     ),
   stream: () => chatSse,
 })
+
+/** A chat completion as the in-process client gives it: the object chat's JSON answer carries (docs/first-party.md). */
+export type ChatCompletionObject = ChatCompletion & { usage: Record<string, unknown> }
+
+/** What the in-process client gets of a chat completion: the whole completion, or its stream of chunk objects. */
+export type InProcessChatAnswer = { completion: ChatCompletionObject } | { stream: ReadableStream<ChatCompletionChunk> }
+
+/** A whole, billed completion as the object its JSON answer carries: exact amounts as plain numbers. */
+export const chatCompletionObject = ({ completion, billed }: ChatCompletionResult): ChatCompletionObject => ({
+  ...completion,
+  usage: plainNumbers(chatUsageView(billed)) as Record<string, unknown>,
+})
+
+/** Chat's stream for the in-process client: each part handed over as the chunk object it is, nothing to keep alive. */
+export const chatPartsRenderer: ChatStreamRenderer<ChatCompletionChunk> = {
+  part: (chunk) => (chunk.usage ? { ...chunk, usage: plainNumbers(chunk.usage) as Record<string, unknown> } : chunk),
+  end: () => undefined,
+  keepAlive: () => undefined,
+}

@@ -37,16 +37,19 @@ export interface ChatCompletionChunk {
   [field: string]: unknown
 }
 
-/** How chat's typed stream parts reach a client: written as chat's SSE, or as another API's events (docs/native.md). */
-export interface ChatStreamRenderer {
-  /** The bytes of one part; undefined when nothing goes out for it now. */
-  part(chunk: ChatCompletionChunk): Uint8Array | undefined
-  /** The bytes after the last part (it may wait: the Responses API stores the answer first). */
-  end(): Promise<Uint8Array | undefined> | Uint8Array | undefined
-  /** The bytes that end a stream whose end could not be written (its billing failed); default none. */
-  cut?(): Promise<Uint8Array | undefined> | Uint8Array | undefined
-  /** The bytes that keep a waiting client's connection alive; default an SSE comment. */
-  keepAlive?(): Uint8Array | undefined
+/**
+ * How chat's typed stream parts reach a client: written as chat's SSE, or as another API's events (docs/native.md), or
+ * handed over as they are to the in-process client (`T` the chunk itself: docs/first-party.md).
+ */
+export interface ChatStreamRenderer<T = Uint8Array> {
+  /** What goes out for one part; undefined when nothing goes out for it now. */
+  part(chunk: ChatCompletionChunk): T | undefined
+  /** What goes out after the last part (it may wait: the Responses API stores the answer first). */
+  end(): Promise<T | undefined> | T | undefined
+  /** What ends a stream whose end could not be written (its billing failed); default nothing. */
+  cut?(): Promise<T | undefined> | T | undefined
+  /** What keeps a waiting client's connection alive; default an SSE comment. */
+  keepAlive?(): T | undefined
 }
 
 /** How an API writes chat's results at the edge: a whole completion as its answer, a stream through a renderer. */

@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../context'
 import type { GatewayError } from '../errors'
 import { newGenerationId } from '../generation/id'
-import { settledStream, type StreamDialect } from '../pipeline/stream'
+import { settledStreamBody, sseResponse, type StreamDialect } from '../pipeline/stream'
 import type { UpstreamChunk } from '../contracts'
 import { upstreamRequestFor } from './upstream-request'
 import type { BilledChat } from './billing'
@@ -30,7 +30,7 @@ function generatedTextLength(delta: Record<string, unknown> | undefined): number
  * failure after the first byte is an error chunk with `finish_reason: "error"`. `render` writes each part for the
  * client (chat's SSE, or another API's events).
  */
-function chatDialect(generationId: string, startedAt: number, render: ChatStreamRenderer): StreamDialect<UpstreamChunk, BilledChat> {
+function chatDialect<T>(generationId: string, startedAt: number, render: ChatStreamRenderer<T>): StreamDialect<UpstreamChunk, BilledChat, T> {
   const created = Math.floor(startedAt / 1000)
   let base: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'provider' | 'model'> = { id: generationId, object: 'chat.completion.chunk', created }
   let provider = ''
@@ -69,7 +69,7 @@ function chatDialect(generationId: string, startedAt: number, render: ChatStream
     async finish(billed) {
       const usage = billed ? render.part(Object.assign({}, base, { choices: [], usage: chatUsageView(billed) })) : undefined
       const end = await render.end()
-      return usage && end ? Buffer.concat([usage, end]) : (usage ?? end)
+      return usage !== undefined && end !== undefined ? [usage, end] : (usage ?? end)
     },
     keepAlive: render.keepAlive?.bind(render),
     cut: render.cut?.bind(render),
@@ -81,11 +81,29 @@ function chatDialect(generationId: string, startedAt: number, render: ChatStream
  * tried until one sends its first chunk, piped at the client's pace, billed once however it ends, and closed with
  * the usage chunk and the end, each part written by `render` (chat's SSE: docs/chat.md#streaming).
  */
-export function completeStream(ctx: GatewayContext, input: ChatServeInput, render: ChatStreamRenderer): Promise<Response> {
+export async function completeStream(ctx: GatewayContext, input: ChatServeInput, render: ChatStreamRenderer): Promise<Response> {
+  const { body, generationId } = await chatStream(ctx, input, render, false)
+  return sseResponse(body, generationId, input.requestId)
+}
+
+/**
+ * The same stream as typed chunks (docs/first-party.md#the-in-process-client): given once a provider opened it (a
+ * failure of every attempt rejects), each part as `render` hands it over, billed once however it ends.
+ */
+export async function completeStreamParts<T>(ctx: GatewayContext, input: ChatServeInput, render: ChatStreamRenderer<T>): Promise<ReadableStream<T>> {
+  return (await chatStream(ctx, input, render, true)).body
+}
+
+// Chat's settled stream under a new generation id, written by `render`.
+async function chatStream<T>(ctx: GatewayContext, input: ChatServeInput, render: ChatStreamRenderer<T>, untilOpened: boolean) {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
   const billing = chatStreamBilling(ctx, { ...input, generationId, startedAt })
-  return settledStream(ctx, { ...input, generationId, startedAt, billing }, chatDialect(generationId, startedAt, render), (attempt, options) =>
-    attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options),
+  const body = await settledStreamBody(
+    ctx,
+    { ...input, generationId, startedAt, billing, untilOpened },
+    chatDialect(generationId, startedAt, render),
+    (attempt, options) => attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options),
   )
+  return { body, generationId }
 }

@@ -21,3 +21,13 @@ export function stringifyExact(value: unknown): string {
   const text = JSON.stringify(value)
   return text.includes('\\u0000exact:') ? text.replace(MARK_RE, '$1') : text
 }
+
+/** A copy of a JSON-like value with its ExactNumber values as plain numbers: what parsing its stringifyExact text gives. */
+export function plainNumbers(value: unknown): unknown {
+  if (value instanceof ExactNumber) return Number(value.text)
+  if (Array.isArray(value)) return value.map(plainNumbers)
+  if (value === null || typeof value !== 'object') return value
+  const plain: Record<string, unknown> = {}
+  for (const key in value as Record<string, unknown>) plain[key] = plainNumbers((value as Record<string, unknown>)[key])
+  return plain
+}

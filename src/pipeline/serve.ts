@@ -5,7 +5,7 @@ import { planAttempts, type Attempt, type RoutingRequest } from '../routing/plan
 import type { Principal } from '../stores/account-types'
 
 /** One request of any capability, as the pipeline serves it (docs/capabilities.md). */
-export interface CapabilityRequest {
+export interface CapabilityRequest<R = Response> {
   principal: Principal
   /** What routing needs: the capability, the models, the provider preferences. */
   routing: RoutingRequest
@@ -16,9 +16,9 @@ export interface CapabilityRequest {
   maxCost: (attempts: Attempt[]) => MaxCost
   /**
    * Tries the attempts in order (`firstSuccessful`: retries, health, fallbacks), settles the hold with the exact charge
-   * and the usage record, and answers. A failure before it settled releases the hold.
+   * and the usage record, and answers (a Response over HTTP, typed results in process: docs/first-party.md). A failure before it settled releases the hold.
    */
-  run: (attempts: Attempt[], hold: Hold) => Promise<Response>
+  run: (attempts: Attempt[], hold: Hold) => Promise<R>
 }
 
 /**
@@ -26,7 +26,7 @@ export interface CapabilityRequest {
  * its maximum cost → attempts → settle → response. The hold is replaced by the exact charge, or released, however
  * the request ends.
  */
-export async function serveCapability(ctx: GatewayContext, request: CapabilityRequest): Promise<Response> {
+export async function serveCapability<R = Response>(ctx: GatewayContext, request: CapabilityRequest<R>): Promise<R> {
   const planned = await planAttempts(ctx, request.routing, request.principal)
   const attempts = request.refine ? request.refine(planned) : planned
   const hold = await placeHold(ctx, request.principal, newId(), request.maxCost(attempts))

@@ -6,7 +6,7 @@ import type { ResolvedOptions } from '../options'
 import { healthKeyOf } from '../routing/attempts'
 import type { HealthTracker } from '../routing/health'
 import type { Attempt } from '../routing/plan'
-import type { OpenedStream, StreamDialect, StreamTally } from './stream-dialect'
+import type { OpenedStream, StreamDialect, StreamOutput, StreamTally } from './stream-dialect'
 import type { StreamMachine } from './stream-state'
 
 const KEEP_ALIVE = new TextEncoder().encode(': service processing\n\n')
@@ -46,7 +46,11 @@ export interface StreamBodyInput<C, B = unknown> {
  * waits for its provider, one upstream chunk per pull in the dialect's words, and every end (done, a failure, the
  * client leaving, the shutdown) through the machine's one settlement. In flight until closed and settled.
  */
-export function createStreamBody<C, B>(services: StreamServices, input: StreamBodyInput<C, B>, dialect: StreamDialect<C, B>): ReadableStream<Uint8Array> {
+export function createStreamBody<C, B, T = Uint8Array>(
+  services: StreamServices,
+  input: StreamBodyInput<C, B>,
+  dialect: StreamDialect<C, B, T>,
+): ReadableStream<T> {
   const { machine, opening, upstreamAbort, tally, client, requestId } = input
   const { options, logger } = services
   const shutdown = services.inFlight.signal
@@ -55,7 +59,7 @@ export function createStreamBody<C, B>(services: StreamServices, input: StreamBo
   let reading: Promise<IteratorResult<C>> | undefined
   let keepAlive: ReturnType<typeof setTimeout> | undefined
   let lastSentAt = 0
-  let controller!: ReadableStreamDefaultController<Uint8Array>
+  let controller!: ReadableStreamDefaultController<T>
 
   // In flight until it is closed and settled (billed, or its hold released): gateway.close() waits for it.
   const release = services.inFlight.track()
@@ -90,10 +94,11 @@ export function createStreamBody<C, B>(services: StreamServices, input: StreamBo
     if (served) void served.iterator.return?.()?.catch(() => undefined)
   }
 
-  const send = (bytes: Uint8Array | undefined) => {
-    if (!bytes || !machine.writable) return
+  const send = (out: StreamOutput<T>) => {
+    if (!out || !machine.writable) return
     try {
-      controller.enqueue(bytes)
+      if (Array.isArray(out)) for (const piece of out) controller.enqueue(piece)
+      else controller.enqueue(out as T)
     } catch {
       return // the client cancelled the stream meanwhile
     }
@@ -109,8 +114,9 @@ export function createStreamBody<C, B>(services: StreamServices, input: StreamBo
     }
   }
   // The bytes that keep a waiting client's connection alive, in the dialect's words (an SSE comment by default).
-  const keepAliveBytes = (): Uint8Array | undefined => {
-    if (!dialect.keepAlive) return KEEP_ALIVE
+  const keepAliveBytes = (): T | undefined => {
+    // A dialect that does not write bytes (the in-process client's) brings its own (none).
+    if (!dialect.keepAlive) return KEEP_ALIVE as T
     try {
       return dialect.keepAlive()
     } catch (thrown) {
@@ -288,7 +294,7 @@ export function createStreamBody<C, B>(services: StreamServices, input: StreamBo
     }
   }
 
-  const stream = new ReadableStream<Uint8Array>(
+  const stream = new ReadableStream<T>(
     {
       start(c) {
         controller = c

@@ -14,26 +14,29 @@ export interface StreamTally {
   generatedChars: number
 }
 
+/** What a dialect sends for one step: one piece (the bytes of an SSE event, or an in-process chunk), several, or nothing. */
+export type StreamOutput<T> = T | readonly T[] | undefined
+
 /**
  * How one API's stream is read and written (docs/native.md#streaming): chat's chunks, or a provider's native events
- * passed on; `B` is what the stream's billing gives its end (the amounts its usage shows). One dialect per request: it
- * may keep state.
+ * passed on; `B` is what the stream's billing gives its end (the amounts its usage shows); `T` what goes out (bytes
+ * over HTTP, typed chunks to the in-process client: docs/first-party.md). One dialect per request: it may keep state.
  */
-export interface StreamDialect<C, B = unknown> {
+export interface StreamDialect<C, B = unknown, T = Uint8Array> {
   /** The provider opened the stream: the attempt that serves it. */
   opened(attempt: Attempt): void
   /** Notes what the chunk tells the billing. */
   account(chunk: C, tally: StreamTally): void
-  /** The bytes that pass the chunk on; undefined when nothing goes out for it now (read on). */
-  forward(chunk: C): Uint8Array | undefined
-  /** The bytes that tell the client the stream failed after it began. */
-  fail(error: GatewayError): Uint8Array | undefined
-  /** The bytes that end the stream, once it is billed (`billed`) or its hold released (undefined). */
-  finish(billed: B | undefined): Promise<Uint8Array | undefined> | Uint8Array | undefined
-  /** The bytes that keep a waiting client's connection alive; default an SSE comment (`: service processing`). */
-  keepAlive?(): Uint8Array | undefined
-  /** The bytes that end a stream whose end could not be written (its billing or `finish` threw); default none. */
-  cut?(): Promise<Uint8Array | undefined> | Uint8Array | undefined
+  /** What passes the chunk on; undefined when nothing goes out for it now (read on). */
+  forward(chunk: C): T | undefined
+  /** What tells the client the stream failed after it began. */
+  fail(error: GatewayError): T | undefined
+  /** What ends the stream, once it is billed (`billed`) or its hold released (undefined). */
+  finish(billed: B | undefined): Promise<StreamOutput<T>> | StreamOutput<T>
+  /** What keeps a waiting client's connection alive; default an SSE comment (`: service processing`), for bytes only. */
+  keepAlive?(): T | undefined
+  /** What ends a stream whose end could not be written (its billing or `finish` threw); default nothing. */
+  cut?(): Promise<T | undefined> | T | undefined
 }
 
 /** A provider's stream once it sent its first chunk: the attempt that serves it and how to read on. */

@@ -29,6 +29,11 @@ export interface SettledStreamInput<B> {
   generationId: string
   startedAt: number
   billing: StreamBilling<B>
+  /**
+   * Given only once a provider opened the stream, however long that takes (the in-process client: nothing to keep
+   * alive, and a failure of every attempt rejects as a typed error: docs/first-party.md#the-in-process-client).
+   */
+  untilOpened?: boolean
 }
 
 /**
@@ -45,6 +50,30 @@ export async function settledStream<C, B>(
   dialect: StreamDialect<C, B>,
   open: (attempt: Attempt, options: CallOptions) => Promise<AsyncIterable<C>>,
 ): Promise<Response> {
+  return sseResponse(await settledStreamBody(ctx, input, dialect, open), input.generationId, input.requestId)
+}
+
+/** The 200 of a settled stream's SSE body, under its generation id. */
+export function sseResponse(body: ReadableStream<Uint8Array>, generationId: string, requestId: string): Response {
+  return gatewayResponse(
+    body,
+    200,
+    { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'x-generation-id': generationId },
+    requestId,
+  )
+}
+
+/**
+ * The settled stream's body (settledStream), whatever its dialect writes: SSE bytes for HTTP, typed chunks for the
+ * in-process client (docs/first-party.md#the-in-process-client). Rejects, with nothing sent, when every attempt failed
+ * before the keep-alive interval.
+ */
+export async function settledStreamBody<C, B, T>(
+  ctx: GatewayContext,
+  input: SettledStreamInput<B>,
+  dialect: StreamDialect<C, B, T>,
+  open: (attempt: Attempt, options: CallOptions) => Promise<AsyncIterable<C>>,
+): Promise<ReadableStream<T>> {
   // The upstream call's own controller: aborted when the client goes away before content flowed, or after the wait
   // for the provider's usage report once it did (docs/money.md). Not lent to routing: its deadline must fail the
   // opening (an error once keep-alives went out), not look like the client leaving.
@@ -81,7 +110,9 @@ export async function settledStream<C, B>(
       () => 'opened' as const,
       () => 'failed' as const,
     ),
-    new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), ctx.options.keepAliveMs))),
+    new Promise<'waiting'>((resolve) => {
+      if (!input.untilOpened) timer = setTimeout(() => resolve('waiting'), ctx.options.keepAliveMs)
+    }),
   ])
   clearTimeout(timer)
   shutdown.removeEventListener('abort', stopOpening)
@@ -93,7 +124,7 @@ export async function settledStream<C, B>(
   }
 
   machine.on('responded')
-  const body = createStreamBody(
+  return createStreamBody(
     ctx,
     {
       machine,
@@ -108,16 +139,5 @@ export async function settledStream<C, B>(
       readsOn: (attempt) => billing.readsOn(attempt),
     },
     dialect,
-  )
-  return gatewayResponse(
-    body,
-    200,
-    {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-      'x-generation-id': input.generationId,
-    },
-    input.requestId,
   )
 }

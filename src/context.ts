@@ -22,6 +22,7 @@ import type { RequestLog } from './http/request-log'
 import type { GatewayMetrics } from './metrics/gateway-metrics'
 import type { Tracing } from './telemetry/tracing'
 import type { SettlementRetries } from './billing/settlement-retries'
+import type { Sessions } from './stores/sessions'
 
 /**
  * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
@@ -44,6 +45,8 @@ export interface GatewayContext {
   /** The records the retention sweep removes once expired (docs/retention.md). */
   expiring: ExpiringStore
   accounts: AccountsStore
+  /** The host's own users as callers: from a request's session, a host user or a user id (docs/first-party.md). */
+  sessions: Sessions
   credits: CreditsStore
   usage: UsageStore
   /** Per-day usage rollups behind GET /activity (docs/usage.md). */

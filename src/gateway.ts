@@ -56,6 +56,11 @@ import { scheduleSweeps } from './maintenance/schedule'
 import { indexLegacyCredentials } from './stores/byok-legacy'
 import { DEFAULT_KEY_PREFIX } from './crypto/keys'
 import { version } from './version'
+import { createClient } from './client/client'
+import type { ClientPrincipal, GatewayClient } from './client/types'
+import { createSessions } from './stores/sessions'
+import { resolveSessionOption } from './auth/session-option'
+import { createHostUsersStore } from './stores/host-users'
 
 /** A gateway: the h3 app with every route, each route's own handler, a fetch function, the admin API and close(). */
 export interface Gateway {
@@ -74,6 +79,11 @@ export interface Gateway {
   answerError: (error: unknown, request: Request) => Response
   /** Programmatic accounts, keys and credits for the host app. */
   admin: GatewayAdmin
+  /**
+   * The gateway called from the host's server code without HTTP (docs/first-party.md#the-in-process-client), acting
+   * as a request's session user (its h3 event), a host user, a gateway user id, or an API key.
+   */
+  client: (who: ClientPrincipal) => GatewayClient
   /** This instance's Prometheus metrics in the text exposition format (docs/operations.md#metrics); empty with `metrics: false`. */
   metrics: () => string
   /** The context every handler receives (stores, options, clock, logger). */
@@ -175,6 +185,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
+    session: resolveSessionOption(options.session),
     cors: resolveCors(options.cors),
   }
 }
@@ -249,6 +260,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
       maxKeysPerOrg: resolved.keys.maxPerOrg,
     }),
     credits: createCreditsStore({ kv, atomic, now }),
+    sessions: undefined as never, // set below, over the accounts and credits stores
     usage: createUsageStore(kv),
     rollups: createRollupStore({ kv, atomic }),
     codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
@@ -287,6 +299,14 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
       metrics,
     }),
   }
+  ctx.sessions = createSessions({
+    session: resolved.session,
+    accounts: ctx.accounts,
+    credits: ctx.credits,
+    hostUsers: createHostUsersStore({ kv, atomic }),
+    now,
+    logger,
+  })
   return { ctx, internals: { storage, kv, atomic } }
 }
 
@@ -390,6 +410,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     fetch: async (request) => app.fetch(request),
     answerError: (error, request) => answerError(error, new H3Event(request), ctx),
     admin: createAdmin(ctx),
+    client: (who) => createClient(ctx, who),
     metrics: () => ctx.metrics?.render() ?? '',
     context: ctx,
     internals,

@@ -60,3 +60,15 @@ export type { PostgresDriverOptions } from './stores/postgres-driver'
 export { postgresPool } from './stores/postgres-pool'
 export type { PgPool, PostgresPoolConnector, PostgresPoolOptions } from './stores/postgres-pool'
 export type { AtomicEngine, AtomicOption, AtomicOps, Budget, CounterCharge, CounterWindow, HoldOps, PlaceResult, WrittenRecord } from './stores/engine-types'
+export type { SessionOptions, SessionUser, NewSessionUser } from './options'
+export type {
+  ChatCompletionRequest,
+  ChatCompletions,
+  ClientPrincipal,
+  GatewayClient,
+  InProcessCallOptions,
+  InProcessStream,
+  StreamingApi,
+} from './client/types'
+export type { ChatCompletionChunk } from './chat/result'
+export type { ChatCompletionObject } from './chat/render'

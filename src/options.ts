@@ -8,6 +8,9 @@ import type { CatalogueFile } from './catalogue/catalogue-file'
 import type { CorsOption, ResolvedCors } from './http/cors'
 import type { AuthCacheOptions } from './stores/principal-cache'
 import type { SettlementRetriesOptions } from './billing/settlement-retries'
+import type { NewSessionUser, SessionUser } from './stores/sessions'
+
+export type { NewSessionUser, SessionUser } from './stores/sessions'
 
 /** Options of createGateway. Every value not given takes its default (docs/configuration.md). */
 export interface GatewayOptions {
@@ -92,6 +95,11 @@ export interface GatewayOptions {
   authCache?: AuthCacheOptions
   /** Key issuance by PKCE: the host app owns sign-in, the gateway owns consent and keys. */
   auth?: AuthOptions
+  /**
+   * The host's own signed-in users as callers (docs/first-party.md): a request without a key acts as the user the
+   * host's session names, created on first use.
+   */
+  session?: SessionOptions
   /**
    * CORS for browser apps (docs/api.md#cors): preflights answered, every API response readable by pages
    * of any origin, never with credentials. `{ origins: ['https://app.example'] }` allows only those; `false` turns it
@@ -202,6 +210,22 @@ export interface ConsentInfo {
   limit?: string
 }
 
+/** How the host's signed-in users call the gateway without a key (docs/first-party.md). */
+export interface SessionOptions {
+  /**
+   * The user the host's session (cookie, session store, JWT) says is signed in for this request, or null; a string is
+   * taken as the user's id. Called only for requests that send no key: a key, when sent, wins.
+   */
+  user: (event: H3Event) => SessionUser | string | null | undefined | Promise<SessionUser | string | null | undefined>
+  /** Called once, when a host user is first seen: the org it joins, its plan, the credits its new org is granted. */
+  onNewUser?: (user: SessionUser) => NewSessionUser | undefined | Promise<NewSessionUser | undefined>
+  /**
+   * Origins besides the gateway's own whose pages may make session requests that change state (POST, PATCH, DELETE);
+   * any other cross-site one is refused with 403 (docs/first-party.md#cross-site-requests).
+   */
+  trustedOrigins?: string[]
+}
+
 /** How the host app takes part in the PKCE browser flow. */
 export interface AuthOptions {
   /** The id of the user signed in to the host app for this request (from its session cookie…), or null. */
@@ -254,6 +278,8 @@ export interface ResolvedOptions {
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks
   auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>
+  /** The session option with its trusted origins checked; undefined when the host has no session principals. */
+  session?: Omit<SessionOptions, 'trustedOrigins'> & { trustedOrigins: ReadonlySet<string> }
   cors: ResolvedCors
 }
 

@@ -33,7 +33,11 @@ export type KeyKind = 'api' | 'management' | 'any'
  * GET /key), an API key on them.
  */
 export async function authenticate(event: H3Event, ctx: GatewayContext, kind: KeyKind = 'api', keyHeaders?: 'x-api-key'[]): Promise<Principal> {
-  const key = bearerKeyOf(event, keyHeaders)
+  return authenticateKey(ctx, bearerKeyOf(event, keyHeaders), kind)
+}
+
+/** Authenticates an API key itself, as `authenticate` does a request's (the in-process client's key: docs/first-party.md). */
+export async function authenticateKey(ctx: GatewayContext, key: string, kind: KeyKind = 'api'): Promise<Principal> {
   const principal = await ctx.accounts.resolveKey(key)
   if (!principal) throw unauthorized('Invalid API key: unknown, revoked, disabled or expired')
   if (principal.user.disabled) throw new GatewayError(403, 'This account is disabled')

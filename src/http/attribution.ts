@@ -75,8 +75,8 @@ export function cleanText(value: string, max: number): string | undefined {
   return chars.length > max ? chars.slice(0, max).join('').trimEnd() : text
 }
 
-const header = (event: H3Event, name: string, max: number) => {
-  const value = event.req.headers.get(name)
+const header = (headers: Headers, name: string, max: number) => {
+  const value = headers.get(name)
   return value === null ? undefined : cleanText(decodeHeader(value), max)
 }
 
@@ -113,8 +113,8 @@ const boundedString = (value: unknown, max: number): string | undefined =>
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** `X-Session-Id`, when it is plain text within the bound (an id is never cut: two sessions would become one). */
-function sessionHeader(event: H3Event): string | undefined {
-  const value = event.req.headers.get('x-session-id')?.trim()
+function sessionHeader(headers: Headers): string | undefined {
+  const value = headers.get('x-session-id')?.trim()
   return value && !HAS_CONTROL_RE.test(value) ? boundedString(value, TAG_LIMITS.sessionId) : undefined
 }
 
@@ -146,17 +146,22 @@ function traceOf(value: unknown): Record<string, unknown> | undefined {
  * `session_id` (else `X-Session-Id`), `user`, `trace` and `metadata`. Absent or unusable values are left out.
  */
 export function generationTags(event: H3Event, requestId: string, body?: unknown): GenerationTags {
+  return generationTagsOf(event.req.headers, requestId, clientRequestIdOf(event), body)
+}
+
+/** generationTags from a request's headers (an in-process call's: docs/first-party.md#the-in-process-client). */
+export function generationTagsOf(headers: Headers, requestId: string, clientRequestId: string | undefined, body?: unknown): GenerationTags {
   const fields = isPlainObject(body) ? body : {}
-  const referer = header(event, 'http-referer', TAG_LIMITS.referer)
+  const referer = header(headers, 'http-referer', TAG_LIMITS.referer)
   const tags: GenerationTags = {
     request_id: requestId,
-    client_request_id: clientRequestIdOf(event),
+    client_request_id: clientRequestId,
     http_referer: referer,
     app_id: referer === undefined ? undefined : appIdOfReferer(referer),
-    app_title: header(event, 'x-openrouter-title', TAG_LIMITS.title) ?? header(event, 'x-title', TAG_LIMITS.title),
-    app_categories: categoriesOf(header(event, 'x-openrouter-categories', TAG_LIMITS.categories * (TAG_LIMITS.category + 1))),
-    user_agent: header(event, 'user-agent', TAG_LIMITS.userAgent),
-    session_id: boundedString(fields.session_id, TAG_LIMITS.sessionId) ?? sessionHeader(event),
+    app_title: header(headers, 'x-openrouter-title', TAG_LIMITS.title) ?? header(headers, 'x-title', TAG_LIMITS.title),
+    app_categories: categoriesOf(header(headers, 'x-openrouter-categories', TAG_LIMITS.categories * (TAG_LIMITS.category + 1))),
+    user_agent: header(headers, 'user-agent', TAG_LIMITS.userAgent),
+    session_id: boundedString(fields.session_id, TAG_LIMITS.sessionId) ?? sessionHeader(headers),
     external_user: boundedString(fields.user, TAG_LIMITS.externalUser),
     trace: traceOf(fields.trace),
     metadata: metadataOf(fields.metadata),

@@ -14,6 +14,10 @@ export interface RequestLine {
   latency_ms?: number
   org_id?: string
   key?: string
+  /** The user of a host session's request (docs/first-party.md). */
+  user_id?: string
+  /** Set on a call of the in-process client, which has no HTTP request (docs/first-party.md#the-in-process-client). */
+  in_process?: true
   generation_id?: string
   model?: string
   provider?: string

@@ -1,5 +1,5 @@
 import { defineHandler, getQuery, getRouterParams, type EventHandler, type H3Event } from 'h3'
-import { authenticate } from '../auth/bearer'
+import { callerOf } from '../auth/caller'
 import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
 import { type ErrorBodyShape, errorResponse, toGatewayError } from '../errors'
@@ -65,8 +65,13 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     }
     shutdown.addEventListener('abort', stop, { once: true })
     try {
-      const principal: Principal | null = needsKey ? await authenticate(event, ctx, route.keyKind, route.keyHeaders) : null
-      if (principal) ctx.requestLog.note(requestId, { org_id: principal.org.id, key: principal.key.hash.slice(0, 12) })
+      const principal: Principal | null = needsKey ? await callerOf(event, ctx, route.keyKind, route.keyHeaders) : null
+      if (principal)
+        ctx.requestLog.note(requestId, {
+          org_id: principal.org.id,
+          key: principal.key.hash.slice(0, 12),
+          ...(principal.via === 'session' ? { user_id: principal.user.id } : {}),
+        })
       const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined

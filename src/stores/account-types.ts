@@ -17,6 +17,8 @@ export interface User {
   plan: string
   disabled: boolean
   created_at: string
+  /** The host app's own id of a user its session signed in (docs/first-party.md#host-users). */
+  host_id?: string
 }
 
 /** When a key's credit limit starts over: each UTC day, week (from Monday) or month (docs/keys.md). */

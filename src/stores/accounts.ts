@@ -7,6 +7,7 @@ import { createKeyList, type KeyListing } from './key-list'
 import type { Kv } from './kv'
 import type { PrincipalCache } from './principal-cache'
 import { createRevokedKeys } from './revoked-keys'
+import { sessionKeyOf } from './session-key'
 
 /** What a key above a minted key bounds it by, from its record (only the fields that are set). */
 export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
@@ -128,17 +129,29 @@ export function createAccountsStore(options: AccountsOptions) {
       return org
     },
 
-    /** Creates a user in an existing org, or in a new org named `orgName` (default: the email). */
-    async createUser(input: { email: string; orgId?: string; orgName?: string; plan?: string; id?: string }): Promise<User> {
-      const email = input.email?.trim().toLowerCase()
-      if (!email || !EMAIL_RE.test(email)) throw invalidRequest('email: must be an email address', 'email')
+    /**
+     * Creates a user in an existing org, or in a new org named `orgName` (default: the email). With `hostId` (a host
+     * session's user, docs/first-party.md#host-users) the email is optional and only claimed when free: the user is
+     * known by the host's id, and findUserByEmail finds it only when it owns the email.
+     */
+    async createUser(input: { email?: string; orgId?: string; orgName?: string; plan?: string; id?: string; hostId?: string }): Promise<User> {
+      const email = input.email?.trim().toLowerCase() ?? ''
+      const host = input.hostId !== undefined
+      if (!host && (!email || !EMAIL_RE.test(email))) throw invalidRequest('email: must be an email address', 'email')
       if (input.orgId && !(await getOrg(input.orgId))) throw notFound(`Org ${input.orgId} not found`)
       const id = input.id ?? newId()
-      if (!(await atomic.setIfAbsent(kv.key('emails', sha256Hex(email)), { user_id: id }))) {
-        throw new GatewayError(409, 'A user with this email already exists', { param: 'email' })
+      const owned = email !== '' && EMAIL_RE.test(email) && (await atomic.setIfAbsent(kv.key('emails', sha256Hex(email)), { user_id: id }))
+      if (!host && !owned) throw new GatewayError(409, 'A user with this email already exists', { param: 'email' })
+      const orgId = input.orgId ?? (await store.createOrg({ name: input.orgName ?? (email || `user ${input.hostId}`) })).id
+      const user: User = {
+        id,
+        org_id: orgId,
+        email: host && !owned ? '' : email,
+        plan: input.plan ?? options.defaultPlan,
+        disabled: false,
+        created_at: iso(now()),
+        ...(host ? { host_id: input.hostId } : {}),
       }
-      const orgId = input.orgId ?? (await store.createOrg({ name: input.orgName ?? email })).id
-      const user: User = { id, org_id: orgId, email, plan: input.plan ?? options.defaultPlan, disabled: false, created_at: iso(now()) }
       await kv.set(user, 'users', id)
       return user
     },
@@ -304,6 +317,23 @@ export function createAccountsStore(options: AccountsOptions) {
      * true when this call removed its record (docs/retention.md#revoked-and-deleted-keys).
      */
     removeRevokedKey: (entry: string): Promise<boolean> => revoked.remove(entry),
+
+    /**
+     * The principal of a user's host session (docs/first-party.md#session-principals): its session key, user and org,
+     * through the authentication cache; null when the user or its org is gone.
+     */
+    async resolveSessionUser(userId: string): Promise<Principal | null> {
+      const cacheKey = `session-${userId}`
+      const cached = options.cache?.get(cacheKey)
+      if (cached) return cached
+      const generation = options.cache?.generation() ?? 0
+      const user = await getUser(userId)
+      const org = user && (await getOrg(user.org_id))
+      if (!user || !org) return null
+      const principal: Principal = { key: sessionKeyOf(user), user, org, via: 'session' }
+      options.cache?.set(cacheKey, principal, generation)
+      return principal
+    },
 
     /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked, disabled or expired. */
     async resolveKey(key: string): Promise<Principal | null> {

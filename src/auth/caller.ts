@@ -1,0 +1,27 @@
+import type { H3Event } from 'h3'
+import type { GatewayContext } from '../context'
+import { assertSameSite } from '../http/cross-site'
+import type { Principal } from '../stores/account-types'
+import { authenticate, type KeyKind } from './bearer'
+
+// True when the request sends a key, in `Authorization` or a header the route takes: a key, when sent, wins.
+const sendsKey = (event: H3Event, keyHeaders: 'x-api-key'[] | undefined) =>
+  event.req.headers.has('authorization') || (keyHeaders?.some((name) => event.req.headers.has(name)) ?? false)
+
+/**
+ * Who calls a route that needs a caller (docs/first-party.md#session-principals): the bearer key when one is sent;
+ * else, with the `session` option, the host's signed-in user (a request that changes state must come from the site's
+ * own pages: 403 otherwise); else the 401 of a missing key. The key management routes take a management key only.
+ */
+export async function callerOf(event: H3Event, ctx: GatewayContext, kind: KeyKind = 'api', keyHeaders?: 'x-api-key'[]): Promise<Principal> {
+  const session = ctx.options.session
+  if (session && kind !== 'management' && !sendsKey(event, keyHeaders)) {
+    const user = await ctx.sessions.hostUserOf(event)
+    if (user !== null) {
+      assertSameSite(event, ctx.options.publicUrl, session.trustedOrigins)
+      const principal = await ctx.sessions.ofHostUser(user)
+      return principal
+    }
+  }
+  return authenticate(event, ctx, kind, keyHeaders)
+}

@@ -1,0 +1,92 @@
+import { applyRateLimits } from '../routing/rate-limit'
+import type { GatewayContext } from '../context'
+import { toGatewayError } from '../errors'
+import { idBytes } from '../crypto/id-bytes'
+import { isShuttingDown } from '../http/in-flight'
+import { type AnySchema, parseInput } from '../http/validate'
+import type { Principal } from '../stores/account-types'
+import type { Capability } from '../contracts'
+import type { InProcessCallOptions } from './types'
+
+const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** What one in-process call serves with: its caller, its validated body, its abort, ids and headers. */
+export interface InProcessInput<B> {
+  principal: Principal
+  body: B
+  abort: AbortController
+  requestId: string
+  clientRequestId?: string
+  headers: Headers
+}
+
+/** One operation of the in-process client: the route it stands for, its body's schema, and how it is served. */
+export interface InProcessOperation<S extends AnySchema, R> {
+  /** The HTTP route's path below the base path, as the request log and the spans name it. */
+  path: string
+  capability: Capability
+  schema: S
+  serve(input: InProcessInput<import('valibot').InferOutput<S>>): Promise<R>
+}
+
+/**
+ * Runs one call of the in-process client as its HTTP route would (docs/first-party.md#the-in-process-client): refused
+ * once the gateway closes, one request-log line and span, the caller resolved, the rate limits counted, the body
+ * validated by the route's schema, then served; the caller's signal (and the gateway's drain deadline) aborts it.
+ * Errors are thrown as GatewayError, the unexpected ones logged as the routes log them.
+ */
+export async function callInProcess<S extends AnySchema, R>(
+  ctx: GatewayContext,
+  operation: InProcessOperation<S, R>,
+  principalOf: () => Promise<Principal>,
+  body: unknown,
+  options: InProcessCallOptions = {},
+): Promise<R> {
+  const requestId = `req_${idBytes(12).toString('hex')}`
+  const headers = new Headers(options.headers)
+  const incoming = headers.get('x-request-id')
+  const clientRequestId = incoming && VALID_ID_RE.test(incoming) ? incoming : undefined
+  const release = ctx.inFlight.admit()
+  const ended = ctx.requestLog.begin(requestId, 'POST', ctx.options.basePath + operation.path, operation.path, operation.capability, clientRequestId)
+  ctx.requestLog.note(requestId, { in_process: true })
+  const abort = new AbortController()
+  const { signal } = options
+  const follow = () => abort.abort(signal?.reason)
+  const shutdown = ctx.inFlight.signal
+  const stop = () => abort.abort(shutdown.reason)
+  if (signal?.aborted) follow()
+  signal?.addEventListener('abort', follow, { once: true })
+  shutdown.addEventListener('abort', stop, { once: true })
+  let status = 500
+  try {
+    const principal = await principalOf()
+    ctx.requestLog.note(requestId, {
+      org_id: principal.org.id,
+      key: principal.key.hash.slice(0, 12),
+      ...(principal.via === 'session' ? { user_id: principal.user.id } : {}),
+    })
+    await applyRateLimits(ctx, principal)
+    const parsed = parseInput(operation.schema, body, 'body')
+    const result = await operation.serve({ principal, body: parsed, abort, requestId, clientRequestId, headers })
+    status = 200
+    return result
+  } catch (error) {
+    const thrown = toGatewayError(abort.signal.aborted && shutdown.aborted ? shutdown.reason : error, requestId)
+    status = thrown.status
+    if (thrown.status >= 500 && !isShuttingDown(thrown)) {
+      const cause = thrown.cause ?? error
+      ctx.logger.error(`in-process ${operation.path} failed`, {
+        request_id: requestId,
+        status: thrown.status,
+        error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
+      })
+    }
+    signal?.removeEventListener('abort', follow)
+    throw thrown
+  } finally {
+    shutdown.removeEventListener('abort', stop)
+    ctx.requestLog.note(requestId, { status })
+    ended()
+    release()
+  }
+}

@@ -1,0 +1,136 @@
+import type { H3Event } from 'h3'
+import { authenticate, authenticateKey } from '../auth/bearer'
+import { serveChatInProcess } from '../chat'
+import type { GatewayContext } from '../context'
+import { serveEmbeddings } from '../embeddings'
+import { unauthorized } from '../errors'
+import { generationTagsOf } from '../http/attribution'
+import { serveMessages } from '../messages/serve'
+import { serveResponses } from '../responses'
+import { chatRequestSchema } from '../schemas/chat'
+import { embeddingsRequestSchema } from '../schemas/embeddings'
+import { messagesRequestSchema } from '../schemas/messages'
+import { responsesRequestSchema } from '../schemas/responses'
+import type { Principal } from '../stores/account-types'
+import { callInProcess, type InProcessOperation } from './call'
+import { eventsOf, inProcessStream } from './streams'
+import type { ClientPrincipal, GatewayClient, InProcessCallOptions } from './types'
+
+const isEvent = (value: unknown): value is H3Event => typeof value === 'object' && value !== null && 'req' in value && 'context' in value
+
+/** How a client finds its caller on each call (through the authentication cache: one lookup a few seconds at most). */
+function principalSource(ctx: GatewayContext, who: ClientPrincipal): () => Promise<Principal> {
+  const event = isEvent(who) ? who : 'event' in who ? who.event : undefined
+  if (event)
+    // A key the request sends wins, as over HTTP; else the host's session; else 401.
+    return async () => {
+      if (event.req.headers.has('authorization')) return authenticate(event, ctx)
+      const principal = await ctx.sessions.fromEvent(event)
+      if (!principal) throw unauthorized('No signed-in user: the host session of this request names none, and it sends no API key')
+      return principal
+    }
+  if ('user' in who) return () => ctx.sessions.ofHostUser(who.user)
+  if ('userId' in who) return () => ctx.sessions.ofUserId(who.userId)
+  if ('key' in who) return () => authenticateKey(ctx, who.key)
+  throw new TypeError('model-gateway: client() takes an h3 event, { event }, { user }, { userId } or { key }')
+}
+
+// The Anthropic headers a native Messages request takes along (docs/native.md#messages).
+function anthropicHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of ['anthropic-version', 'anthropic-beta']) {
+    const value = headers.get(name)
+    if (value) out[name] = value
+  }
+  return out
+}
+
+// What a route that answers a Response gives the in-process caller: its JSON object, or its SSE events as objects.
+async function answerOf(response: Response, abort: AbortController): Promise<Record<string, unknown> | ReturnType<typeof eventsOf>> {
+  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    return eventsOf(response, abort, response.headers.get('x-generation-id') ?? undefined)
+  return (await response.json()) as Record<string, unknown>
+}
+
+/** Creates the in-process client acting as `who` (docs/first-party.md#the-in-process-client). */
+export function createClient(ctx: GatewayContext, who: ClientPrincipal): GatewayClient {
+  const principalOf = principalSource(ctx, who)
+  const call = <R>(operation: InProcessOperation<never, R>, body: unknown, options?: InProcessCallOptions) =>
+    callInProcess(ctx, operation as never, principalOf, body, options) as Promise<R>
+  const tagsOf = (input: { requestId: string; clientRequestId?: string; headers: Headers }, fields: unknown) =>
+    generationTagsOf(input.headers, input.requestId, input.clientRequestId, fields)
+
+  const chat = {
+    path: '/chat/completions',
+    capability: 'chat' as const,
+    schema: chatRequestSchema,
+    async serve(input: Parameters<InProcessOperation<typeof chatRequestSchema, unknown>['serve']>[0]) {
+      const answer = await serveChatInProcess(ctx, {
+        principal: input.principal,
+        request: input.body,
+        abort: input.abort,
+        requestId: input.requestId,
+        tags: tagsOf(input, input.body),
+      })
+      return 'stream' in answer ? inProcessStream(answer.stream, input.abort) : answer.completion
+    },
+  }
+  const embeddings = {
+    path: '/embeddings',
+    capability: 'embeddings' as const,
+    schema: embeddingsRequestSchema,
+    async serve(input: Parameters<InProcessOperation<typeof embeddingsRequestSchema, unknown>['serve']>[0]) {
+      const response = await serveEmbeddings(ctx, {
+        principal: input.principal,
+        request: input.body,
+        signal: input.abort.signal,
+        requestId: input.requestId,
+        tags: tagsOf(input, input.body),
+      })
+      return (await response.json()) as Record<string, unknown>
+    },
+  }
+  const messages = {
+    path: '/messages',
+    capability: 'chat' as const,
+    schema: messagesRequestSchema,
+    async serve(input: Parameters<InProcessOperation<typeof messagesRequestSchema, unknown>['serve']>[0]) {
+      const tags = tagsOf(input, { user: input.body.metadata?.user_id })
+      const response = await serveMessages(ctx, {
+        principal: input.principal,
+        request: input.body,
+        abort: input.abort,
+        requestId: input.requestId,
+        tags,
+        headers: anthropicHeaders(input.headers),
+      })
+      return answerOf(response, input.abort)
+    },
+  }
+  const responses = {
+    path: '/responses',
+    capability: 'chat' as const,
+    schema: responsesRequestSchema,
+    async serve(input: Parameters<InProcessOperation<typeof responsesRequestSchema, unknown>['serve']>[0]) {
+      const response = await serveResponses(ctx, {
+        principal: input.principal,
+        request: input.body,
+        abort: input.abort,
+        requestId: input.requestId,
+        tags: tagsOf(input, input.body),
+      })
+      return answerOf(response, input.abort)
+    },
+  }
+
+  return {
+    chat: { completions: { create: (body: unknown, options?: InProcessCallOptions) => call(chat as never, body, options) } },
+    embeddings: { create: (body, options) => call(embeddings as never, body, options) },
+    messages: { create: (body: unknown, options?: InProcessCallOptions) => call(messages as never, body, options) },
+    responses: { create: (body: unknown, options?: InProcessCallOptions) => call(responses as never, body, options) },
+    async identity() {
+      const { user, org, via } = await principalOf()
+      return { user_id: user.id, org_id: org.id, email: user.email, via: via ?? 'key' }
+    },
+  } as GatewayClient
+}

@@ -62,8 +62,11 @@ export type { PgPool, PostgresPoolConnector, PostgresPoolOptions } from './store
 export type { AtomicEngine, AtomicOption, AtomicOps, Budget, CounterCharge, CounterWindow, HoldOps, PlaceResult, WrittenRecord } from './stores/engine-types'
 export type { SessionOptions, SessionUser, NewSessionUser } from './options'
 export type {
+  ChatChunkChoice,
   ChatCompletionRequest,
   ChatCompletions,
+  ChatStreamChunk,
+  ChatToolCallDelta,
   ClientPrincipal,
   GatewayClient,
   InProcessCallOptions,
@@ -71,4 +74,4 @@ export type {
   StreamingApi,
 } from './client/types'
 export type { ChatCompletionChunk } from './chat/result'
-export type { ChatCompletionObject } from './chat/render'
+export type { ChatCompletionObject, ChatUsageObject } from './chat/render'

@@ -1,4 +1,4 @@
-import type { H3Event } from 'h3'
+import { H3Event } from 'h3'
 import { authenticate, authenticateKey } from '../auth/bearer'
 import { serveChatInProcess } from '../chat'
 import type { GatewayContext } from '../context'
@@ -20,7 +20,7 @@ const isEvent = (value: unknown): value is H3Event => typeof value === 'object' 
 
 /** How a client finds its caller on each call (through the authentication cache: one lookup a few seconds at most). */
 function principalSource(ctx: GatewayContext, who: ClientPrincipal): () => Promise<Principal> {
-  const event = isEvent(who) ? who : 'event' in who ? who.event : undefined
+  const event = isEvent(who) ? who : 'event' in who ? who.event : 'request' in who ? new H3Event(who.request) : undefined
   if (event)
     // A key the request sends wins, as over HTTP; else the host's session; else 401.
     return async () => {
@@ -32,7 +32,7 @@ function principalSource(ctx: GatewayContext, who: ClientPrincipal): () => Promi
   if ('user' in who) return () => ctx.sessions.ofHostUser(who.user)
   if ('userId' in who) return () => ctx.sessions.ofUserId(who.userId)
   if ('key' in who) return () => authenticateKey(ctx, who.key)
-  throw new TypeError('model-gateway: client() takes an h3 event, { event }, { user }, { userId } or { key }')
+  throw new TypeError('model-gateway: client() takes an h3 event, { event }, { request }, { user }, { userId } or { key }')
 }
 
 // The Anthropic headers a native Messages request takes along (docs/native.md#messages).

@@ -1,13 +1,14 @@
 import type { H3Event } from 'h3'
 import type { ChatCompletionChunk } from '../chat/result'
-import type { ChatCompletionObject } from '../chat/render'
+import type { ChatCompletionObject, ChatUsageObject } from '../chat/render'
 import type { SessionUser } from '../stores/sessions'
 
 /**
  * Who an in-process client acts as (docs/first-party.md#the-in-process-client): the host session of a request (its
- * h3 event), a host user (created on first use, as a session's), a gateway user by id, or an API key.
+ * h3 event, or its web Request: a key it sends wins), a host user (created on first use, as a session's), a gateway
+ * user by id, or an API key.
  */
-export type ClientPrincipal = H3Event | { event: H3Event } | { user: SessionUser | string } | { userId: string } | { key: string }
+export type ClientPrincipal = H3Event | { event: H3Event } | { request: Request } | { user: SessionUser | string } | { userId: string } | { key: string }
 
 /** Options of one in-process call. */
 export interface InProcessCallOptions {
@@ -28,12 +29,39 @@ export interface InProcessStream<T> extends AsyncIterable<T> {
   abort(): void
 }
 
+/** A tool call's piece in a streamed delta (OpenAI's shape: the id and name come first, the arguments in pieces). */
+export interface ChatToolCallDelta {
+  index: number
+  id?: string
+  type?: 'function'
+  function?: { name?: string; arguments?: string }
+}
+
+/** One choice of a streamed chunk, as chat's SSE carries it (docs/chat.md#streaming). */
+export interface ChatChunkChoice {
+  index: number
+  delta: {
+    role?: 'assistant'
+    content?: string | null
+    reasoning?: string | null
+    refusal?: string | null
+    tool_calls?: ChatToolCallDelta[]
+    [field: string]: unknown
+  }
+  finish_reason: string | null
+  native_finish_reason?: string | null
+  [field: string]: unknown
+}
+
+/** A streamed chat chunk as the in-process client gives it: the object each `data:` event of chat's SSE carries. */
+export type ChatStreamChunk = Omit<ChatCompletionChunk, 'choices' | 'usage'> & { choices: ChatChunkChoice[]; usage?: ChatUsageObject }
+
 /** A chat completion request, as POST /chat/completions takes it (docs/chat.md). */
 export type ChatCompletionRequest = { model?: string; models?: string[]; messages: unknown[]; stream?: boolean | null } & Record<string, unknown>
 
 /** Chat completions, OpenAI-shaped: whole, or streamed with `stream: true`. */
 export interface ChatCompletions {
-  create(body: ChatCompletionRequest & { stream: true }, options?: InProcessCallOptions): Promise<InProcessStream<ChatCompletionChunk>>
+  create(body: ChatCompletionRequest & { stream: true }, options?: InProcessCallOptions): Promise<InProcessStream<ChatStreamChunk>>
   create(body: ChatCompletionRequest & { stream?: false | null }, options?: InProcessCallOptions): Promise<ChatCompletionObject>
   create(body: ChatCompletionRequest, options?: InProcessCallOptions): Promise<ChatCompletionObject | InProcessStream<ChatCompletionChunk>>
 }

@@ -146,6 +146,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
   } else if (secret.length < 32) {
     throw new TypeError('model-gateway: `secret` must be at least 32 characters')
   }
+  const session = resolveSessionOption(options.session)
   return {
     storagePrefix: options.storagePrefix ?? 'gateway',
     // The catalogue file's prices and models, before the catalogue is built (docs/catalogue.md).
@@ -185,8 +186,8 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
-    session: resolveSessionOption(options.session),
-    cors: resolveCors(options.cors),
+    session,
+    cors: resolveCors(options.cors, session?.trustedOrigins),
   }
 }
 

@@ -3,9 +3,10 @@ import { echoedRequestIdOf } from './request-id'
 
 /*
  * CORS (docs/api.md#cors): the API answers browser preflights and lets pages of any origin (or of the
- * configured ones) read its answers, errors included. Never with credentials: browser apps send a key in
- * Authorization (keys issued by PKCE are meant for them), never cookies, so `Access-Control-Allow-Credentials` is
- * never sent and `*` is safe.
+ * configured ones) read its answers, errors included. Without credentials: browser apps send a key in
+ * Authorization (keys issued by PKCE are meant for them), not cookies, so `*` is safe. Only the session's trusted
+ * origins (docs/first-party.md#cross-site-requests) get `Access-Control-Allow-Credentials`, each by its own name,
+ * never with `*`.
  */
 
 /** Request headers a page may send: the key, the body's type, OpenRouter's app attribution, the request id. */
@@ -20,8 +21,11 @@ export const CORS_MAX_AGE = 7200
 /** The `cors` option of createGateway: off, or the origins allowed (default: any origin). */
 export type CorsOption = false | { origins: string[] }
 
-/** The resolved option: any origin, a set of them, or off. */
-export type ResolvedCors = false | { any: true } | { any: false; origins: ReadonlySet<string> }
+/**
+ * The resolved option: any origin, a set of them, or off; `credentialed`: the origins whose pages may send the host's
+ * session cookie (the session's trusted origins), answered with credentials.
+ */
+export type ResolvedCors = false | (({ any: true } | { any: false; origins: ReadonlySet<string> }) & { credentialed?: ReadonlySet<string> })
 
 const EXPOSE = CORS_EXPOSE_HEADERS.join(', ')
 const ALLOW_METHODS = CORS_METHODS.join(', ')
@@ -30,13 +34,14 @@ const ALLOW_HEADERS = CORS_ALLOW_HEADERS.map((h) => h.toLowerCase())
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** Checks the `cors` option at creation: `false`, or `{ origins }` of `scheme://host[:port]` origins (`*` for any). */
-export function resolveCors(option: CorsOption | undefined): ResolvedCors {
-  if (option === undefined) return { any: true }
+export function resolveCors(option: CorsOption | undefined, credentialed?: ReadonlySet<string>): ResolvedCors {
+  const withCredentials = credentialed?.size ? { credentialed } : {}
+  if (option === undefined) return { any: true, ...withCredentials }
   if (option === false) return false
   if (!option || !Array.isArray(option.origins)) throw new TypeError('model-gateway: `cors` must be false or { origins: string[] }')
   const origins = new Set<string>()
   for (const origin of option.origins) {
-    if (origin === '*') return { any: true }
+    if (origin === '*') return { any: true, ...withCredentials }
     let parsed: URL | undefined
     try {
       parsed = typeof origin === 'string' ? new URL(origin) : undefined
@@ -48,14 +53,22 @@ export function resolveCors(option: CorsOption | undefined): ResolvedCors {
     }
     origins.add(parsed.origin)
   }
-  return { any: false, origins }
+  return { any: false, origins, ...withCredentials }
 }
 
 /** The `Access-Control-Allow-Origin` for a request from `origin`: `*`, the origin itself when listed, else none. */
 function allowedOrigin(cors: Exclude<ResolvedCors, false>, origin: string | null): string | undefined {
+  if (origin && cors.credentialed?.has(origin.toLowerCase())) return origin
   if (cors.any) return '*'
   return origin && cors.origins.has(origin.toLowerCase()) ? origin : undefined
 }
+
+// The credentials header of a session's trusted origin (its own name in Allow-Origin, never `*`), else nothing.
+const credentialsFor = (cors: Exclude<ResolvedCors, false>, origin: string | undefined): Record<string, string> =>
+  origin && origin !== '*' && cors.credentialed?.has(origin.toLowerCase()) ? { 'access-control-allow-credentials': 'true' } : {}
+
+// Whether an answer depends on the request's Origin (a list of origins, or credentialed ones): caches must keep them apart.
+const variesByOrigin = (cors: Exclude<ResolvedCors, false>) => !cors.any || (cors.credentialed?.size ?? 0) > 0
 
 /** Sets headers on a response, copying it when its headers are immutable. */
 function withHeaders(response: Response, headers: Record<string, string>, vary?: string): Response {
@@ -86,8 +99,10 @@ function withHeaders(response: Response, headers: Record<string, string>, vary?:
 export function withCors(response: Response, event: H3Event, cors: ResolvedCors): Response {
   if (!cors) return response
   const origin = allowedOrigin(cors, event.req.headers.get('origin'))
-  const headers: Record<string, string> = origin ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSE } : {}
-  return withHeaders(response, headers, cors.any ? undefined : 'Origin')
+  const headers: Record<string, string> = origin
+    ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSE, ...credentialsFor(cors, origin) }
+    : {}
+  return withHeaders(response, headers, variesByOrigin(cors) ? 'Origin' : undefined)
 }
 
 /**
@@ -108,7 +123,12 @@ export function preflight(event: H3Event, cors: Exclude<ResolvedCors, false>): R
       'access-control-allow-methods': ALLOW_METHODS,
       'access-control-allow-headers': [...CORS_ALLOW_HEADERS, ...asked].join(', '),
       'access-control-max-age': String(CORS_MAX_AGE),
+      ...credentialsFor(cors, origin),
     })
   }
-  return withHeaders(new Response(null, { status: 204, headers }), {}, cors.any ? 'Access-Control-Request-Headers' : 'Origin, Access-Control-Request-Headers')
+  return withHeaders(
+    new Response(null, { status: 204, headers }),
+    {},
+    variesByOrigin(cors) ? 'Origin, Access-Control-Request-Headers' : 'Access-Control-Request-Headers',
+  )
 }

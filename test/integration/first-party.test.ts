@@ -121,6 +121,24 @@ describe('first-party mode: session principals over HTTP and the in-process clie
     ).toBe(200)
   })
 
+  it('CORS: a trusted origin gets credentials under its own name, never with *; any other origin gets * without them', async () => {
+    const preflight = await fetch(`${url}/api/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://trusted.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://trusted.example')
+    expect(preflight.headers.get('access-control-allow-credentials')).toBe('true')
+    expect(preflight.headers.get('vary')).toContain('Origin')
+    const trusted = await chat({ cookie: 'sid=tok-alice', origin: 'https://trusted.example', 'sec-fetch-site': 'cross-site' })
+    expect(trusted.headers.get('access-control-allow-origin')).toBe('https://trusted.example')
+    expect(trusted.headers.get('access-control-allow-credentials')).toBe('true')
+    const other = await fetch(`${url}/api/v1/models`, { headers: { origin: 'https://other.example' } })
+    expect(other.headers.get('access-control-allow-origin')).toBe('*')
+    expect(other.headers.get('access-control-allow-credentials')).toBeNull()
+    expect(other.headers.get('vary')).toContain('Origin')
+  })
+
   it('a key, when sent, wins over the session; without either the request is a 401; key management takes no session', async () => {
     const customer = await createCustomer(gateway, { credits: '1' })
     const response = await chat({ cookie: 'sid=tok-alice', ...customer.auth })

@@ -3,6 +3,8 @@ import { Readable } from 'node:stream'
 import { GatewayError, errorTypes, type ErrorStatus, type Gateway } from '../src/index'
 import { toNodeHandler } from './node'
 
+export { clientFor } from './node'
+
 /** An Express request (only what the adapter reads). `rawBody`: the bytes a parser's `verify` hook may keep. */
 type ExpressRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; originalUrl?: string; protocol?: string }
 

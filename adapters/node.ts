@@ -1,12 +1,31 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler as h3ToNodeHandler } from 'h3/node'
-import type { Gateway } from '../src/index'
+import type { Gateway, GatewayClient } from '../src/index'
 
 /** A Node request handler, `(req, res) => void`, serving the gateway inside an existing node:http server. */
 export function toNodeHandler(gateway: Gateway): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = h3ToNodeHandler(gateway.app)
   return (req, res) => void handle(req, res)
+}
+
+/**
+ * The in-process client of a Node (or Express) request's signed-in user (docs/first-party.md#express-and-node): the
+ * `session` option says who, from the request's headers or, through `event.runtime.node.req`, from what the app's own
+ * middleware put on `req` (`req.user`, `req.session`); a key the request sends wins. `clientFor(gateway, req)`.
+ */
+export function clientFor(gateway: Gateway, req: IncomingMessage, res?: ServerResponse): GatewayClient {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one)
+  }
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted
+  const protocol = req.headers['x-forwarded-proto'] === 'https' || encrypted ? 'https' : 'http'
+  const url = new URL((req as { originalUrl?: string }).originalUrl || req.url || '/', `${protocol}://${req.headers.host || 'localhost'}`)
+  // As h3's Node requests carry it: the session function reads the app's own `req` there.
+  const request = Object.assign(new Request(url, { headers }), { runtime: { name: 'node', node: { req, res } } })
+  return gateway.client({ request })
 }
 
 /**

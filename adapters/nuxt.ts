@@ -170,7 +170,8 @@ export const devDrainTimeoutMs = ${devDrainTimeoutMs}
     })
     addServerTemplate({
       filename: '#model-gateway',
-      getContents: () => `export { useModelGateway } from ${JSON.stringify(runtime('gateway'))}\n`,
+      getContents: () =>
+        `export { useModelGateway } from ${JSON.stringify(runtime('gateway'))}\nexport { useGatewayClient, nitroEventOf } from ${JSON.stringify(runtime('session'))}\n`,
     })
 
     // Nuxt transpiles (inlines) every module's package and aliases `h3` to its own h3 v1: the core must stay an
@@ -188,7 +189,7 @@ export const devDrainTimeoutMs = ${devDrainTimeoutMs}
     // gateway's JSON of many shapes.
     addServerHandler({ route: `${basePath}/**`, handler: runtime('handler'), lazy: true })
     addServerPlugin(runtime('plugin'))
-    addServerImports([{ name: 'useModelGateway', from: '#model-gateway' }])
+    addServerImports(['useModelGateway', 'useGatewayClient', 'nitroEventOf'].map((name) => ({ name, from: '#model-gateway' })))
     // An ambient module (no top-level export): `#model-gateway` is a virtual module of Nitro, which TypeScript cannot
     // resolve, so it takes this declaration. Server code only.
     addTypeTemplate(
@@ -198,6 +199,11 @@ export const devDrainTimeoutMs = ${devDrainTimeoutMs}
 declare module '#model-gateway' {
   /** The app's gateway (created when the server starts): \`(await useModelGateway()).admin\` for accounts, keys and credits. */
   export function useModelGateway(): Promise<import('model-gateway').Gateway>
+  /** The in-process client of the event's signed-in user (the \`session\` option says who): billed to that user, no HTTP. */
+  export function useGatewayClient(event: { method: string; path: string; headers: Headers; node: { req: import('node:http').IncomingMessage } }): Promise<import('model-gateway').GatewayClient>
+  /** The app's Nitro event (its h3 event) behind the gateway's own event (in the \`session.user\` function): what the app's session helpers take. */
+  // biome-ignore lint/suspicious/noExplicitAny: the app's own h3 event type, which this declaration cannot name without finding the wrong h3
+  export function nitroEventOf(event: { req: Request }): any
 }
 `,
       },

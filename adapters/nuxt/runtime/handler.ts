@@ -3,6 +3,7 @@
 import type { Gateway } from 'model-gateway'
 import { useModelGateway } from './gateway'
 import { unavailable } from './unavailable'
+import { rememberNitroEvent } from './session'
 import { type NitroEvent, toWebRequest } from './web-request'
 
 /**
@@ -22,7 +23,7 @@ async function serve(event: NitroEvent): Promise<Response> {
   } catch (error) {
     return unavailable(error)
   }
-  return gateway.fetch(toWebRequest(event))
+  return gateway.fetch(rememberNitroEvent(toWebRequest(event), event))
 }
 
 const handler: GatewayRouteHandler = Object.assign(serve, { __is_handler__: true as const })

@@ -13,15 +13,14 @@ import type { UsageRecord } from './usage'
  * Storage: `rollups:<org>:<YYYY-MM-DD>:index` lists the day's entries, and `rollups:<org>:<YYYY-MM-DD>:<entry>:<field>`
  * holds one exact counter per field. Every counter is an atomic decimal counter of the atomic layer (what credits
  * use): money in units of 10^-12 EUR, counts as whole numbers; each addition is exact on any number of instances
- * sharing the storage. The index is bounded, decided in its atomic update (docs/usage.md#rollups-activity-without-reading-usage-records):
- * at most `endUsersPerDay` distinct end users a day have entries of their own (a further one counts under
- * OTHER_END_USERS), and at most MAX_KEYED_ENTRIES_PER_DAY entries have an API key (past that, a request counts under
- * its key's OTHER_END_USERS entry when it has one, else in its model and provider's entry with neither key, user nor
- * end user), so totals stay exact.
+ * sharing the storage. The index is bounded, decided in its atomic update (hasRoomFor;
+ * docs/usage.md#rollups-activity-without-reading-usage-records): a request that finds no room for its entry counts
+ * under its key's OTHER_END_USERS entry, else in its model and provider's entry with neither key, user nor end user,
+ * so totals stay exact.
  */
 export const ROLLUP_PREFIX = 'rollups'
 
-/** At most this many (model, provider, key, end user) entries a day per org; further ones are counted without their key. */
+/** At most this many entries with a key and an end user, and as many with a key and none, a day per org (hasRoomFor). */
 export const MAX_KEYED_ENTRIES_PER_DAY = 1000
 
 /** Distinct end users per org and day with entries of their own, unless the gateway's `activity.endUsersPerDay` says otherwise. */
@@ -98,13 +97,17 @@ const entryIdOf = (entry: Omit<RollupEntry, 'id'>) =>
 const namesEndUser = (entry: Pick<RollupEntry, 'end_user'>) => entry.end_user != null && entry.end_user !== OTHER_END_USERS
 
 /**
- * Whether a day's index (its entries) has room for a new entry: at most MAX_KEYED_ENTRIES_PER_DAY with a key, and its
- * end user already listed or among the first `endUsersPerDay`.
+ * Whether a day's index (its entries) has room for a new entry. Entries with a key are bounded in two kinds, so that
+ * callers' end users never crowd out the keys' own entries: at most `maxKeyedEntries` naming an end user, whose end
+ * user is already listed or among the first `endUsersPerDay`; and at most `maxKeyedEntries` others (a key's requests
+ * without an end user, or under OTHER_END_USERS). Entries without a key (one per model and provider) always fit.
  */
 function hasRoomFor(entries: RollupEntry[], entry: RollupEntry, bounds: { endUsersPerDay: number; maxKeyedEntries: number }): boolean {
-  if (entry.key_hash !== null && entries.filter((e) => e.key_hash !== null).length >= bounds.maxKeyedEntries) return false
-  if (!namesEndUser(entry) || entries.some((e) => e.end_user === entry.end_user)) return true
-  return new Set(entries.filter(namesEndUser).map((e) => e.end_user)).size < bounds.endUsersPerDay
+  if (entry.key_hash === null) return true
+  if (!namesEndUser(entry)) return entries.filter((e) => e.key_hash !== null && !namesEndUser(e)).length < bounds.maxKeyedEntries
+  const named = entries.filter(namesEndUser)
+  if (named.length >= bounds.maxKeyedEntries) return false
+  return named.some((e) => e.end_user === entry.end_user) || new Set(named.map((e) => e.end_user)).size < bounds.endUsersPerDay
 }
 
 /** What a rollup entry that could not be listed counts under instead: its key's OTHER_END_USERS entry, then none. */

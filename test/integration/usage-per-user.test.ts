@@ -341,11 +341,13 @@ function describePerUser(makeKind: () => StorageKind) {
     }
   })
 
-  it('a day’s index stays bounded: past its end users, a key’s requests count under its "(other)"; past its keyed entries, without a key', async () => {
+  it('a day’s index stays bounded, and end users never crowd out the keys’ own entries', async () => {
     const { kv, atomic } = a.gateway.internals
-    // One end user and three keyed entries a day, so that each step of the bound shows.
-    const store = createRollupStore({ kv, atomic, endUsersPerDay: 1, maxKeyedEntries: 3 })
+    // One end user a day, and three entries of each kind with a key, so that each step of the bound shows.
+    const bounds = { endUsersPerDay: 1, maxKeyedEntries: 3 }
+    const store = createRollupStore({ kv, atomic, ...bounds })
     const org = `bounded-${Math.random().toString(36).slice(2)}`
+    const names = { model_permaslug: 'fake/gpt-test', provider_name: 'Up' }
     const record = (i: number, key: string, endUser: string | null): UsageRecord => ({
       id: `gen-bounded-${i}`,
       org_id: org,
@@ -375,38 +377,40 @@ function describePerUser(makeKind: () => StorageKind) {
       created_at: '2026-11-20T12:00:00.000Z',
     })
     const steps: [string, string | null][] = [
-      ['k1', 'e1'], // its own entry: the day's one end user
-      ['k1', 'e2'], // past the end users: k1's "(other)"
-      ['k2', 'e3'], // k2's "(other)": the third keyed entry
-      ['k1', 'e4'], // k1's "(other)", already listed
-      ['k3', 'e5'], // no room for k3's "(other)": without key, user or end user
-      ['k3', null], // no room for k3's own entry either
+      ['k1', null], // 0: k1's own entry (1 of 3 without an end user)
+      ['k1', 'e1'], // 1: e1 is the day's one end user (1 of 3 with one)
+      ['k1', 'e2'], // 2: past the end users: k1's "(other)" (2 of 3 without)
+      ['k2', 'e1'], // 3: e1 again, for k2 (2 of 3 with)
+      ['k3', 'e1'], // 4: (3 of 3 with)
+      ['k4', 'e1'], // 5: no room with an end user: k4's "(other)" (3 of 3 without)
+      ['k1', 'e3'], // 6: k1's "(other)", listed already
+      ['k5', null], // 7: no room without an end user: without key, user or end user
+      ['k5', 'e1'], // 8: no room with one, nor for k5's "(other)": the same
     ]
-    for (const [i, [key, endUser]] of steps.entries()) await store.add(record(i, key, endUser), { model_permaslug: 'fake/gpt-test', provider_name: 'Up' })
-    const rows = (await store.day(org, '2026-11-20')).map(({ entry, totals }) => [
-      entry.key_hash,
-      entry.user_id,
-      entry.end_user,
-      totals.requests,
-      totals.prompt_tokens,
-    ])
-    expect(rows).toEqual([
-      ['k1', 'user-k1', 'e1', 1, 10],
-      ['k1', 'user-k1', '(other)', 2, 11 + 13],
-      ['k2', 'user-k2', '(other)', 1, 12],
-      [null, null, null, 2, 14 + 15],
+    for (const [i, [key, endUser]] of steps.entries()) await store.add(record(i, key, endUser), names)
+    const rowsOf = async () =>
+      (await store.day(org, '2026-11-20')).map(({ entry, totals }) => [entry.key_hash, entry.user_id, entry.end_user, totals.requests, totals.prompt_tokens])
+    expect(await rowsOf()).toEqual([
+      ['k1', 'user-k1', null, 1, 10],
+      ['k1', 'user-k1', 'e1', 1, 11],
+      ['k1', 'user-k1', '(other)', 2, 12 + 16],
+      ['k2', 'user-k2', 'e1', 1, 13],
+      ['k3', 'user-k3', 'e1', 1, 14],
+      ['k4', 'user-k4', '(other)', 1, 15],
+      [null, null, null, 2, 17 + 18],
     ])
     // Another instance's store decides the same from the stored index.
-    const other = createRollupStore({ kv: b.gateway.internals.kv, atomic: b.gateway.internals.atomic, endUsersPerDay: 1, maxKeyedEntries: 3 })
-    await other.add(record(6, 'k2', 'e1'), { model_permaslug: 'fake/gpt-test', provider_name: 'Up' })
-    await other.add(record(7, 'k4', 'e1'), { model_permaslug: 'fake/gpt-test', provider_name: 'Up' })
-    const after = (await store.day(org, '2026-11-20')).map(({ entry, totals }) => [entry.key_hash, entry.end_user, totals.requests])
-    // e1 is the day's end user, but k2's e1 would be a fourth keyed entry: it counts under k2's "(other)"; k4's e1 without a key.
-    expect(after).toEqual([
-      ['k1', 'e1', 1],
-      ['k1', '(other)', 2],
-      ['k2', '(other)', 2],
-      [null, null, 3],
+    const other = createRollupStore({ kv: b.gateway.internals.kv, atomic: b.gateway.internals.atomic, ...bounds })
+    await other.add(record(9, 'k1', 'e1'), names)
+    await other.add(record(10, 'k2', null), names)
+    expect(await rowsOf()).toEqual([
+      ['k1', 'user-k1', null, 1, 10],
+      ['k1', 'user-k1', 'e1', 2, 11 + 19],
+      ['k1', 'user-k1', '(other)', 2, 12 + 16],
+      ['k2', 'user-k2', 'e1', 1, 13],
+      ['k3', 'user-k3', 'e1', 1, 14],
+      ['k4', 'user-k4', '(other)', 1, 15],
+      [null, null, null, 3, 17 + 18 + 20],
     ])
   })
 

@@ -6,12 +6,53 @@ import { sweepExpired, type SweepCounts } from './maintenance/sweep'
 import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, User } from './stores/account-types'
 import type { Credits, LedgerEntry, PageOptions } from './stores/credits'
 import type { UsageRecord } from './stores/usage'
+import { type ActivityGrouping, dayStart, daysBetween, readActivity } from './stores/activity'
+import { dayOf } from './stores/rollups'
 import type { HealthSnapshot } from './routing/health'
 
 export type { PageOptions }
 
 /** What `admin.usage` reads by default, and at most, per call. */
 export const USAGE_PAGE = { defaultLimit: 100, maxLimit: 1000 }
+
+/** What `admin.activity` reads (docs/usage.md#usage-per-user-from-your-code-adminactivity). */
+export interface ActivityQuery {
+  /** The first UTC day (YYYY-MM-DD). Default: 30 days before `to`. */
+  from?: string
+  /** The last UTC day (YYYY-MM-DD), included. Default: today. */
+  to?: string
+  /** A row per user, per end user or per API key (beside day, model and provider); default none. */
+  groupBy?: ActivityGrouping
+  /** Only this user's requests. */
+  userId?: string
+  /** Only the requests made for this end user (`"(other)"`: those past the day's bound). */
+  endUser?: string
+  /** Only this API key's requests (its SHA-256 hex). */
+  apiKeyHash?: string
+}
+
+/** One row of `admin.activity`: GET /activity's, with amounts as exact decimal strings (EUR). */
+export interface ActivityUsageRow {
+  date: string
+  model: string
+  model_permaslug: string
+  provider: string
+  provider_name: string
+  requests: number
+  prompt_tokens: number
+  completion_tokens: number
+  reasoning_tokens: number
+  /** Credits charged, EUR. */
+  usage: string
+  /** BYOK: the upstream cost at the customer's own provider, EUR. */
+  byok_usage_inference: string
+  /** With `groupBy: 'user'`: the user (null: requests counted without their key past the day's bound). */
+  user_id?: string | null
+  /** With `groupBy: 'end_user'`: the end user (`"(other)"` past the day's bound; null: requests without one). */
+  end_user?: string | null
+  /** With `groupBy: 'api_key'`: the key's hash (null: counted without it). */
+  api_key_hash?: string | null
+}
 
 /** What `admin.ensureDevKey` takes (docs/first-key.md). */
 export interface DevKeyInput {
@@ -96,6 +137,12 @@ export interface GatewayAdmin {
    */
   usage(orgId: string, options?: PageOptions): Promise<UsageRecord[]>
   /**
+   * An org's usage per UTC day, model and provider, split per user, end user or key with `groupBy`, over `from`..`to`
+   * (UTC days, both included; default the last 30 days and today, at most `retention.usageDays` + 1 days): the rollups
+   * GET /activity reads, newest day first, amounts exact (docs/usage.md#usage-per-user-from-your-code-adminactivity).
+   */
+  activity(orgId: string, query?: ActivityQuery): Promise<ActivityUsageRow[]>
+  /**
    * Development only: makes sure `email` has a user (created with its org and `credits`, 10 EUR by default) and a live
    * key labelled "dev key", issuing and printing the key when there was none (or with `renew`). Refused (throws) when
    * NODE_ENV is "production". docs/first-key.md.
@@ -169,11 +216,57 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     getCredits: (orgId) => credits.get(orgId),
     ledger: (orgId, options) => credits.ledger(orgId, options),
     usage: (orgId, options = {}) => ctx.usage.page(orgId, options, USAGE_PAGE),
+    activity: (orgId, query = {}) => orgActivity(ctx, orgId, query),
     ensureDevKey: (input) => ensureDevKey(ctx, input),
     health: () => ctx.health.snapshot(),
     settleByokFees: (orgId) => settleByokFees(ctx, orgId),
     sweep: () => sweepExpired(ctx),
   }
+}
+
+const GROUPINGS: readonly unknown[] = ['user', 'end_user', 'api_key']
+
+// A day option of admin.activity: a real UTC day, else a 400 naming it.
+function dayOption(value: unknown, name: string, fallback: string): string {
+  if (value === undefined) return fallback
+  if (typeof value !== 'string' || Number.isNaN(dayStart(value))) throw invalidRequest(`${name}: must be a UTC day YYYY-MM-DD`, name)
+  return value
+}
+
+// admin.activity: GET /activity's rows for any org, over a range of days within the rollups' retention (docs/usage.md).
+async function orgActivity(ctx: GatewayContext, orgId: string, query: ActivityQuery): Promise<ActivityUsageRow[]> {
+  if (query.groupBy !== undefined && !GROUPINGS.includes(query.groupBy)) throw invalidRequest('groupBy: must be "user", "end_user" or "api_key"', 'groupBy')
+  for (const name of ['userId', 'endUser', 'apiKeyHash'] as const) {
+    if (query[name] !== undefined && (typeof query[name] !== 'string' || !query[name])) throw invalidRequest(`${name}: must be a non-empty string`, name)
+  }
+  const to = dayOption(query.to, 'to', dayOf(ctx.now()))
+  const from = dayOption(query.from, 'from', dayOf(dayStart(to) - 30 * 86_400_000))
+  if (dayStart(from) > dayStart(to)) throw invalidRequest('from: must not be after to', 'from')
+  const days = daysBetween(from, to)
+  const most = ctx.options.retention.usageDays + 1
+  if (days.length > most) throw invalidRequest(`from: at most ${most} days (rollups are kept retention.usageDays)`, 'from')
+  const filter = { userId: query.userId, endUser: query.endUser, keyHash: query.apiKeyHash?.toLowerCase() }
+  const rows = await readActivity(ctx.rollups, orgId, days, filter, query.groupBy)
+  return rows.map((row) =>
+    Object.assign(
+      {
+        date: row.date,
+        model: row.model,
+        model_permaslug: row.model_permaslug,
+        provider: row.provider,
+        provider_name: row.provider_name,
+        requests: row.totals.requests,
+        prompt_tokens: row.totals.prompt_tokens,
+        completion_tokens: row.totals.completion_tokens,
+        reasoning_tokens: row.totals.reasoning_tokens,
+        usage: fromUnits(row.totals.usage),
+        byok_usage_inference: fromUnits(row.totals.byok_usage_inference),
+      },
+      query.groupBy === 'user' ? { user_id: row.user_id } : undefined,
+      query.groupBy === 'end_user' ? { end_user: row.end_user } : undefined,
+      query.groupBy === 'api_key' ? { api_key_hash: row.key_hash } : undefined,
+    ),
+  )
 }
 
 const DEV_KEY_LABEL = 'dev key'

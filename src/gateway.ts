@@ -28,7 +28,7 @@ import { createExpiringStore } from './stores/expiring'
 import { createKeyCountersStore } from './stores/key-counters'
 import { createRateLimitStore } from './stores/rate-limits'
 import { createResponsesStore, RESPONSES_PREFIX, STORED_RESPONSE_MAX_BYTES } from './stores/responses'
-import { createRollupStore } from './stores/rollups'
+import { createRollupStore, DEFAULT_END_USERS_PER_DAY } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
 import { createKv, type Kv } from './stores/kv'
 import { createProbeStore } from './stores/probe'
@@ -137,6 +137,13 @@ function maxKeysPerOrgOption(value: number | undefined): number {
   return value
 }
 
+// activity.endUsersPerDay: a whole number of at least 1 (docs/usage.md#usage-per-user-and-per-end-user).
+function endUsersPerDayOption(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_END_USERS_PER_DAY
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError('model-gateway: `activity.endUsersPerDay` must be a whole number of at least 1')
+  return value
+}
+
 function resolveOptions(options: GatewayOptions, warn: (message: string) => void): ResolvedOptions {
   const basePath = `/${(options.basePath ?? '/api/v1').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '')
   let secret = options.secret
@@ -177,6 +184,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
       maxCredentials: maxCredentialsOption(options.byok?.maxCredentials),
     },
     retention: resolveRetention(options.retention),
+    activity: { endUsersPerDay: endUsersPerDayOption(options.activity?.endUsersPerDay) },
     holdTtlSeconds: positiveOption(options.holdTtlSeconds, 'holdTtlSeconds') ?? 900,
     abortedStreamUsageWaitMs: options.abortedStreamUsageWaitMs ?? 30_000,
     settlementRetries: resolveSettlementRetries(options.settlementRetries),
@@ -263,7 +271,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     credits: createCreditsStore({ kv, atomic, now }),
     sessions: undefined as never, // set below, over the accounts and credits stores
     usage: createUsageStore(kv),
-    rollups: createRollupStore({ kv, atomic }),
+    rollups: createRollupStore({ kv, atomic, endUsersPerDay: resolved.activity.endUsersPerDay }),
     codes: createCodesStore({ kv, atomic, now, ttlSeconds: resolved.auth.codeTtlSeconds }),
     consentKey: deriveKey(resolved.secret, 'consent-request'),
     health: createHealthTracker({ ...resolved.health, now }),

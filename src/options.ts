@@ -128,6 +128,8 @@ export interface GatewayOptions {
   byok?: ByokOptions
   /** How long usage records are kept, and how often expired records are swept (docs/retention.md). */
   retention?: RetentionOptions
+  /** GET /activity's rollups (docs/usage.md#usage-per-user-and-per-end-user). */
+  activity?: ActivityOptions
   /** A request's hold on credits left by a process that died expires after this long; a running request renews its own (docs/money.md). Default 900 s. */
   holdTtlSeconds?: number
   /** How long a reasoning model's stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
@@ -159,6 +161,16 @@ export interface ByokOptions {
   settlementIntervalSeconds?: number
   /** Credentials an org may store; creating one more is a 400 (docs/byok.md). Default 50. */
   maxCredentials?: number
+}
+
+/** GET /activity's rollups (docs/usage.md#usage-per-user-and-per-end-user). */
+export interface ActivityOptions {
+  /**
+   * Distinct end users (OpenRouter's `user` field) per org and UTC day whose usage is kept apart in the rollups; the
+   * day's further end users are counted together under `"(other)"`, so that callers' strings never grow the rollups
+   * without bound. Default 1000.
+   */
+  endUsersPerDay?: number
 }
 
 /** What is kept, for how long (docs/retention.md). */
@@ -268,6 +280,7 @@ export interface ResolvedOptions {
   previousSecrets: string[]
   byok: Required<ByokOptions>
   retention: Required<RetentionOptions>
+  activity: Required<ActivityOptions>
   holdTtlSeconds: number
   abortedStreamUsageWaitMs: number
   settlementRetries: { maxPending: number; journal?: string }

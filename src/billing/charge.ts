@@ -53,6 +53,8 @@ export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
     id: input.generationId,
     org_id: input.principal.org.id,
     user_id: input.principal.user.id,
+    end_user: input.principal.endUser ?? null,
+    via: input.principal.via ?? 'key',
     key_hash: input.principal.key.hash,
     model: input.attempt.entry.id,
     provider: input.attempt.offer.provider.slug,

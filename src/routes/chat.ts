@@ -18,6 +18,13 @@ export const chatCompletionsRoute = defineRoute({
   body: chatRequestSchema,
   response: chatCompletionSchema,
   bodyLimit: 'chat',
+  // The request's `user` names the end user it is for (docs/usage.md#usage-per-user-and-per-end-user).
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveChat(ctx, { principal: principal, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
+    serveChat(ctx, {
+      principal: typeof body.user === 'string' && body.user && body.user.length <= 256 ? { ...principal, endUser: body.user } : principal,
+      request: body,
+      abort: clientAbortController(event),
+      requestId,
+      tags: generationTags(event, requestId, body),
+    }),
 })

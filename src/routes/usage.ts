@@ -5,7 +5,8 @@ import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
 import { ExactNumber } from '../http/exact-json'
 import type { Principal } from '../stores/account-types'
-import { dayOf, type RollupEntry, type RollupTotals } from '../stores/rollups'
+import { readActivity } from '../stores/activity'
+import { dayOf, type RollupFilter } from '../stores/rollups'
 import type { UsageRecord } from '../stores/usage'
 import { activityQuerySchema, activitySchema, creditsSchema, generationQuerySchema, generationSchema } from '../schemas/usage'
 import { defineRoute } from './define'
@@ -14,8 +15,6 @@ const tag = 'Usage'
 const DAY_MS = 86_400_000
 /** GET /activity covers today and this many completed UTC days before it (OpenRouter: the last 30 completed days). */
 export const ACTIVITY_DAYS = 30
-/** Days whose rollups are read at once. */
-const DAYS_AT_ONCE = 4
 
 const exact = (decimal: string) => new ExactNumber(decimal)
 const exactUnits = (units: bigint) => new ExactNumber(fromUnits(units))
@@ -94,6 +93,9 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
     trace: record.trace ?? null,
     metadata: record.metadata ?? null,
     client_request_id: record.client_request_id ?? null,
+    user_id: record.user_id,
+    end_user: record.end_user ?? null,
+    via: record.via ?? 'key',
   }
 }
 
@@ -122,43 +124,47 @@ export function endpointIdOf(model: string, provider: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
-const addTotals = (sum: RollupTotals, more: RollupTotals): RollupTotals => ({
-  requests: sum.requests + more.requests,
-  prompt_tokens: sum.prompt_tokens + more.prompt_tokens,
-  completion_tokens: sum.completion_tokens + more.completion_tokens,
-  reasoning_tokens: sum.reasoning_tokens + more.reasoning_tokens,
-  usage: sum.usage + more.usage,
-  byok_usage_inference: sum.byok_usage_inference + more.byok_usage_inference,
-})
-
 /** The days GET /activity covers at `now`: today first, then the 30 completed days before it. */
 export function activityDays(now: number): string[] {
   return Array.from({ length: ACTIVITY_DAYS + 1 }, (_, i) => dayOf(now - i * DAY_MS))
 }
 
 /**
- * Whose usage GET /activity shows the caller (docs/usage.md#get-apiv1activity): a management key sees its whole org
- * (filtered by `api_key_hash` when asked), an API key only its own requests; asking it for another key's is a 403.
+ * Whose usage GET /activity shows the caller (docs/usage.md#who-sees-what): a management key sees its whole org (filtered
+ * as asked), an API key only its own requests (asking it for another key's is a 403), and a host session only its
+ * own user's, through any of the user's keys (asking it for another user's is a 403).
  */
-function activityKeyFilter(principal: Principal, asked: string | undefined): string | undefined {
-  if (principal.key.management) return asked
+export function activityFilter(principal: Principal, query: { api_key_hash?: string; user_id?: string; end_user?: string }): RollupFilter {
+  const asked = query.api_key_hash?.toLowerCase()
+  const filter: RollupFilter = { keyHash: asked, userId: query.user_id, endUser: query.end_user }
+  if (principal.via === 'session') {
+    if (query.user_id !== undefined && query.user_id !== principal.user.id) {
+      throw new GatewayError(403, "A signed-in user reads only their own activity: read another user's, or the whole organisation's, with a management key", {
+        param: 'user_id',
+      })
+    }
+    return Object.assign(filter, { userId: principal.user.id })
+  }
+  if (principal.key.management) return filter
   if (asked !== undefined && asked !== principal.key.hash) {
     throw new GatewayError(403, "An API key reads only its own activity: read another key's, or the whole organisation's, with a management key", {
       param: 'api_key_hash',
     })
   }
-  return principal.key.hash
+  return Object.assign(filter, { keyHash: principal.key.hash })
 }
 
 /**
- * GET /activity: usage per UTC day, model and provider, from the rollups kept as requests are billed (never from
- * usage records); newest day first, then by model and provider. A management key reads its org's; an API key its own.
+ * GET /activity: usage per UTC day, model and provider (and key, user or end user with `group_by`), from the rollups
+ * kept as requests are billed (never from usage records); newest day first, then by model and provider. A management
+ * key reads its org's; an API key its own; a host session its user's.
  */
 export const activityRoute = defineRoute({
   method: 'GET',
   path: '/activity',
   operationId: 'getUserActivity',
-  summary: 'Usage per day, model and provider over the last 30 days and today (the org’s with a management key, the key’s own with an API key)',
+  summary:
+    'Usage per day, model and provider over the last 30 days and today, split by key, user or end user on request (the org’s with a management key, the key’s own with an API key, the user’s own in a host session)',
   tag,
   auth: 'key',
   keyKind: 'any',
@@ -171,46 +177,28 @@ export const activityRoute = defineRoute({
     if (query.date !== undefined && !window.includes(query.date)) {
       throw invalidRequest(`date: must be a day from ${window[window.length - 1]} to ${window[0]} (the last ${ACTIVITY_DAYS} days and today, UTC)`, 'date')
     }
-    const byKey = query.group_by === 'api_key'
-    const rollups = ctx.rollups
     const days = query.date !== undefined ? [query.date] : window
-    const filter = { keyHash: activityKeyFilter(principal, query.api_key_hash?.toLowerCase()), userId: query.user_id }
-    const read: Awaited<ReturnType<typeof rollups.day>>[] = []
-    for (let i = 0; i < days.length; i += DAYS_AT_ONCE)
-      read.push(...(await Promise.all(days.slice(i, i + DAYS_AT_ONCE).map((day) => rollups.day(orgId, day, filter)))))
-    const data = []
-    for (const [d, day] of days.entries()) {
-      const rows = new Map<string, { entry: RollupEntry; totals: RollupTotals }>()
-      for (const { entry, totals } of read[d]) {
-        const group = `${entry.model}\n${entry.provider}${byKey ? `\n${entry.key_hash ?? ''}` : ''}`
-        const row = rows.get(group)
-        rows.set(group, row ? { entry: row.entry, totals: addTotals(row.totals, totals) } : { entry, totals })
-      }
-      const sorted = [...rows.values()].sort(
-        (a, b) =>
-          a.entry.model.localeCompare(b.entry.model) ||
-          a.entry.provider.localeCompare(b.entry.provider) ||
-          (a.entry.key_hash ?? '').localeCompare(b.entry.key_hash ?? ''),
-      )
-      for (const { entry, totals } of sorted) {
-        data.push({
-          date: day,
-          model: entry.model,
-          model_permaslug: entry.model_permaslug,
-          endpoint_id: endpointIdOf(entry.model, entry.provider),
-          provider_name: entry.provider_name,
-          usage: exactUnits(totals.usage),
-          byok_usage_inference: exactUnits(totals.byok_usage_inference),
-          requests: totals.requests,
-          prompt_tokens: totals.prompt_tokens,
-          completion_tokens: totals.completion_tokens,
-          reasoning_tokens: totals.reasoning_tokens,
-          provider: entry.provider,
-          ...(byKey ? { api_key_hash: entry.key_hash } : {}),
-          ...(query.group_by === 'workspace' ? { workspace_id: orgId } : {}),
-        })
-      }
+    const groupBy = query.group_by === 'workspace' ? undefined : query.group_by
+    const rows = await readActivity(ctx.rollups, orgId, days, activityFilter(principal, query), groupBy)
+    return {
+      data: rows.map((row) => ({
+        date: row.date,
+        model: row.model,
+        model_permaslug: row.model_permaslug,
+        endpoint_id: endpointIdOf(row.model, row.provider),
+        provider_name: row.provider_name,
+        usage: exactUnits(row.totals.usage),
+        byok_usage_inference: exactUnits(row.totals.byok_usage_inference),
+        requests: row.totals.requests,
+        prompt_tokens: row.totals.prompt_tokens,
+        completion_tokens: row.totals.completion_tokens,
+        reasoning_tokens: row.totals.reasoning_tokens,
+        provider: row.provider,
+        ...(groupBy === 'api_key' ? { api_key_hash: row.key_hash } : {}),
+        ...(groupBy === 'user' ? { user_id: row.user_id } : {}),
+        ...(groupBy === 'end_user' ? { end_user: row.end_user } : {}),
+        ...(query.group_by === 'workspace' ? { workspace_id: orgId } : {}),
+      })),
     }
-    return { data }
   },
 })

@@ -87,6 +87,10 @@ export const generationSchema = v.object({
     metadata: v.nullable(v.record(v.string(), v.string())),
     /** The client's own X-Request-Id, when it sent one; `request_id` is the gateway's (docs/errors.md#request-and-generation-ids). */
     client_request_id: v.nullable(v.string()),
+    /** The user the request was made as, the end user it was made for (null: none), and how the caller authenticated (docs/usage.md#usage-per-user-and-per-end-user). */
+    user_id: v.string(),
+    end_user: v.nullable(v.string()),
+    via: v.picklist(['key', 'session']),
   }),
 })
 
@@ -99,18 +103,23 @@ const isRealDay = (day: string) => {
 /** A UTC day, YYYY-MM-DD. */
 export const daySchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'), v.check(isRealDay, 'must be a real date'))
 
+/** An end user as requests name it (OpenRouter's `user` field): 1 to 256 characters. */
+export const endUserSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(256))
+
 /**
  * Query of GET /activity: OpenRouter's filters. `group_by=workspace` adds `workspace_id` (the org: its one workspace);
- * `group_by=api_key` is the gateway's: a row per API key, with its hash.
+ * `group_by=api_key`, `user` and `end_user` are the gateway's: a row per API key, user or end user, naming it; the
+ * `end_user` filter is the gateway's too (docs/usage.md#usage-per-user-and-per-end-user).
  */
 export const activityQuerySchema = v.object({
   date: v.optional(daySchema),
   api_key_hash: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/i, 'must be a SHA-256 hex digest'))),
   user_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
-  group_by: v.optional(v.picklist(['workspace', 'api_key'])),
+  end_user: v.optional(endUserSchema),
+  group_by: v.optional(v.picklist(['workspace', 'api_key', 'user', 'end_user'])),
 })
 
-/** One row of GET /activity: a day, model and provider (and key with `group_by=api_key`). */
+/** One row of GET /activity: a day, model and provider (and key, user or end user with `group_by`). */
 export const activityItemSchema = v.object({
   date: v.string(),
   model: v.string(),
@@ -128,6 +137,8 @@ export const activityItemSchema = v.object({
   // The gateway's fields beside OpenRouter's.
   provider: v.string(),
   api_key_hash: v.optional(v.nullable(v.string())),
+  user_id: v.optional(v.nullable(v.string())),
+  end_user: v.optional(v.nullable(v.string())),
   workspace_id: v.optional(v.string()),
 })
 

@@ -5,22 +5,31 @@ import type { Kv } from './kv'
 import type { UsageRecord } from './usage'
 
 /**
- * Usage rollups (docs/usage.md): per org and UTC day, one set of counters per (model, provider, API key), added to as
- * each request is billed, so that GET /activity never reads usage records. Kept as long as usage records
+ * Usage rollups (docs/usage.md): per org and UTC day, one set of counters per (model, provider, API key, end user),
+ * added to as each request is billed, so that GET /activity never reads usage records. Each entry names the key's
+ * user, so activity groups by user and by end user from the same counters. Kept as long as usage records
  * (`retention.usageDays`), then removed by the sweep (docs/retention.md).
  *
- * Storage: `rollups:<org>:<YYYY-MM-DD>:index` lists the day's entries (at most MAX_KEYED_ENTRIES_PER_DAY with an API
- * key; past that, a request counts in its model and provider's entry without a key, so totals stay exact), and
- * `rollups:<org>:<YYYY-MM-DD>:<entry>:<field>` holds one exact counter per field. Every counter is an atomic decimal
- * counter of the atomic layer (what credits use): money in units of 10^-12 EUR, counts as whole numbers; each addition
- * is exact on any number of instances sharing the storage.
+ * Storage: `rollups:<org>:<YYYY-MM-DD>:index` lists the day's entries, and `rollups:<org>:<YYYY-MM-DD>:<entry>:<field>`
+ * holds one exact counter per field. Every counter is an atomic decimal counter of the atomic layer (what credits
+ * use): money in units of 10^-12 EUR, counts as whole numbers; each addition is exact on any number of instances
+ * sharing the storage. The index is bounded, decided in its atomic update (hasRoomFor;
+ * docs/usage.md#rollups-activity-without-reading-usage-records): a request that finds no room for its entry counts
+ * under its key's OTHER_END_USERS entry, else in its model and provider's entry with neither key, user nor end user,
+ * so totals stay exact.
  */
 export const ROLLUP_PREFIX = 'rollups'
 
-/** At most this many (model, provider, key) entries a day per org; further keys are counted without their key. */
+/** At most this many entries with a key and an end user, and as many with a key and none, a day per org (hasRoomFor). */
 export const MAX_KEYED_ENTRIES_PER_DAY = 1000
 
-/** What one entry of a day's rollups counts: who (model, provider, key) and the names shown for them. */
+/** Distinct end users per org and day with entries of their own, unless the gateway's `activity.endUsersPerDay` says otherwise. */
+export const DEFAULT_END_USERS_PER_DAY = 1000
+
+/** The end user under which the day's further end users are counted, once `endUsersPerDay` have entries (docs/usage.md). */
+export const OTHER_END_USERS = '(other)'
+
+/** What one entry of a day's rollups counts: who (model, provider, key, end user) and the names shown for them. */
 export interface RollupEntry {
   id: string
   model: string
@@ -30,6 +39,11 @@ export interface RollupEntry {
   /** The API key's hash; null for requests counted without their key (the day's index was full). */
   key_hash: string | null
   user_id: string | null
+  /**
+   * The end user the requests were made for (the usage records' `end_user`); OTHER_END_USERS for the day's end users past
+   * the bound; null without one (and in entries written before end users were kept, which lack the field).
+   */
+  end_user?: string | null
 }
 
 /** The totals of one entry. Money in ledger units (10^-12 EUR). */
@@ -42,6 +56,13 @@ export interface RollupTotals {
   usage: bigint
   /** BYOK: the estimated upstream cost the customer's own provider charges (`upstream_cost_eur`). */
   byok_usage_inference: bigint
+}
+
+/** Which entries of a day to read: those of one key, of one user, of one end user (null: requests without one). */
+export interface RollupFilter {
+  keyHash?: string
+  userId?: string
+  endUser?: string | null
 }
 
 interface DayIndex {
@@ -65,25 +86,55 @@ export function rollupDayOfKey(key: string): string | undefined {
   return day && /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : undefined
 }
 
+// An entry without an end user keeps the id it had before end users were kept: a day's counters stay in one entry.
 const entryIdOf = (entry: Omit<RollupEntry, 'id'>) =>
   createHash('sha256')
-    .update(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}`)
+    .update(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}${entry.end_user == null ? '' : `\n${entry.end_user}`}`)
     .digest('hex')
     .slice(0, 16)
 
-/** The rollups store over the gateway's records and atomic layer. */
-export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps }) {
+/** True when the entry names an end user of its own (not OTHER_END_USERS, not none). */
+const namesEndUser = (entry: Pick<RollupEntry, 'end_user'>) => entry.end_user != null && entry.end_user !== OTHER_END_USERS
+
+/**
+ * Whether a day's index (its entries) has room for a new entry. Entries with a key are bounded in two kinds, so that
+ * callers' end users never crowd out the keys' own entries: at most `maxKeyedEntries` naming an end user, whose end
+ * user is already listed or among the first `endUsersPerDay`; and at most `maxKeyedEntries` others (a key's requests
+ * without an end user, or under OTHER_END_USERS). Entries without a key (one per model and provider) always fit.
+ */
+function hasRoomFor(entries: RollupEntry[], entry: RollupEntry, bounds: { endUsersPerDay: number; maxKeyedEntries: number }): boolean {
+  if (entry.key_hash === null) return true
+  if (!namesEndUser(entry)) return entries.filter((e) => e.key_hash !== null && !namesEndUser(e)).length < bounds.maxKeyedEntries
+  const named = entries.filter(namesEndUser)
+  if (named.length >= bounds.maxKeyedEntries) return false
+  return named.some((e) => e.end_user === entry.end_user) || new Set(named.map((e) => e.end_user)).size < bounds.endUsersPerDay
+}
+
+/** What a rollup entry that could not be listed counts under instead: its key's OTHER_END_USERS entry, then none. */
+function fallbackOf(wanted: Omit<RollupEntry, 'id'>): Omit<RollupEntry, 'id'> {
+  if (namesEndUser(wanted)) return Object.assign({}, wanted, { end_user: OTHER_END_USERS })
+  return Object.assign({}, wanted, { key_hash: null, user_id: null, end_user: null })
+}
+
+/**
+ * The rollups store over the gateway's records and atomic layer; `endUsersPerDay` bounds the end users with entries of
+ * their own per org and day (DEFAULT_END_USERS_PER_DAY), `maxKeyedEntries` the entries with a key
+ * (MAX_KEYED_ENTRIES_PER_DAY; smaller in tests).
+ */
+export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPerDay?: number; maxKeyedEntries?: number }) {
+  const { kv, atomic } = input
+  const bounds = { endUsersPerDay: input.endUsersPerDay ?? DEFAULT_END_USERS_PER_DAY, maxKeyedEntries: input.maxKeyedEntries ?? MAX_KEYED_ENTRIES_PER_DAY }
   const indexKey = (orgId: string, day: string) => kv.key(ROLLUP_PREFIX, orgId, day, 'index')
   const counterKey = (orgId: string, day: string, entryId: string, field: Field) => kv.key(ROLLUP_PREFIX, orgId, day, entryId, field)
-  // Which entry counts a (day, model, provider, key): remembered once it is in the index, to spare a read per request.
+  // Which entry counts a (day, model, provider, key, end user): remembered once it is in the index, to spare a read per request.
   const known = new Map<string, RollupEntry>()
   const remember = (key: string, entry: RollupEntry) => {
     known.set(key, entry)
     if (known.size > KNOWN_ENTRIES) known.delete(known.keys().next().value!)
   }
 
-  // The entry that counts this request: its own, added to the day's index when new; when the index is full of keys,
-  // the model and provider's entry without a key.
+  // The entry that counts this request: its own, added to the day's index when new; when the index has no room for
+  // it, its fallback's (fallbackOf): the key's OTHER_END_USERS entry, else the model and provider's entry without a key.
   async function entryFor(orgId: string, day: string, wanted: Omit<RollupEntry, 'id'>): Promise<RollupEntry> {
     const entry: RollupEntry = Object.assign({}, wanted, { id: entryIdOf(wanted) })
     const cacheKey = `${orgId}:${day}:${entry.id}`
@@ -95,13 +146,12 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
     if (!listed) {
       const next = await atomic.update<DayIndex>(key, (index) => {
         const entries = index?.entries ?? []
-        if (entries.some((e) => e.id === entry.id)) return undefined
-        if (entry.key_hash !== null && entries.filter((e) => e.key_hash !== null).length >= MAX_KEYED_ENTRIES_PER_DAY) return undefined
+        if (entries.some((e) => e.id === entry.id) || !hasRoomFor(entries, entry, bounds)) return undefined
         return { entries: [...entries, entry] }
       })
       listed = next?.entries.some((e) => e.id === entry.id) ?? false
     }
-    const counting = listed ? entry : await entryFor(orgId, day, Object.assign({}, wanted, { key_hash: null, user_id: null }))
+    const counting = listed ? entry : await entryFor(orgId, day, fallbackOf(wanted))
     remember(cacheKey, counting)
     return counting
   }
@@ -134,6 +184,7 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
         provider_name: names.provider_name,
         key_hash: record.key_hash,
         user_id: record.user_id,
+        end_user: record.end_user ?? null,
       })
       const deltas: Record<Field, bigint> = {
         requests: 1n,
@@ -148,11 +199,14 @@ export function createRollupStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps })
       )
     },
 
-    /** One day's entries of an org with their totals (entries that counted nothing yet are left out). */
-    async day(orgId: string, day: string, filter: { keyHash?: string; userId?: string } = {}): Promise<{ entry: RollupEntry; totals: RollupTotals }[]> {
+    /** One day's entries of an org with their totals (entries that counted nothing yet are left out), filtered as asked. */
+    async day(orgId: string, day: string, filter: RollupFilter = {}): Promise<{ entry: RollupEntry; totals: RollupTotals }[]> {
       const index = await atomic.read<DayIndex>(indexKey(orgId, day))
       const entries = (index?.entries ?? []).filter(
-        (e) => (filter.keyHash === undefined || e.key_hash === filter.keyHash) && (filter.userId === undefined || e.user_id === filter.userId),
+        (e) =>
+          (filter.keyHash === undefined || e.key_hash === filter.keyHash) &&
+          (filter.userId === undefined || e.user_id === filter.userId) &&
+          (filter.endUser === undefined || (e.end_user ?? null) === filter.endUser),
       )
       const rows: { entry: RollupEntry; totals: RollupTotals }[] = []
       for (let i = 0; i < entries.length; i += READ_BATCH) {

@@ -11,6 +11,10 @@ export interface UsageRecord extends GenerationTags {
   id: string
   org_id: string
   user_id: string
+  /** The end user the request was made for (the principal's `endUser`: OpenRouter's `user` field), else null (docs/usage.md#usage-per-user-and-per-end-user). */
+  end_user?: string | null
+  /** How the caller authenticated: a bearer key or the host's session (docs/usage.md#usage-per-user-and-per-end-user); absent on records written before it was kept: `key`. */
+  via?: 'key' | 'session'
   key_hash: string
   endpoint: Capability
   model: string

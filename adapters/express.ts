@@ -121,7 +121,10 @@ async function serveParsed(gateway: Gateway, req: ExpressRequest, res: ServerRes
   res.once('close', () => {
     if (!res.writableFinished) abort.abort()
   })
-  const request = new Request(urlOf(req), { method: req.method, headers: headersOf(req), body: bodyOf(req), signal: abort.signal })
+  // The Node request and response go along, as on the fast path: the session function may read the app's `req.user`.
+  const request = Object.assign(new Request(urlOf(req), { method: req.method, headers: headersOf(req), body: bodyOf(req), signal: abort.signal }), {
+    runtime: { name: 'node', node: { req, res } },
+  })
   await send(await gateway.fetch(request), res)
 }
 

@@ -41,7 +41,14 @@ const WARMUP = Math.round(intEnv('BENCH_WARMUP', 300))
 const ROUNDS = Math.max(1, Math.min(REQUESTS, Math.round(intEnv('BENCH_ROUNDS', 3))))
 const RESULTS = resolve(process.env.BENCH_RESULTS || join(here, 'results.json'))
 const KINDS = listEnv('BENCH_KINDS', 'whole,stream', ['whole', 'stream'] as const)
-const PHASES = listEnv('BENCH_PHASES', 'latency,capacity,redis-trips,profile', ['latency', 'capacity', 'redis-trips', 'profile', 'memory'] as const)
+const PHASES = listEnv('BENCH_PHASES', 'latency,capacity,in-process,redis-trips,profile', [
+  'latency',
+  'capacity',
+  'in-process',
+  'redis-trips',
+  'profile',
+  'memory',
+] as const)
 const TARGETS = listEnv('BENCH_TARGETS', 'proxy,gateway,gateway-redis', ['proxy', 'h3', 'gateway', 'gateway-redis'] as const)
 const LATENCIES = (process.env.BENCH_UPSTREAM_LATENCY_MS || process.env.BENCH_UPSTREAM_LATENCIES_MS || '100,20').split(',').map((x, i) => {
   const ms = Number(x)
@@ -70,6 +77,7 @@ const LIMITS = {
   rssGrowthPct: 20,
   streamsMb: 100,
   v1AddedP50: 2,
+  inProcessCpuRatio: 0.5,
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -566,6 +574,15 @@ async function memoryPhase(storage: 'memory' | 'redis') {
   }
 }
 
+/** What the gateway process measured of its in-process client's calls (bench/gateway-process.ts). */
+interface InProcessResult {
+  requests: number
+  cpu_ms_per_call: number
+  calls_per_s: number
+  /** Its CPU per call over the HTTP path's per request at capacity, in the same run (null without the capacity phase). */
+  x_http_cpu?: number | null
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Issue 20's targets, checked on this run's figures
 
@@ -661,6 +678,7 @@ async function main() {
   const profiles: Record<string, ProfileSummary> = {}
   const memory: Awaited<ReturnType<typeof memoryPhase>>[] = []
   const endMemory: Record<string, { rss: number; heap_used: number }> = {}
+  const inProcess: Partial<Record<'whole' | 'stream', InProcessResult>> = {}
 
   console.log(
     `model-gateway bench: ${CONNECTIONS} connections, ${REQUESTS} requests per scenario and phase in ${ROUNDS} round(s) after ${WARMUP} warm-up, ` +
@@ -712,6 +730,27 @@ async function main() {
       phases.capacity = await runPhase(0, world)
       printPhase('capacity: the upstream answers at once, every process runs flat out on the shared cores (closed loop)', phases.capacity)
     }
+    if (PHASES.includes('in-process')) {
+      if (gateway) {
+        for (const kind of KINDS) {
+          inProcess[kind] = await ask<InProcessResult>(
+            gateway,
+            'in-process',
+            { requests: REQUESTS, concurrency: CONNECTIONS, stream: kind === 'stream' },
+            600_000,
+          )
+          const http = phases.capacity?.scenarios[`gateway-${kind}`]?.cpu_ms_per_request.hop
+          const result = inProcess[kind]!
+          result.x_http_cpu = http ? round3(result.cpu_ms_per_call / http) : null
+          console.log(
+            `in-process ${kind}: ${result.cpu_ms_per_call.toFixed(3)} ms CPU per call (${Math.round(result.calls_per_s)} calls/s at ${CONNECTIONS} at once)` +
+              (http
+                ? `, × ${result.x_http_cpu} the HTTP path's ${http.toFixed(3)} ms per request at capacity`
+                : ' (run the capacity phase too for the ratio to HTTP)'),
+          )
+        }
+      } else skipped.push('in-process (no memory gateway: BENCH_TARGETS lacks gateway)')
+    }
     const redisBench = benches.find((b) => b.target.name === 'gateway-redis')
     if (PHASES.includes('redis-trips')) {
       if (redisBench) {
@@ -743,6 +782,16 @@ async function main() {
   redis?.disconnect()
 
   const targetChecks = checks(phases, trips, memory)
+  for (const kind of KINDS) {
+    const ratio = inProcess[kind]?.x_http_cpu
+    if (ratio !== undefined)
+      targetChecks.push({
+        what: `in-process ${kind}: CPU per call, × the HTTP path's per request at capacity`,
+        value: ratio,
+        limit: `<= ${LIMITS.inProcessCpuRatio}`,
+        met: ratio === null ? null : ratio <= LIMITS.inProcessCpuRatio,
+      })
+  }
   const latencyV1 = phases.latency_100ms?.added['gateway-whole']?.latency_p50_ms
   const output = {
     date: new Date().toISOString(),
@@ -774,6 +823,7 @@ async function main() {
     redis_trips: trips ?? null,
     profiles,
     memory,
+    in_process: inProcess,
     issue20_targets: targetChecks,
     readme_target_v1: {
       description: `added p50 < ${LIMITS.v1AddedP50} ms at 32 connections, whole requests, memory storage, upstream answering after 100 ms`,

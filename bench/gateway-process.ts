@@ -80,31 +80,70 @@ const counter = redisClient ? countRedisCommands(redisClient, server.server) : u
 let session: Session | undefined
 const post = (method: string, params: object = {}) =>
   new Promise<any>((resolve, reject) => session!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
-process.on('message', async (message: { type?: string; id?: number; intervalUs?: number; file?: string }) => {
-  try {
-    if (message?.type === 'redis-count-start') {
-      counter?.start()
-      process.send?.({ type: 'redis-count', id: message.id, counting: Boolean(counter) })
-    } else if (message?.type === 'redis-count-stop') {
-      process.send?.({ type: 'redis-count', id: message.id, counts: counter?.stop() ?? null })
-    } else if (message?.type === 'profile-start') {
-      session = new Session()
-      session.connect()
-      await post('Profiler.enable')
-      await post('Profiler.setSamplingInterval', { interval: message.intervalUs ?? 500 })
-      await post('Profiler.start')
-      process.send?.({ type: 'profile', id: message.id })
-    } else if (message?.type === 'profile-stop') {
-      const { profile } = await post('Profiler.stop')
-      session?.disconnect()
-      session = undefined
-      writeFileSync(message.file!, JSON.stringify(profile))
-      process.send?.({ type: 'profile', id: message.id, file: message.file })
-    }
-  } catch (error) {
-    process.send?.({ type: 'error', id: message?.id, error: String(error) })
+// The in-process client's calls (docs/first-party.md#the-in-process-client): the same chat as the load generator's
+// HTTP requests, `concurrency` at a time, this process's CPU per call measured over `requests` of them.
+async function inProcessRound(requests: number, concurrency: number, stream: boolean) {
+  const client = gateway.client({ key })
+  const body = {
+    model: 'fake/bench',
+    messages: [{ role: 'user', content: 'hello benchmark' }],
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   }
-})
+  const one = async () => {
+    const answer = await client.chat.completions.create(body)
+    if (stream) for await (const _chunk of answer as AsyncIterable<unknown>);
+  }
+  const run = async (count: number) => {
+    let next = 0
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, count) }, async () => {
+        while (next++ < count) await one()
+      }),
+    )
+  }
+  await run(Math.min(200, requests)) // warm-up
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await run(requests)
+  const used = process.cpuUsage(cpu)
+  const wallMs = performance.now() - started
+  return { requests, cpu_ms_per_call: (used.user + used.system) / 1000 / requests, calls_per_s: (requests / wallMs) * 1000 }
+}
+
+process.on(
+  'message',
+  async (message: { type?: string; id?: number; intervalUs?: number; file?: string; requests?: number; concurrency?: number; stream?: boolean }) => {
+    try {
+      if (message?.type === 'in-process') {
+        process.send?.({
+          type: 'in-process',
+          id: message.id,
+          ...(await inProcessRound(message.requests ?? 3000, message.concurrency ?? 32, message.stream === true)),
+        })
+      } else if (message?.type === 'redis-count-start') {
+        counter?.start()
+        process.send?.({ type: 'redis-count', id: message.id, counting: Boolean(counter) })
+      } else if (message?.type === 'redis-count-stop') {
+        process.send?.({ type: 'redis-count', id: message.id, counts: counter?.stop() ?? null })
+      } else if (message?.type === 'profile-start') {
+        session = new Session()
+        session.connect()
+        await post('Profiler.enable')
+        await post('Profiler.setSamplingInterval', { interval: message.intervalUs ?? 500 })
+        await post('Profiler.start')
+        process.send?.({ type: 'profile', id: message.id })
+      } else if (message?.type === 'profile-stop') {
+        const { profile } = await post('Profiler.stop')
+        session?.disconnect()
+        session = undefined
+        writeFileSync(message.file!, JSON.stringify(profile))
+        process.send?.({ type: 'profile', id: message.id, file: message.file })
+      }
+    } catch (error) {
+      process.send?.({ type: 'error', id: message?.id, error: String(error) })
+    }
+  },
+)
 
 // Unlinks every key under the Redis gateway's base, 5,000 at a time.
 async function clearRedisBase() {

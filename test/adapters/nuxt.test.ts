@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FIXTURE_SECRET, prepareFixture, runBuiltServer, startFixture, streamSlowChat, type RunningFixture } from '../fixtures/nuxt-fixture'
 import { units } from '../helpers/sse'
 import { describeContract } from './contract'
+import { runFirstPartyContract } from './first-party-contract'
 import { SLOW_ECHO_MODEL } from './contract-providers'
 
 let fixture: RunningFixture
@@ -43,6 +44,12 @@ describe('model-gateway/nuxt in a built Nuxt 4 app', () => {
   it('takes the secret from runtimeConfig (NUXT_MODEL_GATEWAY_SECRET), not a random one', () => {
     expect(FIXTURE_SECRET.length).toBeGreaterThanOrEqual(32)
     expect(fixture.output()).not.toMatch(/no `?secret`? given/)
+  })
+})
+
+describe('first-party mode in the built Nuxt app (session cookie, useGatewayClient in the app’s own route)', () => {
+  it('a signed-in user chats without a key, a forged cross-site POST is refused, keys work as before, and the app’s route calls in process', async () => {
+    await runFirstPartyContract({ api: `${fixture.url}/api/v1`, host: `${fixture.url}/api`, key: fixture.bootstrap.key, echo: (text) => `Echo: ${text}` })
   })
 })
 

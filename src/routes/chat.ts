@@ -4,6 +4,7 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { chatCompletionSchema, chatRequestSchema } from '../schemas/chat'
 import { defineRoute } from './define'
+import { withEndUser } from '../billing/spend-limits'
 
 /** POST /chat/completions (docs/chat.md). */
 export const chatCompletionsRoute = defineRoute({
@@ -19,5 +20,11 @@ export const chatCompletionsRoute = defineRoute({
   response: chatCompletionSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveChat(ctx, { principal: principal, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
+    serveChat(ctx, {
+      principal: withEndUser(principal, body.user, 'user'),
+      request: body,
+      abort: clientAbortController(event),
+      requestId,
+      tags: generationTags(event, requestId, body),
+    }),
 })

@@ -173,14 +173,14 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     getUser: (id) => accounts.getUser(id),
     findUserByEmail: (email) => accounts.findUserByEmail(email),
     updateUser: (id, patch) => accounts.updateUser(id, patch),
-    setUserLimits(userId, limits) {
+    async setUserLimits(userId, limits) {
       const patch = limitsPatchOf(limits)
       return accounts.changeUser(userId, (user) => {
         const { credit_limit, limit_reset, requests_per_minute, max_in_flight, ...rest } = user
         return { ...rest, ...applyLimits({ credit_limit, limit_reset, requests_per_minute, max_in_flight }, patch) }
       })
     },
-    setEndUserLimits(orgId, limits) {
+    async setEndUserLimits(orgId, limits) {
       const patch = limits === null ? null : limitsPatchOf(limits)
       return accounts.changeOrg(orgId, ({ end_user_limits, ...org }) => {
         const next = patch === null ? {} : applyLimits(end_user_limits ?? {}, patch)

@@ -9,15 +9,12 @@ import { usageError } from '../errors'
 // A flag's value, or null for `none` (the limit removed); undefined when the flag is absent (left as it is).
 const flagValue = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === 'none' ? null : value)
 
+const PER = { daily: 'day', weekly: 'week', monthly: 'month' } as const
+
 const lines = (limits: SpendLimits | undefined) => {
   const shown = limitsOf(limits)
   return table([
-    [
-      '  credit limit',
-      shown.credit_limit === null
-        ? 'none'
-        : `${shown.credit_limit} EUR${shown.limit_reset ? ` per ${shown.limit_reset.replace(/ly$/, '').replace('dai', 'day')}` : ''}`,
-    ],
+    ['  credit limit', shown.credit_limit === null ? 'none' : `${shown.credit_limit} EUR${shown.limit_reset ? ` per ${PER[shown.limit_reset]}` : ''}`],
     ['  requests per minute', shown.requests_per_minute === null ? 'none' : String(shown.requests_per_minute)],
     ['  requests at once', shown.max_in_flight === null ? 'none' : String(shown.max_in_flight)],
   ])

@@ -47,7 +47,7 @@ const notes: Record<string, string[]> = {
   'model-gateway': [
     'Every command works on the same records: files in the data folder (--data, default .data), or the',
     'storage of the config file (--config, default model-gateway.config.{ts,mjs,js,json} if present), or',
-    "an app's storage named by --storage or --nuxt (keys and credits commands).",
+    "an app's storage named by --storage or --nuxt (keys, credits and users commands).",
   ],
   'model-gateway serve': [
     'The config file default-exports createGateway options, or a function of { command, dataDir, env,',

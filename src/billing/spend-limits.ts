@@ -95,6 +95,18 @@ export function limitCharges(ctx: GatewayContext, principal: Principal, usage: b
   return charges
 }
 
+/**
+ * When an end user's windowed counter named `name` (`used-daily`, `used-weekly`, `used-monthly`, `requests-minute`)
+ * whose window began at `windowStart` may be removed: as long after its window's end as storage that expires records
+ * keeps it. Undefined for the counter of all time (`used`: kept) or a name or start it does not know.
+ */
+export function endUserCounterExpiry(name: string, windowStart: unknown): number | undefined {
+  if (typeof windowStart !== 'number' || !Number.isFinite(windowStart)) return undefined
+  if (name === 'requests-minute') return minuteWindow(windowStart).end + MINUTE_MS
+  const reset = LIMIT_RESETS.find((r) => name === `used-${r}`)
+  return reset ? resetWindow(reset, windowStart).end + DAY_MS : undefined
+}
+
 /** A user's or end user's spending as GET /me reports it: in all, per window, and what its credit limit has left. */
 export interface SubjectUsage {
   usage: bigint

@@ -59,6 +59,18 @@ export function createSpendCountersStore({ kv, atomic }: { kv: Kv; atomic: Atomi
     requestCharge: (subject: SpendSubject, window: CounterWindow): CounterCharge => ({ key: requestsKey(subject), units: 1n, window }),
     /** What a subject spent in a period (from `windowStart` for a windowed one: 0 when its counter counted an earlier window). */
     readUsage: (subject: SpendSubject, period: SpendPeriod, windowStart?: number): Promise<bigint> => atomic.getUnits(usedKey(subject, period), windowStart),
+    /**
+     * Removes an end user's counter (`key` relative to `credits:end-user`) in one atomic step if `expired` says so of
+     * it as it is then (the sweep: docs/retention.md); true when removed.
+     */
+    async removeEndUserCounter(key: string, expired: (record: unknown) => boolean): Promise<boolean> {
+      let removed = false
+      await atomic.update<unknown>(kv.key('credits', 'end-user', key), (current) => {
+        removed = current !== null && expired(current)
+        return removed ? null : undefined
+      })
+      return removed
+    },
     /** The requests a subject's UTC minute from `minuteStart` counted. */
     readRequests: (subject: SpendSubject, minuteStart: number): Promise<bigint> => atomic.getUnits(requestsKey(subject), minuteStart),
   }

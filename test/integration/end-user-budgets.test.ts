@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type ProviderModel } from '../../src/index'
+import { toUnits } from '../../src/billing/money'
+import { endUserSubject } from '../../src/billing/spend-limits'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 
@@ -143,6 +145,29 @@ describe('end users (OpenRouter’s `user` field): limits set per org, usage cou
     expect((await chat(customer.key, 'y'.repeat(256))).status).toBe(200)
     expect((await chat(customer.key, 'y'.repeat(256))).status).toBe(429)
     for (let i = 0; i < 2; i++) expect((await chat(customer.key, '')).status).toBe(200)
+  })
+
+  it('the sweep removes end users’ counters of windows long past, never the counter of all time', async () => {
+    clock = Date.parse('2026-11-26T12:00:10.000Z')
+    const customer = await createCustomer(t.gateway, { credits: '5' })
+    const storage = t.gateway.context.expiring
+    await t.gateway.admin.setEndUserLimits(customer.user.org_id, { credit_limit: '1', limit_reset: 'daily', requests_per_minute: 100 })
+    expect((await chat(customer.key, 'gina')).status).toBe(200)
+    await t.gateway.admin.setEndUserLimits(customer.user.org_id, { credit_limit: '1', limit_reset: null })
+    expect((await chat(customer.key, 'gina')).status).toBe(200)
+    const mine = async () =>
+      (await storage.list('end_user_counters')).filter((k) => k.startsWith(`${customer.user.org_id}:`)).map((k) => k.slice(k.lastIndexOf(':') + 1))
+    expect((await mine()).sort()).toEqual(['requests-minute', 'used', 'used-daily'])
+    // Within a day of the window's end, nothing of hers goes (the minute's counter goes a minute after its minute).
+    clock = Date.parse('2026-11-27T23:59:00.000Z')
+    await t.gateway.admin.sweep()
+    expect((await mine()).sort()).toEqual(['used', 'used-daily'])
+    clock = Date.parse('2026-11-28T00:00:00.000Z')
+    await t.gateway.admin.sweep()
+    expect(await mine()).toEqual(['used'])
+    // The counter of all time still counts the request made under the limit without reset.
+    const total = await t.gateway.context.spendCounters.readUsage(endUserSubject(customer.user.org_id, 'gina'), 'total')
+    expect(total).toBe(toUnits(String(COST)))
   })
 
   it('the admin API validates the org’s end-user limits and 404s an unknown org', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type ProviderModel } from '../../src/index'
 import { budgetsOf } from '../../src/billing/holds'
 import { toUnits } from '../../src/billing/money'
-import { userUsage } from '../../src/billing/spend-limits'
+import { endUserSubject, userUsage } from '../../src/billing/spend-limits'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
@@ -24,8 +24,10 @@ function describeRaces(name: string, makeKind: () => StorageKind) {
   let upstream: FakeOpenAI
   let a: TestGateway
   let b: TestGateway
-  // One UTC minute for the whole run, so the rate's window does not turn under the test.
-  const clock = () => Date.parse('2026-11-26T12:00:30.000Z')
+  // One UTC minute for the races, so the rate's window does not turn under them (the sweep's test moves it on).
+  const START = Date.parse('2026-11-26T12:00:30.000Z')
+  let at = START
+  const clock = () => at
   const models: ProviderModel[] = ['gpt-test', 'slow'].map((id) => ({ id: `fake/${id}`, upstreamId: id, pricing }))
   const options = () => ({
     storage: kind.open(),
@@ -160,6 +162,34 @@ function describeRaces(name: string, makeKind: () => StorageKind) {
     expect(served + count(statuses, 429)).toBe(2 * RACERS)
     const used = await reconcile(customer, served)
     expect(used.requests_this_minute).toBe(BigInt(served))
+  })
+
+  it(`${name}: end users' counters of past windows go (by the sweep, or Redis's own expiry), their usage exact till then`, async () => {
+    const { customer, keys } = await racer({})
+    await a.gateway.admin.setEndUserLimits(customer.user.org_id, { credit_limit: '1', limit_reset: 'daily', requests_per_minute: 100 })
+    const statuses = await race(keys, 'fake/gpt-test', { endUsers: ['v1', 'v2'] })
+    expect(count(statuses, 200)).toBe(RACERS)
+    const ctx = a.gateway.context
+    for (const endUser of ['v1', 'v2'])
+      expect(await ctx.spendCounters.readUsage(endUserSubject(customer.user.org_id, endUser), 'daily', Date.parse('2026-11-26T00:00:00.000Z'))).toBe(
+        COST * BigInt(RACERS / 2),
+      )
+    const mine = async () => (await ctx.expiring.list('end_user_counters')).filter((k) => k.startsWith(`${customer.user.org_id}:`)).length
+    expect(await mine()).toBe(4)
+    try {
+      at = Date.parse('2026-11-28T00:00:00.000Z')
+      const removed = (await a.gateway.admin.sweep()).end_user_counters
+      if (name === 'redis') {
+        expect(removed).toBe(0)
+        expect(await mine()).toBe(4)
+      } else {
+        expect(removed).toBeGreaterThanOrEqual(4)
+        expect(await mine()).toBe(0)
+      }
+    } finally {
+      at = START
+    }
+    await reconcile(customer, RACERS)
   })
 }
 

@@ -2,6 +2,7 @@ import { fromUnits, toUnits } from './billing/money'
 import type { GatewayContext } from './context'
 import { GatewayError, invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
+import { applyLimits, limitsPatchOf } from './billing/spend-limits-input'
 import { sweepExpired, type SweepCounts } from './maintenance/sweep'
 import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, User } from './stores/account-types'
 import type { Credits, LedgerEntry, PageOptions } from './stores/credits'
@@ -11,6 +12,14 @@ import { dayOf } from './stores/rollups'
 import type { HealthSnapshot } from './routing/health'
 
 export type { PageOptions }
+
+/** A change of limits as the admin API takes it: each field absent (unchanged), null (removed) or its new value (a number or decimal string for `credit_limit`). */
+export interface SpendLimitsInput {
+  credit_limit?: string | number | null
+  limit_reset?: LimitReset | null
+  requests_per_minute?: number | null
+  max_in_flight?: number | null
+}
 
 /** What `admin.usage` reads by default, and at most, per call. */
 export const USAGE_PAGE = { defaultLimit: 100, maxLimit: 1000 }
@@ -97,6 +106,17 @@ export interface GatewayAdmin {
   findUserByEmail(email: string): Promise<User | null>
   /** Changes a user's plan or disables the account (its keys then answer 403). */
   updateUser(id: string, patch: { plan?: string; disabled?: boolean }): Promise<User>
+  /**
+   * Changes a user's limits (docs/first-party.md#budgets-for-users-and-end-users): `credit_limit` (EUR, exact decimal)
+   * with `limit_reset` ("daily", "weekly", "monthly"), `requests_per_minute` and `max_in_flight`; a field left out stays
+   * as it is, null removes it. A bad value is a 400 naming it. Takes effect on the next request, on every instance.
+   */
+  setUserLimits(userId: string, limits: SpendLimitsInput): Promise<User>
+  /**
+   * Sets the limits each end user of an org has (the `user` field of its keys' requests, counted per end user:
+   * docs/first-party.md#end-users), as `setUserLimits`; null removes them all.
+   */
+  setEndUserLimits(orgId: string, limits: SpendLimitsInput | null): Promise<Org>
   /**
    * Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for
    * none, and `limitReset` makes it a limit per UTC day, week or month. `management: true` issues a management key
@@ -200,6 +220,20 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     getUser: (id) => accounts.getUser(id),
     findUserByEmail: (email) => accounts.findUserByEmail(email),
     updateUser: (id, patch) => accounts.updateUser(id, patch),
+    async setUserLimits(userId, limits) {
+      const patch = limitsPatchOf(limits)
+      return accounts.changeUser(userId, (user) => {
+        const { credit_limit, limit_reset, requests_per_minute, max_in_flight, ...rest } = user
+        return { ...rest, ...applyLimits({ credit_limit, limit_reset, requests_per_minute, max_in_flight }, patch) }
+      })
+    },
+    async setEndUserLimits(orgId, limits) {
+      const patch = limits === null ? null : limitsPatchOf(limits)
+      return accounts.changeOrg(orgId, ({ end_user_limits, ...org }) => {
+        const next = patch === null ? {} : applyLimits(end_user_limits ?? {}, patch)
+        return Object.keys(next).length ? { ...org, end_user_limits: next } : org
+      })
+    },
     issueKey: async (input) => accounts.issueKey({ ...keyTermsOf(input), userId: input.userId, label: input.label, management: input.management === true }),
     revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),
     listKeys: (userId) => accounts.listKeys(userId),

@@ -9,6 +9,7 @@ import type { ConsentsStore } from './stores/consents'
 import type { CreditsStore } from './stores/credits'
 import type { ExpiringStore } from './stores/expiring'
 import type { KeyCountersStore } from './stores/key-counters'
+import type { SpendCountersStore } from './stores/spend-counters'
 import type { RateLimitStore } from './stores/rate-limits'
 import type { ResponsesStore } from './stores/responses'
 import type { RollupStore } from './stores/rollups'
@@ -36,6 +37,8 @@ export interface GatewayContext {
   settlements: SettlementRetries
   /** Keys' spending counters (docs/keys.md). */
   keyCounters: KeyCountersStore
+  /** Users' and end users' spending and request counters (docs/first-party.md#budgets-for-users-and-end-users). */
+  spendCounters: SpendCountersStore
   /** BYOK request counts, pending fees and their settlement claims (docs/byok.md). */
   byokFees: ByokFeesStore
   /** Rate-limit windows (docs/limits.md#rate-limits). */

@@ -26,6 +26,7 @@ import { createByokFeesStore } from './stores/byok-fees'
 import { createConsentsStore } from './stores/consents'
 import { createExpiringStore } from './stores/expiring'
 import { createKeyCountersStore } from './stores/key-counters'
+import { createSpendCountersStore } from './stores/spend-counters'
 import { createRateLimitStore } from './stores/rate-limits'
 import { createResponsesStore, RESPONSES_PREFIX, STORED_RESPONSE_MAX_BYTES } from './stores/responses'
 import { createRollupStore, DEFAULT_END_USERS_PER_DAY } from './stores/rollups'
@@ -252,6 +253,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
     options: resolved,
     holds: createHoldsStore({ kv, atomic, ops: bound ? boundHolds(holdOps, bound) : holdOps }),
     keyCounters: createKeyCountersStore({ kv, atomic }),
+    spendCounters: createSpendCountersStore({ kv, atomic }),
     byokFees: createByokFeesStore({ kv, atomic }),
     rateLimitCounts: createRateLimitStore({ kv, atomic }),
     consents: createConsentsStore({ kv, atomic }),

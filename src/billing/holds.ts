@@ -6,6 +6,7 @@ import { keyBudget, keyCharges, resetWindow } from './key-usage'
 import { fromUnits } from './money'
 import { RecordNotWrittenError } from '../stores/record-not-written'
 import { isRelease } from './settlement-retries'
+import { type LimitBudget, limitBudgets, limitCharges, limitRefusal } from './spend-limits'
 
 /** A hold on an org's credits (and its key's credit limits) for one request, replaced by its exact charge when it ends (docs/money.md). */
 export interface Hold {
@@ -37,27 +38,36 @@ export interface ByokCharge {
 const keysOf = (principal: Principal): KeyAncestor[] => [principal.key, ...(principal.key.ancestors ?? [])]
 
 /**
- * The budgets a principal's request counts against at `now`: the org's credits, its key's credit limit, and those of
- * the keys that minted it (a limit that resets counts the current window's spending: docs/keys.md). `keys[i]` is the
- * key of budget i (null for the org's).
+ * The budgets a principal's request counts against at `now`: the org's credits, its key's credit limit, those of
+ * the keys that minted it (a limit that resets counts the current window's spending: docs/keys.md), then its user's
+ * and end user's limits (docs/first-party.md#budgets-for-users-and-end-users). `keys[i]` is the key of budget i
+ * (null for the others), `limits[i]` the user's or end user's limit of budget i (null for the others).
  */
 export function budgetsOf(
   ctx: GatewayContext,
   principal: Principal,
   now = ctx.now(),
-): { budgets: Budget[]; kinds: ('org' | 'key')[]; keys: (KeyAncestor | null)[] } {
+): { budgets: Budget[]; kinds: ('org' | 'key' | 'limit')[]; keys: (KeyAncestor | null)[]; limits: (LimitBudget | null)[] } {
   const orgId = principal.org.id
   const budgets: Budget[] = [ctx.holds.orgBudget(orgId)]
-  const kinds: ('org' | 'key')[] = ['org']
+  const kinds: ('org' | 'key' | 'limit')[] = ['org']
   const keys: (KeyAncestor | null)[] = [null]
+  const limits: (LimitBudget | null)[] = [null]
   for (const key of keysOf(principal)) {
     const budget = keyBudget(ctx, key, now)
     if (!budget) continue
     budgets.push(budget)
     kinds.push('key')
     keys.push(key)
+    limits.push(null)
   }
-  return { budgets, kinds, keys }
+  for (const limit of limitBudgets(ctx, principal, now)) {
+    budgets.push(limit.budget)
+    kinds.push('limit')
+    keys.push(null)
+    limits.push(limit)
+  }
+  return { budgets, kinds, keys, limits }
 }
 
 /** What a request may cost at most, and how to explain a refusal. */
@@ -82,7 +92,7 @@ export interface MaxCost {
  */
 export async function placeHold(ctx: GatewayContext, principal: Principal, id: string, cost: MaxCost): Promise<Hold> {
   const now = ctx.now()
-  const { budgets, kinds, keys } = budgetsOf(ctx, principal, now)
+  const { budgets, kinds, keys, limits } = budgetsOf(ctx, principal, now)
   const withByok = cost.withByokEurUnits
   if (withByok !== undefined && withByok > cost.eurUnits)
     keys.forEach((key, i) => {
@@ -94,11 +104,12 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     await ctx.settlements.keep({ id, kind: 'release', org_id: principal.org.id, input: { id, budgets, charges: budgets.map(() => 0n) } }, error)
     throw error
   })
+  if (!result.ok && limits[result.index]) throw limitRefusal(limits[result.index]!, result.available, budgets[result.index].units ?? cost.eurUnits, now)
   if (!result.ok)
     throw insufficient(
       result.available,
       { ...cost, eurUnits: budgets[result.index].units ?? cost.eurUnits },
-      kinds[result.index],
+      kinds[result.index] as 'org' | 'key',
       principal,
       keys[result.index],
       now,
@@ -111,14 +122,17 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     done = true
     stopRenewing()
     ctx.metrics?.holds(-1)
-    // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) are charged in the
-    // windows of the time the request ends, so a request that spans midnight counts in the new day.
+    // The org's credits take the charge; the keys' usage counters (among them the keys' budgets) and the user's and end
+    // user's are charged in the windows of the time the request ends, so a request that spans midnight counts in the
+    // new day; a request a provider served counts in the minute it ends for the requests per minute.
     const usage = { usage: byok ? byok.feeEurUnits : charge, byok: byok ? byok.upstreamEurUnits : 0n }
+    const endedAt = ctx.now()
+    const served = charge !== 0n || byok !== undefined || Boolean(records?.length)
     const input = {
       id,
       budgets,
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
-      counters: keyCharges(ctx, keysOf(principal), usage, ctx.now()),
+      counters: [...keyCharges(ctx, keysOf(principal), usage, endedAt), ...limitCharges(ctx, principal, usage.usage, served, endedAt)],
       records,
       once,
     }

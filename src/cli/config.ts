@@ -28,7 +28,7 @@ export const CONFIG_FILES = [
 
 /** What a config function receives. */
 export interface ConfigContext {
-  /** The command being run: `serve`, `keys`, `credits`, `models` or `catalogue`. */
+  /** The command being run: `serve`, `keys`, `credits`, `users`, `models` or `catalogue`. */
   command: string
   /** The data folder (absolute): where the default storage and the secret live. */
   dataDir: string
@@ -140,7 +140,7 @@ export async function resolveConfig(exported: unknown, context: ConfigContext, n
 
 /** Where the CLI's gateway gets what it needs, from the flags and the environment. */
 export interface OpenOptions {
-  command: 'serve' | 'keys' | 'credits' | 'models' | 'catalogue'
+  command: 'serve' | 'keys' | 'credits' | 'users' | 'models' | 'catalogue'
   /** `--config`. */
   config?: string
   /** `--data`. */

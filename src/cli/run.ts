@@ -3,6 +3,7 @@ import { version } from '../version'
 import { serveCommand } from './commands/serve'
 import { keysCommand } from './commands/keys'
 import { creditsCommand } from './commands/credits'
+import { usersCommand } from './commands/users'
 import { modelsCommand } from './commands/models'
 import { catalogueCommand } from './commands/catalogue'
 import { CliError, errorLine, usageError } from './errors'
@@ -10,7 +11,7 @@ import { CliError, errorLine, usageError } from './errors'
 /** The root command: `model-gateway <serve|keys|credits|models>`. */
 export const mainCommand = {
   meta: { name: 'model-gateway', version, description: 'An embeddable, OpenRouter-style AI gateway: serve it, and manage its keys and credits' },
-  subCommands: { serve: serveCommand, keys: keysCommand, credits: creditsCommand, models: modelsCommand, catalogue: catalogueCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, credits: creditsCommand, users: usersCommand, models: modelsCommand, catalogue: catalogueCommand },
 } satisfies CommandDef
 
 type AnyCommand = CommandDef<ArgsDef>
@@ -33,6 +34,12 @@ const examples: Record<string, string[]> = {
   'model-gateway keys revoke': ['model-gateway keys revoke sk-service-v1-…', 'model-gateway keys revoke <hash from keys list>'],
   'model-gateway credits add': ['model-gateway credits add --email ada@example.com --amount 10 --note "welcome"'],
   'model-gateway credits show': ['model-gateway credits show --email ada@example.com --ledger'],
+  'model-gateway users set-limits': [
+    'model-gateway users set-limits --email ada@example.com --credit-limit 5 --limit-reset daily --requests-per-minute 60 --max-in-flight 4',
+    'model-gateway users set-limits --email ada@example.com --end-users --credit-limit 0.5 --limit-reset monthly',
+    'model-gateway users set-limits --email ada@example.com --credit-limit none',
+  ],
+  'model-gateway users show': ['model-gateway users show --email ada@example.com'],
   'model-gateway models': ['model-gateway models --provider openai', 'model-gateway models --json'],
 }
 
@@ -40,7 +47,7 @@ const notes: Record<string, string[]> = {
   'model-gateway': [
     'Every command works on the same records: files in the data folder (--data, default .data), or the',
     'storage of the config file (--config, default model-gateway.config.{ts,mjs,js,json} if present), or',
-    "an app's storage named by --storage or --nuxt (keys and credits commands).",
+    "an app's storage named by --storage or --nuxt (keys, credits and users commands).",
   ],
   'model-gateway serve': [
     'The config file default-exports createGateway options, or a function of { command, dataDir, env,',

@@ -3,6 +3,7 @@ import type { SweepKind } from '../stores/expiring'
 import { responseIdTime } from '../responses/ids'
 import { rollupDayOfKey } from '../stores/rollups'
 import { revokedEntryTime } from '../stores/revoked-keys'
+import { endUserCounterExpiry } from '../billing/spend-limits'
 
 export type { SweepKind }
 
@@ -14,8 +15,8 @@ export interface ExpiryRule {
   expiresOnItsOwn?: boolean
   /** When the record under `key` (relative to the prefix) expires, in epoch ms; undefined when its key does not tell. */
   fromKey?(key: string): number | undefined
-  /** Whether a record read from storage has expired at `now`; asked only when its key does not tell. */
-  expiredRecord?(record: unknown, now: number): boolean
+  /** Whether a record read from storage (under `key`) has expired at `now`; asked only when its key does not tell. */
+  expiredRecord?(record: unknown, now: number, key: string): boolean
   /** Runs before the rule's records are listed, each sweep (the revoked keys' one-time index of keys revoked before it). */
   before?(): Promise<void>
   /** Removes an expired record with what goes with it, in place of the record alone; true when this call removed it. */
@@ -82,6 +83,27 @@ function byokCountersRule(): ExpiryRule {
       const match = /^(\d{4})-(\d{2})$/.exec(lastPart(key))
       return match ? Date.UTC(Number(match[1]), Number(match[2]), 1) + PERIOD_GRACE_MS : undefined
     },
+  }
+}
+
+/**
+ * End users' windowed counters `credits:end-user:<org>:<hash>:<counter>` (docs/first-party.md#end-users): a while
+ * after the window they counted ended (the storage's own expiry on Redis). The removal checks again in one atomic step,
+ * so a counter that a request just started over for a new window stays.
+ */
+function endUserCountersRule(ctx: GatewayContext): ExpiryRule {
+  return {
+    kind: 'end_user_counters',
+    expiresOnItsOwn: true,
+    expiredRecord: (record, now, key) => {
+      const expires = endUserCounterExpiry(lastPart(key), field(record, 'window'))
+      return expires !== undefined && expires <= now
+    },
+    remove: (key) =>
+      ctx.spendCounters.removeEndUserCounter(key, (record) => {
+        const expires = endUserCounterExpiry(lastPart(key), field(record, 'window'))
+        return expires !== undefined && expires <= ctx.now()
+      }),
   }
 }
 
@@ -170,6 +192,7 @@ export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
     codesRule(),
     consentRule(ctx),
     byokCountersRule(),
+    endUserCountersRule(ctx),
     usageRule(ctx),
     generationIdsRule(ctx),
     rollupsRule(ctx),

@@ -45,7 +45,7 @@ async function findExpired(ctx: GatewayContext, rule: ExpiryRule, keys: string[]
     const batch = unread.slice(i, i + BATCH)
     const records = await Promise.all(batch.map((key) => ctx.expiring.read(rule.kind, key)))
     batch.forEach((key, j) => {
-      if (expired.length < limit && records[j] !== null && rule.expiredRecord!(records[j], now)) expired.push(key)
+      if (expired.length < limit && records[j] !== null && rule.expiredRecord!(records[j], now, key)) expired.push(key)
     })
   }
   return expired
@@ -70,7 +70,7 @@ async function removeEach(ctx: GatewayContext, rule: ExpiryRule, expired: string
 
 /**
  * Removes expired records that the storage does not expire by itself (docs/retention.md): rate-limit windows,
- * authorization codes, consent answers, past BYOK request counters, usage records older than the retention with
+ * authorization codes, consent answers, past BYOK request counters, end users' counters of past windows, usage records older than the retention with
  * their BYOK settlement records, generation pointers and usage rollups (docs/usage.md), and revoked or deleted keys
  * with everything kept about them. Ledger entries are never removed. Work is bounded: at most `limit` deletions per
  * kind per run (a revoked key and its records count as one). Returns the counts removed by kind.
@@ -83,6 +83,7 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
     codes: 0,
     consent_answers: 0,
     byok_request_counters: 0,
+    end_user_counters: 0,
     usage_records: 0,
     generation_ids: 0,
     usage_rollups: 0,

@@ -4,6 +4,7 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { chatCompletionSchema, chatRequestSchema } from '../schemas/chat'
 import { defineRoute } from './define'
+import { withEndUser } from '../billing/spend-limits'
 
 /** POST /chat/completions (docs/chat.md). */
 export const chatCompletionsRoute = defineRoute({
@@ -21,7 +22,7 @@ export const chatCompletionsRoute = defineRoute({
   // The request's `user` names the end user it is for (docs/usage.md#usage-per-user-and-per-end-user).
   handler: ({ ctx, principal, body, event, requestId }) =>
     serveChat(ctx, {
-      principal: typeof body.user === 'string' && body.user && body.user.length <= 256 ? { ...principal, endUser: body.user } : principal,
+      principal: withEndUser(principal, body.user, 'user'),
       request: body,
       abort: clientAbortController(event),
       requestId,

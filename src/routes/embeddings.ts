@@ -4,6 +4,7 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { embeddingsRequestSchema, embeddingsResponseSchema } from '../schemas/embeddings'
 import { defineRoute } from './define'
+import { withEndUser } from '../billing/spend-limits'
 
 /** POST /embeddings (docs/embeddings.md): OpenAI's and OpenRouter's embeddings request, with the chat body limit. */
 export const embeddingsRoute = defineRoute({
@@ -19,5 +20,11 @@ export const embeddingsRoute = defineRoute({
   response: embeddingsResponseSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveEmbeddings(ctx, { principal, request: body, signal: clientAbortController(event).signal, requestId, tags: generationTags(event, requestId, body) }),
+    serveEmbeddings(ctx, {
+      principal: withEndUser(principal, body.user, 'user'),
+      request: body,
+      signal: clientAbortController(event).signal,
+      requestId,
+      tags: generationTags(event, requestId, body),
+    }),
 })

@@ -29,6 +29,7 @@ import { meRoute } from './me'
 import { countMessageTokensRoute, messagesRoute } from './messages'
 import { responsesRoutes } from './responses'
 import { activityRoute, creditsRoute, generationRoute } from './usage'
+import { updateUserRoute } from './users'
 
 /**
  * Every route of the seed, the gateway's original specification (docs/api.md#openrouter-compatibility; the full list:
@@ -69,6 +70,8 @@ export const apiRoutes = [
   activityRoute,
   // OpenRouter's API key routes beyond the seed's (docs/api.md): GET /key and the key management routes (docs/keys.md).
   ...keyRoutes,
+  // A user's limits (docs/first-party.md#budgets-for-users-and-end-users).
+  updateUserRoute,
   // Anthropic's Messages API, served through chat (docs/messages.md).
   messagesRoute,
   countMessageTokensRoute,

@@ -1,4 +1,6 @@
 import { keyUsage } from '../billing/key-usage'
+import { userUsage } from '../billing/spend-limits'
+import { limitsOf } from '../billing/spend-limits-input'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
@@ -84,7 +86,8 @@ export const currentKeyRoute = defineRoute({
   async handler({ ctx, principal }) {
     const { key, org } = principal
     const now = ctx.now()
-    const [fields, credits] = await Promise.all([usageFields(ctx, key, now), ctx.credits.get(org.id)])
+    const [fields, credits, userUsed] = await Promise.all([usageFields(ctx, key, now), ctx.credits.get(org.id), userUsage(ctx, principal.user, now)])
+    const { user } = principal
     const limit = ctx.options.rateLimits.key
     return {
       data: {
@@ -102,6 +105,15 @@ export const currentKeyRoute = defineRoute({
         rate_limit: limit
           ? { requests: limit.requests, interval: `${limit.windowSeconds}s`, note: 'Requests this key may make per interval (429 beyond)' }
           : { requests: -1, interval: 'none', note: 'No per-key rate limit is configured' },
+        // The key's user's limits and the org's end users' (docs/first-party.md#budgets-for-users-and-end-users): extra
+        // fields, OpenRouter's shape above unchanged.
+        user_limit: user.credit_limit == null ? null : exact(toUnits(user.credit_limit)),
+        user_limit_remaining: exactOrNull(userUsed.limit_remaining),
+        user_limit_reset: user.limit_reset ?? null,
+        user_usage: exact(userUsed.usage),
+        user_requests_per_minute: user.requests_per_minute ?? null,
+        user_max_in_flight: user.max_in_flight ?? null,
+        end_user_limits: org.end_user_limits ? limitsOf(org.end_user_limits) : null,
       },
     }
   },

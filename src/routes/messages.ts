@@ -5,6 +5,7 @@ import { anthropicErrorBody } from '../messages/errors'
 import { serveMessages } from '../messages/serve'
 import { countTokensRequestSchema, countTokensResponseSchema, messagesRequestSchema, messagesResponseSchema } from '../schemas/messages'
 import { defineRoute } from './define'
+import { withEndUser } from '../billing/spend-limits'
 
 /** POST /messages (docs/messages.md): Anthropic's Messages API, served as the chat capability; errors in Anthropic's shape. */
 export const messagesRoute = defineRoute({
@@ -23,7 +24,7 @@ export const messagesRoute = defineRoute({
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
     serveMessages(ctx, {
-      principal,
+      principal: withEndUser(principal, body.metadata?.user_id, 'metadata.user_id'),
       request: body,
       abort: clientAbortController(event),
       requestId,

@@ -13,6 +13,7 @@ import {
   responsesRequestSchema,
 } from '../schemas/responses'
 import { defineRoute } from './define'
+import { withEndUser } from '../billing/spend-limits'
 
 /** POST /responses (docs/responses.md): OpenAI's Responses API, served through chat; errors in OpenAI's shape. */
 export const createResponseRoute = defineRoute({
@@ -29,7 +30,13 @@ export const createResponseRoute = defineRoute({
   response: responseObjectSchema,
   bodyLimit: 'chat',
   handler: ({ ctx, principal, body, event, requestId }) =>
-    serveResponses(ctx, { principal, request: body, abort: clientAbortController(event), requestId, tags: generationTags(event, requestId, body) }),
+    serveResponses(ctx, {
+      principal: withEndUser(principal, body.user, 'user'),
+      request: body,
+      abort: clientAbortController(event),
+      requestId,
+      tags: generationTags(event, requestId, body),
+    }),
 })
 
 /** GET /responses/{id}: a stored response of the caller's org (docs/responses.md#stored-responses). */

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { int, nonNegativeDecimal, queryInteger } from './common'
+import { limitsSchema } from './users'
 
 /** Keys a page of GET /keys holds at most (OpenRouter's page: the 100 newest, then `offset`). */
 export const KEYS_PAGE_SIZE = 100
@@ -54,6 +55,13 @@ export const currentKeySchema = v.object({
     allowed_data_regions: v.array(v.string()),
     free_model_daily_requests: v.object({ limit: int(), remaining: int(), used: int() }),
     rate_limit: v.object({ requests: int(), interval: v.string(), note: v.string() }),
+    user_limit: nullableAmount,
+    user_limit_remaining: nullableAmount,
+    user_limit_reset: v.nullable(resetSchema),
+    user_usage: amount,
+    user_requests_per_minute: v.nullable(int()),
+    user_max_in_flight: v.nullable(int()),
+    end_user_limits: v.nullable(limitsSchema),
   }),
 })
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { uuidSchema } from './common'
+import { userLimitsSchema } from './users'
 
 /** The identity behind the calling key (docs/api.md#identity). */
 export const identitySchema = v.object({
@@ -13,6 +14,8 @@ export const identitySchema = v.object({
     total_credits: v.string(),
     total_usage: v.string(),
   }),
+  /** The user's own limits and what it used (docs/first-party.md#budgets-for-users-and-end-users). */
+  limits: userLimitsSchema,
 })
 
 /** The identity object. */

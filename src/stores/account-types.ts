@@ -7,10 +7,28 @@ export interface Org {
   id: string
   name: string
   created_at: string
+  /** The limits each end user of the org's keys has (OpenRouter's `user` field: docs/first-party.md#end-users); absent: none. */
+  end_user_limits?: SpendLimits
 }
 
-/** A user of one org. */
-export interface User {
+/**
+ * Limits on a user's or an end user's requests (docs/first-party.md#budgets-for-users-and-end-users): what they may
+ * spend (per UTC day, week or month when `limit_reset` is set), how many requests a UTC minute may admit, and how
+ * many may run at once. null (or absent): no such limit.
+ */
+export interface SpendLimits {
+  /** Most they may spend, in EUR (a canonical decimal string), or null for no limit. */
+  credit_limit?: string | null
+  /** When set, `credit_limit` is what they may spend per UTC day, week or month. */
+  limit_reset?: LimitReset | null
+  /** Requests a UTC minute admits at most. */
+  requests_per_minute?: number | null
+  /** Requests running at once at most. */
+  max_in_flight?: number | null
+}
+
+/** A user of one org, with its own limits (docs/first-party.md#budgets-for-users-and-end-users). */
+export interface User extends SpendLimits {
   id: string
   org_id: string
   email: string

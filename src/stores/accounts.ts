@@ -164,10 +164,31 @@ export function createAccountsStore(options: AccountsOptions) {
 
     /** Changes a user's plan or disabled flag. */
     async updateUser(id: string, patch: { plan?: string; disabled?: boolean }): Promise<User> {
-      const user = { ...(await requireUser(id)), ...patch }
-      await kv.set(user, 'users', id)
+      return store.changeUser(id, (user) => ({ ...user, ...patch }))
+    },
+
+    /**
+     * Changes a user record in one atomic step (its limits: docs/first-party.md#budgets-for-users-and-end-users): `fn`
+     * gets the current record and returns the next one, or throws to change nothing; it may run more than once. 404
+     * when the user does not exist. Keys resolved before it (the authentication cache) see the change at once.
+     */
+    async changeUser(id: string, fn: (user: User) => User): Promise<User> {
+      const user = (await atomic.update<User>(kv.key('users', id), (current) => {
+        if (!current) throw notFound(`User ${id} not found`)
+        return fn(current)
+      }))!
       await options.cache?.invalidate()
       return user
+    },
+
+    /** Changes an org record in one atomic step (its end users' limits), as `changeUser`; 404 when it does not exist. */
+    async changeOrg(id: string, fn: (org: Org) => Org): Promise<Org> {
+      const org = (await atomic.update<Org>(kv.key('orgs', id), (current) => {
+        if (!current) throw notFound(`Org ${id} not found`)
+        return fn(current)
+      }))!
+      await options.cache?.invalidate()
+      return org
     },
 
     /** Issues a new API key for a user; the key is returned once and stored only as its hash. */

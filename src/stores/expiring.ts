@@ -10,6 +10,7 @@ export type SweepKind =
   | 'codes'
   | 'consent_answers'
   | 'byok_request_counters'
+  | 'end_user_counters'
   | 'usage_records'
   | 'generation_ids'
   | 'usage_rollups'
@@ -22,6 +23,7 @@ const PREFIXES: Record<SweepKind, string> = {
   codes: 'codes',
   consent_answers: 'consent-used',
   byok_request_counters: 'byok-requests',
+  end_user_counters: 'credits:end-user',
   usage_records: 'usage',
   generation_ids: 'generation-ids',
   usage_rollups: ROLLUP_PREFIX,

@@ -117,7 +117,7 @@ describe('the model-gateway CLI', () => {
   it('shows the usage of every command and subcommand with --help', async () => {
     const cwd = folder('help')
     const expected: [string[], string[]][] = [
-      [[], ['serve', 'keys', 'credits', 'models']],
+      [[], ['serve', 'keys', 'credits', 'users', 'models']],
       [['serve'], ['--config', '--port', '--host', '--data', 'GATEWAY_SECRET', 'OPENAI_API_KEY']],
       [['keys'], ['create', 'list', 'revoke']],
       [
@@ -322,7 +322,11 @@ describe('the model-gateway CLI', () => {
       ],
       [['serve', '--prot', '3000'], 2, 'model-gateway: unknown option --prot (see: model-gateway serve --help)'],
       [['serve', '--port', 'http'], 2, 'model-gateway: --port: must be a whole number from 0 to 65535, got "http" (see: model-gateway serve --help)'],
-      [['kyes', 'create'], 2, 'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, models, catalogue) (see: model-gateway --help)'],
+      [
+        ['kyes', 'create'],
+        2,
+        'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, users, models, catalogue) (see: model-gateway --help)',
+      ],
       [['models', '--config', 'missing.mjs'], 1, 'model-gateway: config file not found: missing.mjs'],
     ]
     const results = await cliAll(cases.map(([args]) => [args, cwd]))

@@ -93,6 +93,14 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
       allowed_data_regions: ['global'],
       free_model_daily_requests: { limit: 0, remaining: 0, used: 0 },
       rate_limit: { requests: 1000, interval: '60s', note: 'Requests this key may make per interval (429 beyond)' },
+      // The key's user's limits and the org's end users' (docs/first-party.md#budgets-for-users-and-end-users): none set.
+      user_limit: null,
+      user_limit_remaining: null,
+      user_limit_reset: null,
+      user_usage: 0,
+      user_requests_per_minute: null,
+      user_max_in_flight: null,
+      end_user_limits: null,
     })
 
     // An org that was never given credits is OpenRouter's free tier.

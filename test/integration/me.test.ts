@@ -32,9 +32,23 @@ describe('GET /api/v1/me', () => {
       org_id: org.id,
       plan: 'pay_as_you_go',
       credits: { balance: '25.499999999877', total_credits: '25.5', total_usage: '0.000000000123' },
+      // The user's own limits and usage (docs/first-party.md#budgets-for-users-and-end-users): none set.
+      limits: {
+        credit_limit: null,
+        limit_reset: null,
+        requests_per_minute: null,
+        max_in_flight: null,
+        usage: '0',
+        usage_daily: '0',
+        usage_weekly: '0',
+        usage_monthly: '0',
+        limit_remaining: null,
+        requests_this_minute: 0,
+        in_flight: null,
+      },
     })
     expect(body.org_id).toMatch(UUID)
-    expect(Object.keys(body)).toEqual(['user_id', 'email', 'org_name', 'org_id', 'plan', 'credits'])
+    expect(Object.keys(body)).toEqual(['user_id', 'email', 'org_name', 'org_id', 'plan', 'credits', 'limits'])
   })
 
   it('gives users created without an org their own org and the default plan', async () => {

@@ -42,6 +42,8 @@ const specOperations = [
   'GET /api/v1/keys/{hash}',
   'PATCH /api/v1/keys/{hash}',
   'DELETE /api/v1/keys/{hash}',
+  // A user's limits (docs/first-party.md#budgets-for-users-and-end-users).
+  'PATCH /api/v1/users/{id}',
   // Anthropic's Messages API (docs/messages.md).
   'POST /api/v1/messages',
   'POST /api/v1/messages/count_tokens',
@@ -87,7 +89,7 @@ describe('GET /api/v1/openapi.json', () => {
     const me = doc.paths['/api/v1/me'].get
     expect(me.security).toEqual([{ bearer: [] }])
     const identity = me.responses['200'].content['application/json'].schema
-    expect(identity.required).toEqual(['user_id', 'email', 'org_name', 'org_id', 'plan', 'credits'])
+    expect(identity.required).toEqual(['user_id', 'email', 'org_name', 'org_id', 'plan', 'credits', 'limits'])
     expect(identity.properties.credits.required).toEqual(['balance', 'total_credits', 'total_usage'])
 
     const exchange = doc.paths['/api/v1/auth/keys'].post.requestBody.content['application/json'].schema

@@ -9,93 +9,39 @@
 import { APICallError } from '@ai-sdk/provider'
 import { embed, embedMany, generateText, jsonSchema, Output, stepCountIs, streamText, tool } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createGatewayProvider, gatewayProvider } from '../../src/ai-sdk'
-import type { ProviderModel } from '../../src/contracts'
-import { anthropic } from '../../src/providers/anthropic'
-import { anthropicModels } from '../../src/providers/models/anthropic-models'
-import { openai as openaiPreset } from '../../src/providers/openai'
-import { openaiCompatible } from '../../src/providers/openai-compatible'
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic'
-import { fakeEmbedding, type FakeOpenAI, startFakeOpenAI } from '../fakes/openai'
+import { gatewayProvider } from '../../src/ai-sdk'
+import { fakeEmbedding } from '../fakes/openai'
+import {
+  type AiSdkFixture,
+  anthropicPromptTokens,
+  EMBED_PRICE,
+  embedTokens,
+  fakePromptTokens,
+  PRICING,
+  SONNET,
+  startAiSdkFixture,
+  sum,
+  WEATHER_SCHEMA,
+  words,
+} from '../helpers/ai-sdk-fixture'
 import { httpClient } from '../helpers/http-client'
-import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
-import { decimalText, tokenCost, units } from '../helpers/sse'
+import { tokenCost } from '../helpers/sse'
 
-const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
-const EMBED_PRICE = '0.00000002' // openai/text-embedding-3-small, per input token (the catalogue's)
-const ANTHROPIC_KEY = 'sk-ant-api03-aisdk-0123456789'
-const SONNET = anthropicModels.find((m) => m.id === 'anthropic/claude-sonnet-5.5')!
-
-/** The sum of decimal amounts, exactly. */
-const sum = (amounts: string[]) => decimalText(amounts.reduce((total, amount) => total + units(amount), 0n))
-
-/** The fakes' token counts (test/fakes/openai.ts, test/fakes/anthropic.ts, test/fakes/openai-embeddings.ts). */
-const fakePromptTokens = (upstreamBody: any) => Math.ceil(JSON.stringify(upstreamBody.messages).length / 4)
-const anthropicPromptTokens = (body: any) => Math.ceil(JSON.stringify({ system: body.system, tools: body.tools, messages: body.messages }).length / 4)
-const embedTokens = (texts: string[]) => texts.reduce((n, text) => n + Math.max(1, Math.ceil(text.length / 4)), 0)
-const words = (text: string) => text.split(/\s+/).filter(Boolean).length
-
-let upstream: FakeOpenAI
-let claude: FakeAnthropic
-let t: TestGateway
+let f: AiSdkFixture
+beforeAll(async () => {
+  f = await startAiSdkFixture()
+})
+afterAll(() => f?.close())
 
 const weather = tool({
   description: 'The current weather in a city',
-  inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
+  inputSchema: jsonSchema<{ city: string }>(WEATHER_SCHEMA),
   execute: async ({ city }) => `Sunny in ${city}`,
 })
 
-beforeAll(async () => {
-  upstream = await startFakeOpenAI({ apiKey: 'sk-upstream', slowMs: 150 })
-  claude = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY })
-  const models: ProviderModel[] = ['gpt-test', 'slow', 'fail-500'].map((name) => ({
-    id: `fake/${name}`,
-    upstreamId: name,
-    pricing: PRICING,
-    supportedParameters: ['max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'tools', 'tool_choice', 'response_format', 'structured_outputs'],
-  }))
-  t = await startGateway({
-    exchangeRates: { EUR: '1', USD: '0.86' },
-    providers: [
-      openaiCompatible({ slug: 'fake', name: 'Fake', baseURL: upstream.url, apiKey: 'sk-upstream', models }),
-      openaiPreset({ apiKey: 'sk-upstream', baseURL: upstream.url }),
-      anthropic({ apiKey: ANTHROPIC_KEY, baseURL: claude.url, models: [SONNET] }),
-    ],
-  })
-})
-
-afterAll(async () => {
-  await t?.close()
-  await upstream?.close()
-  await claude?.close()
-})
-
-/** A new customer (its own org with `credits` EUR, none when null), the client bound to its key, and the provider over that client. */
-async function customer(credits: string | null = '5') {
-  const c = await createCustomer(t.gateway, { credits: credits ?? undefined })
-  const client = httpClient(t.url, c.key)
-  const gateway = createGatewayProvider({ client })
-  const spent = async () => (await t.gateway.admin.getCredits(c.user.org_id)).total_usage
-  /** The generation as GET /generation answers it (its record is written as the answer ends: polled). */
-  const generation = async (id: string) => {
-    let data: any
-    await expect
-      .poll(async () => {
-        const res = await t.request(`/api/v1/generation?id=${id}`, { headers: c.auth })
-        data = res.ok ? ((await res.json()) as any).data : undefined
-        return data?.status
-      })
-      .toBeDefined()
-    return data
-  }
-  return { ...c, client, gateway, spent, generation }
-}
-const chatsSince = (from: number) => upstream.requests.slice(from).filter((r) => r.path === '/v1/chat/completions')
-const messagesSince = (from: number) => claude.requests.slice(from).filter((r) => r.path === '/v1/messages')
-
 describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', () => {
   it('makes v3 models, callable and by name, and refuses the kinds it does not make', () => {
-    const provider = gatewayProvider(httpClient(t.url, 'unused'))
+    const provider = gatewayProvider(httpClient(f.t.url, 'unused'))
     expect(provider('fake/gpt-test')).toMatchObject({ specificationVersion: 'v3', provider: 'model-gateway.chat', modelId: 'fake/gpt-test' })
     expect(provider.chat('a/b')).toMatchObject({ specificationVersion: 'v3', modelId: 'a/b' })
     expect(provider.embeddingModel('e/f')).toMatchObject({ specificationVersion: 'v3', provider: 'model-gateway.embedding', maxEmbeddingsPerCall: 2048 })
@@ -104,8 +50,8 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('generateText: the answer, its usage, and a cost in providerMetadata equal to the billed record', async () => {
-    const { gateway, spent, generation } = await customer()
-    const sent = upstream.requests.length
+    const { gateway, spent, generation } = await f.customer()
+    const sent = f.upstream.requests.length
     const text = 'How are you?'
     const result = await generateText({
       model: gateway('fake/gpt-test'),
@@ -119,7 +65,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
       maxRetries: 0,
     })
 
-    const [sentUp] = chatsSince(sent)
+    const [sentUp] = f.chatsSince(sent)
     expect(sentUp.body).toMatchObject({
       model: 'gpt-test',
       messages: [
@@ -166,8 +112,8 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('streamText with a tool: the call streamed and executed, its result sent back, both steps billed as reported', async () => {
-    const { gateway, spent, generation } = await customer()
-    const sent = upstream.requests.length
+    const { gateway, spent, generation } = await f.customer()
+    const sent = f.upstream.requests.length
     const result = streamText({ model: gateway('fake/gpt-test'), prompt: 'Lisbon', maxRetries: 0, stopWhen: stepCountIs(3), tools: { get_weather: weather } })
     const seen: string[] = []
     let toolInput = ''
@@ -197,7 +143,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     expect(steps[0].finishReason).toBe('tool-calls')
     expect(steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Lisbon' } })])
     expect(steps[0].toolResults).toEqual([expect.objectContaining({ toolName: 'get_weather', output: 'Sunny in Lisbon' })])
-    const [first, second] = chatsSince(sent)
+    const [first, second] = f.chatsSince(sent)
     expect(first.body).toMatchObject({ stream: true, stream_options: { include_usage: true }, tool_choice: 'auto' })
     expect(first.body.tools).toEqual([
       {
@@ -231,7 +177,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('structured output: Output.object sends a strict json_schema, whole and streamed, and parses the answer', async () => {
-    const { gateway } = await customer()
+    const { gateway } = await f.customer()
     const schema = {
       type: 'object',
       properties: { name: { type: 'string' }, age: { type: 'integer' } },
@@ -240,7 +186,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     } as const
     const output = Output.object({ schema: jsonSchema<{ name: string; age: number }>(schema) })
 
-    const sent = upstream.requests.length
+    const sent = f.upstream.requests.length
     const whole = await generateText({ model: gateway('fake/gpt-test'), prompt: 'Ada', maxRetries: 0, output })
     expect(whole.output).toEqual({ name: 'Ada', age: 42 })
     const streamed = streamText({ model: gateway('fake/gpt-test'), prompt: 'Grace', maxRetries: 0, output })
@@ -249,15 +195,15 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     expect(await streamed.output).toEqual({ name: 'Grace', age: 42 })
     expect(partials.at(-1)).toEqual({ name: 'Grace', age: 42 })
 
-    const [first, second] = chatsSince(sent)
+    const [first, second] = f.chatsSince(sent)
     for (const body of [first.body, second.body])
       expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema, strict: true } })
     expect(second.body.stream).toBe(true)
   })
 
   it('JSON without a schema is json_object; strictJsonSchema: false and the options under modelGateway / openrouter pass through', async () => {
-    const { gateway } = await customer()
-    const sent = upstream.requests.length
+    const { gateway } = await f.customer()
+    const sent = f.upstream.requests.length
     const loose = await generateText({ model: gateway('fake/gpt-test'), prompt: 'Loose', maxRetries: 0, output: Output.json() })
     expect(loose.output).toEqual({ text: 'Loose' })
     await generateText({
@@ -267,7 +213,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
       output: Output.object({ schema: jsonSchema({ type: 'object', properties: { a: { type: 'string' } } }), name: 'thing', description: 'A thing' }),
       providerOptions: { modelGateway: { strictJsonSchema: false, user: 'end-user-7' }, openrouter: { user: 'ignored', parallelToolCalls: false } },
     })
-    const [first, second] = chatsSince(sent)
+    const [first, second] = f.chatsSince(sent)
     expect(first.body.response_format).toEqual({ type: 'json_object' })
     expect(second.body.response_format).toEqual({
       type: 'json_schema',
@@ -277,8 +223,8 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('reasoning: generateText on Claude returns the thinking and bills it; the next step sends it back signed', async () => {
-    const { gateway, spent, generation } = await customer()
-    const sent = claude.requests.length
+    const { gateway, spent, generation } = await f.customer()
+    const sent = f.claude.requests.length
     const question = 'Weather in Porto?'
     const result = await generateText({
       model: gateway('anthropic/claude-sonnet-5.5'),
@@ -289,7 +235,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
       providerOptions: { modelGateway: { reasoning: { effort: 'high' } } },
     })
 
-    const [first, second] = messagesSince(sent)
+    const [first, second] = f.messagesSince(sent)
     expect(first.body).toMatchObject({ model: 'claude-sonnet-5-5', thinking: { type: 'adaptive' }, output_config: { effort: 'high' } })
     const thinking = `The user asked about ${question}; I should answer plainly.`
     expect(result.steps[0].reasoningText).toBe(thinking)
@@ -314,7 +260,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('reasoning: streamText on Claude streams the thinking once, then the answer (options under openrouter)', async () => {
-    const { gateway } = await customer()
+    const { gateway } = await f.customer()
     const question = 'Why is grass green?'
     const result = streamText({
       model: gateway('anthropic/claude-sonnet-5.5'),
@@ -339,7 +285,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('embed and embedMany: the upstream’s vectors, the tokens, and the billed cost', async () => {
-    const { gateway, spent, generation } = await customer()
+    const { gateway, spent, generation } = await f.customer()
     const model = gateway.embeddingModel('openai/text-embedding-3-small')
     const one = await embed({ model, value: 'The quick brown fox', maxRetries: 0 })
     expect(one.embedding).toEqual(fakeEmbedding('The quick brown fox', 1536))
@@ -353,7 +299,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     const many = await embedMany({ model, values, maxRetries: 0, providerOptions: { modelGateway: { dimensions: 256 } } })
     expect(many.embeddings).toEqual(values.map((value) => fakeEmbedding(value, 256)))
     expect(many.usage).toEqual({ tokens: embedTokens(values) })
-    const embedCalls = upstream.requests.filter((r) => r.path === '/v1/embeddings')
+    const embedCalls = f.upstream.requests.filter((r) => r.path === '/v1/embeddings')
     expect(embedCalls.at(-1)!.body).toMatchObject({ model: 'text-embedding-3-small', input: values, dimensions: 256 })
     const manyMeta = many.providerMetadata?.modelGateway as any
     const billedMany = await generation(manyMeta.generationId)
@@ -364,14 +310,14 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('a call the gateway refuses is an APICallError with its status, not retried (402), and nothing is billed', async () => {
-    const { gateway, spent } = await customer(null)
-    const sent = upstream.requests.length
+    const { gateway, spent } = await f.customer(null)
+    const sent = f.upstream.requests.length
     const error = await generateText({ model: gateway('fake/gpt-test'), prompt: 'Hi', maxRetries: 2 }).catch((e) => e)
     expect(APICallError.isInstance(error)).toBe(true)
     expect(error).toMatchObject({ statusCode: 402, isRetryable: false, url: '/chat/completions', data: { code: 402, type: 'insufficient_credits' } })
     expect(JSON.parse(error.responseBody).error).toMatchObject({ code: 402, type: 'insufficient_credits' })
     expect(error.requestBodyValues).toMatchObject({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'Hi' }] })
-    expect(chatsSince(sent)).toHaveLength(0)
+    expect(f.chatsSince(sent)).toHaveLength(0)
     expect(await spent()).toBe('0')
 
     const embedError = await embed({ model: gateway.embeddingModel('openai/text-embedding-3-small'), value: 'x', maxRetries: 0 }).catch((e) => e)
@@ -380,15 +326,15 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('an upstream failure is an APICallError with the gateway’s status, retryable (the AI SDK retries it), whole and streamed', async () => {
-    const { gateway, spent } = await customer()
-    const sent = upstream.requests.length
+    const { gateway, spent } = await f.customer()
+    const sent = f.upstream.requests.length
     const error = await generateText({ model: gateway('fake/fail-500'), prompt: 'Hi', maxRetries: 1 }).catch((e) => e)
     // The AI SDK wraps the last of its tries in a RetryError.
     expect(error.name).toBe('AI_RetryError')
     expect(error.errors).toHaveLength(2)
     expect(APICallError.isInstance(error.lastError)).toBe(true)
     expect(error.lastError).toMatchObject({ statusCode: 502, isRetryable: true })
-    expect(chatsSince(sent).length).toBeGreaterThanOrEqual(2)
+    expect(f.chatsSince(sent).length).toBeGreaterThanOrEqual(2)
 
     let streamError: any
     const result = streamText({
@@ -406,8 +352,8 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
   })
 
   it('aborting streamText stops the upstream and bills what was generated', async () => {
-    const { gateway, user, spent } = await customer()
-    const aborted = upstream.aborted
+    const { gateway, user, spent } = await f.customer()
+    const aborted = f.upstream.aborted
     const controller = new AbortController()
     const result = streamText({ model: gateway('fake/slow'), prompt: 'one two three four five six seven eight', maxRetries: 0, abortSignal: controller.signal })
     const seen: string[] = []
@@ -421,8 +367,8 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     }
     expect(seen.at(-1)).toBe('abort')
     expect(text).toBe('Hello from')
-    await expect.poll(() => upstream.aborted, { timeout: 3000 }).toBe(aborted + 1)
-    const cancelled = async () => (await t.gateway.admin.usage(user.org_id)).find((r) => r.status === 'cancelled')
+    await expect.poll(() => f.upstream.aborted, { timeout: 3000 }).toBe(aborted + 1)
+    const cancelled = async () => (await f.t.gateway.admin.usage(user.org_id)).find((r) => r.status === 'cancelled')
     await expect.poll(async () => (await cancelled())?.status, { timeout: 3000 }).toBe('cancelled')
     const record = (await cancelled())!
     // The words streamed before the abort (two, perhaps a third in flight) are billed, estimated: no usage came.

@@ -284,6 +284,97 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     expect((await result.usage).outputTokenDetails.reasoningTokens).toBe(words(thinking))
   })
 
+  it('the prompt as chat messages: images (bytes and URL), a PDF, audio, an earlier turn with reasoning, tool results of every kind', async () => {
+    const { gateway } = await f.customer()
+    const sent = f.upstream.requests.length
+    const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10])
+    const wav = new Uint8Array([82, 73, 70, 70, 0, 0, 0, 0])
+    const result = await generateText({
+      model: gateway('fake/gpt-test'),
+      maxRetries: 0,
+      messages: [
+        { role: 'system', content: 'Look closely.' },
+        { role: 'user', content: 'Before' },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'reasoning',
+              text: 'I thought.',
+              providerOptions: { modelGateway: { reasoningDetails: [{ type: 'reasoning.text', text: 'I thought.' }] } },
+            },
+            { type: 'text', text: 'Earlier answer' },
+            { type: 'tool-call', toolCallId: 'call_1', toolName: 'lookup', input: { q: 'x' } },
+            { type: 'tool-call', toolCallId: 'call_2', toolName: 'lookup', input: { q: 'y' } },
+            { type: 'tool-call', toolCallId: 'call_3', toolName: 'lookup', input: { q: 'z' } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'call_1', toolName: 'lookup', output: { type: 'json', value: { found: true } } },
+            { type: 'tool-result', toolCallId: 'call_2', toolName: 'lookup', output: { type: 'error-text', value: 'not found' } },
+            {
+              type: 'tool-result',
+              toolCallId: 'call_3',
+              toolName: 'lookup',
+              output: {
+                type: 'content',
+                value: [
+                  { type: 'text', text: 'part one' },
+                  { type: 'text', text: 'part two' },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in these?', providerOptions: { modelGateway: { cacheControl: { type: 'ephemeral' } } } },
+            { type: 'image', image: png, mediaType: 'image/png' },
+            { type: 'image', image: new URL('https://example.com/cat.jpg') },
+            { type: 'file', data: new Uint8Array([37, 80, 68, 70]), mediaType: 'application/pdf', filename: 'doc.pdf' },
+            { type: 'file', data: wav, mediaType: 'audio/wav' },
+          ],
+        },
+      ],
+    })
+    // The fake answers the text of the last user message's parts joined by spaces: five parts reached it.
+    expect(result.text).toBe(`Hello from gpt-test: What is in these?${' '.repeat(4)}`)
+    const [upstreamChat] = f.chatsSince(sent)
+    expect((result.request.body as any).messages).toEqual([
+      { role: 'system', content: 'Look closely.' },
+      { role: 'user', content: 'Before' },
+      {
+        role: 'assistant',
+        content: 'Earlier answer',
+        reasoning: 'I thought.',
+        reasoning_details: [{ type: 'reasoning.text', text: 'I thought.' }],
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'lookup', arguments: '{"q":"y"}' } },
+          { id: 'call_3', type: 'function', function: { name: 'lookup', arguments: '{"q":"z"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"found":true}' },
+      { role: 'tool', tool_call_id: 'call_2', content: 'not found' },
+      { role: 'tool', tool_call_id: 'call_3', content: 'part one\npart two' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in these?', cache_control: { type: 'ephemeral' } },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${Buffer.from(png).toString('base64')}` } },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+          { type: 'file', file: { file_data: `data:application/pdf;base64,${Buffer.from([37, 80, 68, 70]).toString('base64')}`, filename: 'doc.pdf' } },
+          { type: 'input_audio', input_audio: { data: Buffer.from(wav).toString('base64'), format: 'wav' } },
+        ],
+      },
+    ])
+    // What reached the upstream is the gateway's business (docs/chat.md); the images at least arrive as sent.
+    expect(JSON.stringify(upstreamChat.body.messages)).toContain('https://example.com/cat.jpg')
+  })
+
   it('embed and embedMany: the upstream’s vectors, the tokens, and the billed cost', async () => {
     const { gateway, spent, generation } = await f.customer()
     const model = gateway.embeddingModel('openai/text-embedding-3-small')

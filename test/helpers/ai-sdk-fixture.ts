@@ -13,7 +13,7 @@ import { decimalText, units } from './sse'
 
 /**
  * What the tests of the AI SDK provider (test/integration/ai-sdk-provider*.test.ts) run on: a gateway with the fake
- * OpenAI upstream (chat models `fake/gpt-test`, `fake/slow`, `fake/fail-500` at PRICING, and the `openai()` preset's
+ * OpenAI upstream (chat models `fake/gpt-test`, `fake/slow`, `fake/fail-500`, `fake/fail-midstream` at PRICING, and the `openai()` preset's
  * embedding models) and the fake Anthropic API (Claude Sonnet 5.5, which thinks), customers with a provider each.
  */
 
@@ -58,7 +58,7 @@ export interface AiSdkFixture {
 export async function startAiSdkFixture(): Promise<AiSdkFixture> {
   const upstream = await startFakeOpenAI({ apiKey: 'sk-upstream', slowMs: 150 })
   const claude = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY })
-  const models: ProviderModel[] = ['gpt-test', 'slow', 'fail-500'].map((name) => ({
+  const models: ProviderModel[] = ['gpt-test', 'slow', 'fail-500', 'fail-midstream'].map((name) => ({
     id: `fake/${name}`,
     upstreamId: name,
     pricing: PRICING,

@@ -469,4 +469,61 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     expect(await spent()).toBe(record.cost_eur)
     expect(record.cost).toBe(tokenCost(PRICING, record.prompt_tokens, record.completion_tokens).usd)
   })
+
+  it('an upstream that fails mid-stream: the text so far, then an error part with an APICallError, finished as an error', async () => {
+    const { gateway } = await f.customer()
+    const errors: unknown[] = []
+    const result = streamText({
+      model: gateway('fake/fail-midstream'),
+      prompt: 'one two three four',
+      maxRetries: 0,
+      onError: ({ error }) => void errors.push(error),
+    })
+    let text = ''
+    let finish: string | undefined
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') text += part.text
+      if (part.type === 'finish-step') finish = part.finishReason
+    }
+    expect(text).toBe('Hello from')
+    expect(errors).toHaveLength(1)
+    expect(APICallError.isInstance(errors[0])).toBe(true)
+    expect(errors[0]).toMatchObject({ statusCode: 502 })
+    expect(finish).toBe('error')
+  })
+
+  it('leaving fullStream early does not stop the model (the AI SDK reads it to its end): the whole answer is billed', async () => {
+    const { gateway, user, spent } = await f.customer()
+    const aborted = f.upstream.aborted
+    const prompt = 'one two three four five six seven eight'
+    const result = streamText({ model: gateway('fake/slow'), prompt, maxRetries: 0 })
+    let text = ''
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') text += part.text
+      if (words(text) === 2) break
+    }
+    expect(text).toBe('Hello from')
+    const record = async () => (await f.t.gateway.admin.usage(user.org_id))[0]
+    await expect.poll(async () => (await record())?.status, { timeout: 5000 }).toBe('success')
+    expect(await record()).toMatchObject({ completion_tokens: words(`Hello from slow: ${prompt}`), finish_reason: 'stop' })
+    expect(await spent()).toBe((await record()).cost_eur)
+    expect(f.upstream.aborted).toBe(aborted)
+  })
+
+  it('cancelling the model’s own stream stops the upstream, and what was generated is billed', async () => {
+    const { gateway, user, spent } = await f.customer()
+    const aborted = f.upstream.aborted
+    const { stream } = await gateway('fake/slow').doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'one two three four five' }] }] })
+    const reader = stream.getReader()
+    const parts: any[] = []
+    while (parts.filter((part) => part.type === 'text-delta').length < 2) parts.push((await reader.read()).value)
+    await reader.cancel()
+    expect(parts.map((part) => part.type)).toEqual(['stream-start', 'response-metadata', 'text-start', 'text-delta', 'text-delta'])
+    expect(parts[1]).toMatchObject({ id: expect.stringMatching(/^gen-/), modelId: 'fake/slow', timestamp: expect.any(Date) })
+    await expect.poll(() => f.upstream.aborted, { timeout: 3000 }).toBe(aborted + 1)
+    const cancelled = async () => (await f.t.gateway.admin.usage(user.org_id)).find((r) => r.status === 'cancelled')
+    await expect.poll(async () => (await cancelled())?.id, { timeout: 3000 }).toBe(parts[1].id)
+    expect((await cancelled())!.completion_tokens).toBeGreaterThanOrEqual(2)
+    expect(await spent()).toBe((await cancelled())!.cost_eur)
+  })
 })

@@ -45,7 +45,12 @@ export class ChatStreamState {
   private metadataSent = false
   private textOpen = false
   private reasoningOpen = false
+  /** The id of the reasoning part open or last opened: one per stretch of reasoning (`reasoning-0`, `reasoning-1`, …). */
+  private reasoningId = ''
+  private reasonings = 0
   private reasoningDetails: Json[] = []
+  /** How many of the details a `reasoning-end` has carried so far. */
+  private detailsAttached = 0
   private readonly tools = new Map<number, OpenToolCall>()
   private finish: string | undefined
   private usage: Record<string, Json> | undefined
@@ -87,9 +92,8 @@ export class ChatStreamState {
     this.reasoningDetails.push(...details)
     const reasoning = typeof delta.reasoning === 'string' && delta.reasoning ? delta.reasoning : delta.reasoning == null ? detailsText(details) : ''
     if (reasoning) {
-      if (!this.reasoningOpen) parts.push({ type: 'reasoning-start', id: 'reasoning-0' })
-      this.reasoningOpen = true
-      parts.push({ type: 'reasoning-delta', id: 'reasoning-0', delta: reasoning })
+      parts.push(...this.openReasoning())
+      parts.push({ type: 'reasoning-delta', id: this.reasoningId, delta: reasoning })
     }
     const text = (typeof delta.content === 'string' ? delta.content : '') + (typeof delta.refusal === 'string' ? delta.refusal : '')
     if (text) {
@@ -103,9 +107,13 @@ export class ChatStreamState {
     return parts
   }
 
-  /** The parts that end the stream: what is still open closed, the tool calls whole, then `finish`. */
+  /**
+   * The parts that end the stream: what is still open closed, the reasoning details no reasoning carried yet (a
+   * provider's signatures that came without text) as a reasoning part of their own, the tool calls whole, then `finish`.
+   */
   end(): StreamPart[] {
     const parts = this.endReasoning()
+    if (this.reasoningDetails.length > this.detailsAttached) parts.push(...this.openReasoning(), ...this.endReasoning())
     if (this.textOpen) parts.push({ type: 'text-end', id: 'text-0' })
     this.textOpen = false
     for (const call of this.tools.values()) {
@@ -128,11 +136,20 @@ export class ChatStreamState {
     return [{ type: 'error', error }, ...this.end()]
   }
 
+  private openReasoning(): StreamPart[] {
+    if (this.reasoningOpen) return []
+    this.reasoningOpen = true
+    this.reasoningId = `reasoning-${this.reasonings++}`
+    return [{ type: 'reasoning-start', id: this.reasoningId }]
+  }
+
+  /** Closes the reasoning open, with the details that came since the last one closed. */
   private endReasoning(): StreamPart[] {
     if (!this.reasoningOpen) return []
     this.reasoningOpen = false
-    const details = this.reasoningDetails.length ? { providerMetadata: { [METADATA_KEY]: { reasoningDetails: this.reasoningDetails } } } : {}
-    return [{ type: 'reasoning-end', id: 'reasoning-0', ...details }]
+    const details = this.reasoningDetails.slice(this.detailsAttached)
+    this.detailsAttached = this.reasoningDetails.length
+    return [{ type: 'reasoning-end', id: this.reasoningId, ...(details.length ? { providerMetadata: { [METADATA_KEY]: { reasoningDetails: details } } } : {}) }]
   }
 
   /** One tool call delta: the call opened once its name is known, then its arguments streamed. */

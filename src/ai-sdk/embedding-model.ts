@@ -56,7 +56,7 @@ class GatewayEmbeddingModel<V extends SpecificationVersion> {
     } catch (error) {
       throw toCallError(error, EMBEDDINGS_PATH, body)
     }
-    const data: Json[] = Array.isArray(answer?.data) ? [...answer.data].sort((a, b) => a.index - b.index) : []
+    const data: Json[] = Array.isArray(answer?.data) ? [...answer.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) : []
     const tokens = answer?.usage?.prompt_tokens
     return {
       embeddings: data.map((item) => item.embedding as number[]),

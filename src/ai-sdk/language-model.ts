@@ -43,8 +43,8 @@ export interface LanguageModelConfig {
 class GatewayLanguageModel<V extends SpecificationVersion> {
   readonly specificationVersion: V
   readonly provider: string
-  /** Image and file URLs go to the gateway as they are; it fetches or forwards them. */
-  readonly supportedUrls: Record<string, RegExp[]> = { 'image/*': [/^https?:\/\/.*$/], 'application/pdf': [/^https?:\/\/.*$/] }
+  /** Image URLs go to the gateway as they are (providers take them); the AI SDK downloads other files' URLs. */
+  readonly supportedUrls: Record<string, RegExp[]> = { 'image/*': [/^https?:\/\/.*$/] }
 
   constructor(
     readonly modelId: string,

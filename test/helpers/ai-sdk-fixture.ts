@@ -2,10 +2,13 @@ import { expect } from 'vitest'
 import { createGatewayProvider } from '../../src/ai-sdk'
 import type { ProviderModel } from '../../src/contracts'
 import { anthropic } from '../../src/providers/anthropic'
+import { gemini } from '../../src/providers/gemini'
+import { geminiModels } from '../../src/providers/models/gemini-models'
 import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { openai as openaiPreset } from '../../src/providers/openai'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic'
+import { type FakeGemini, startFakeGemini } from '../fakes/gemini'
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai'
 import { httpClient } from './http-client'
 import { createCustomer, startGateway, type TestGateway } from './server'
@@ -14,13 +17,15 @@ import { decimalText, units } from './sse'
 /**
  * What the tests of the AI SDK provider (test/integration/ai-sdk-provider*.test.ts) run on: a gateway with the fake
  * OpenAI upstream (chat models `fake/gpt-test`, `fake/slow`, `fake/fail-500`, `fake/fail-midstream` at PRICING, and the `openai()` preset's
- * embedding models) and the fake Anthropic API (Claude Sonnet 5.5, which thinks), customers with a provider each.
+ * embedding models), the fake Anthropic API (Claude Sonnet 5.5, which thinks) and the fake Gemini API (Gemini's
+ * models, whose thought signatures a tool call must carry back), customers with a provider each.
  */
 
 export const PRICING = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 /** openai/text-embedding-3-small's price per input token (the catalogue's). */
 export const EMBED_PRICE = '0.00000002'
 const ANTHROPIC_KEY = 'sk-ant-api03-aisdk-0123456789'
+const GEMINI_KEY = 'AIzaSy-aisdk-provider-key'
 export const SONNET = anthropicModels.find((m) => m.id === 'anthropic/claude-sonnet-5.5')!
 
 /** The sum of decimal amounts, exactly. */
@@ -36,6 +41,7 @@ export const WEATHER_SCHEMA = { type: 'object', properties: { city: { type: 'str
 export interface AiSdkFixture {
   upstream: FakeOpenAI
   claude: FakeAnthropic
+  google: FakeGemini
   t: TestGateway
   /** A new customer (its own org with `credits` EUR, none when null), its client, the provider (`specificationVersion`) over it. */
   customer(
@@ -58,6 +64,7 @@ export interface AiSdkFixture {
 export async function startAiSdkFixture(): Promise<AiSdkFixture> {
   const upstream = await startFakeOpenAI({ apiKey: 'sk-upstream', slowMs: 150 })
   const claude = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY })
+  const google = await startFakeGemini({ apiKey: GEMINI_KEY })
   const models: ProviderModel[] = ['gpt-test', 'slow', 'fail-500', 'fail-midstream'].map((name) => ({
     id: `fake/${name}`,
     upstreamId: name,
@@ -70,11 +77,13 @@ export async function startAiSdkFixture(): Promise<AiSdkFixture> {
       openaiCompatible({ slug: 'fake', name: 'Fake', baseURL: upstream.url, apiKey: 'sk-upstream', models }),
       openaiPreset({ apiKey: 'sk-upstream', baseURL: upstream.url }),
       anthropic({ apiKey: ANTHROPIC_KEY, baseURL: claude.url, models: [SONNET] }),
+      gemini({ apiKey: GEMINI_KEY, baseURL: google.url, models: geminiModels }),
     ],
   })
   return {
     upstream,
     claude,
+    google,
     t,
     async customer(credits = '5', specificationVersion = 'v3') {
       const c = await createCustomer(t.gateway, { credits: credits ?? undefined })
@@ -101,6 +110,7 @@ export async function startAiSdkFixture(): Promise<AiSdkFixture> {
       await t.close()
       await upstream.close()
       await claude.close()
+      await google.close()
     },
   }
 }

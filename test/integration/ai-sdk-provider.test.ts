@@ -7,7 +7,7 @@
  * provider reports is checked against the usage record the gateway billed (GET /generation), and what the org paid.
  */
 import { APICallError } from '@ai-sdk/provider'
-import { embed, embedMany, generateText, jsonSchema, Output, stepCountIs, streamText, tool } from 'ai'
+import { embed, embedMany, generateText, jsonSchema, Output, type StepResult, stepCountIs, streamText, tool } from 'ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gatewayProvider } from '../../src/ai-sdk'
 import { fakeEmbedding } from '../fakes/openai'
@@ -374,6 +374,48 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     // What reached the upstream is the gateway's business (docs/chat.md); the images at least arrive as sent.
     expect(JSON.stringify(upstreamChat.body.messages)).toContain('https://example.com/cat.jpg')
   })
+
+  for (const [mode, exclude] of [
+    ['generateText', false],
+    ['streamText', false],
+    ['generateText', true],
+    ['streamText', true],
+  ] as const) {
+    it(`Gemini 3 with a tool (${mode}${exclude ? ', reasoning excluded' : ''}): the thought signature goes back with the call`, async () => {
+      const { gateway } = await f.customer()
+      const sent = f.google.requests.length
+      const options = {
+        model: gateway('google/gemini-3.5-flash'),
+        prompt: 'Madrid',
+        maxRetries: 0,
+        stopWhen: stepCountIs(3),
+        tools: { get_weather: weather },
+        providerOptions: { modelGateway: { reasoning: { exclude } } },
+      }
+      let result: {
+        steps: PromiseLike<StepResult<{ get_weather: typeof weather }>[]> | StepResult<{ get_weather: typeof weather }>[]
+        text: PromiseLike<string> | string
+      }
+      if (mode === 'generateText') result = await generateText(options)
+      else {
+        result = streamText(options)
+        for await (const part of (result as ReturnType<typeof streamText<{ get_weather: typeof weather }>>).fullStream)
+          if (part.type === 'error') throw part.error
+      }
+      const steps = await result.steps
+      expect(steps.map((step) => step.finishReason)).toEqual(['tool-calls', 'stop'])
+      expect(steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Madrid' } })])
+      const details = steps[0].content.flatMap((part) =>
+        part.type === 'reasoning' ? ((part.providerMetadata?.modelGateway?.reasoningDetails as any[]) ?? []) : [],
+      )
+      expect(details).toEqual([expect.objectContaining({ type: 'reasoning.encrypted', data: expect.any(String) })])
+      // The fake refuses a second step whose function call lacks a signature it handed out: it answered.
+      const second = f.google.requests.slice(sent).filter((r) => r.path.includes(':'))[1]
+      const call = second.body.contents[1].parts.find((part: any) => part.functionCall)
+      expect(f.google.signatures.has(call.thoughtSignature)).toBe(true)
+      expect(await result.text).toBe('The tools said: get_weather={"output":"Sunny in Madrid"}')
+    })
+  }
 
   it('embed and embedMany: the upstream’s vectors, the tokens, and the billed cost', async () => {
     const { gateway, spent, generation } = await f.customer()

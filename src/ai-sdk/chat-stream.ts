@@ -109,7 +109,8 @@ export class ChatStreamState {
 
   /**
    * The parts that end the stream: what is still open closed, the reasoning details no reasoning carried yet (a
-   * provider's signatures that came without text) as a reasoning part of their own, the tool calls whole, then `finish`.
+   * provider's signatures that came without text) as a reasoning part of their own, the tool calls whole (unless the
+   * stream failed: a call cut short is not one to run), then `finish`.
    */
   end(): StreamPart[] {
     const parts = this.endReasoning()
@@ -118,7 +119,8 @@ export class ChatStreamState {
     this.textOpen = false
     for (const call of this.tools.values()) {
       if (!call.started) parts.push({ type: 'tool-input-start', id: call.id, toolName: call.name })
-      parts.push({ type: 'tool-input-end', id: call.id }, { type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.args || '{}' })
+      parts.push({ type: 'tool-input-end', id: call.id })
+      if (this.finish !== 'error') parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.args || '{}' })
     }
     this.tools.clear()
     parts.push({

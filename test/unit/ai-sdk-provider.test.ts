@@ -142,6 +142,54 @@ describe('the AI SDK provider on in-process answers', () => {
     })
   })
 
+  it('a stream whose tool call is cut by an error: its input ended, no call to run, finished as an error', async () => {
+    const { client } = stubClient(null, [
+      {
+        id: 'gen-4',
+        choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":' } }] } }],
+      },
+      { id: 'gen-4', error: { code: 502, message: 'cut' }, choices: [{ index: 0, delta: {}, finish_reason: 'error' }] },
+    ])
+    const parts = await partsOf((await createGatewayProvider({ client })('a/b').doStream({ prompt })).stream)
+    expect(parts.map((part) => part.type)).toEqual([
+      'stream-start',
+      'response-metadata',
+      'tool-input-start',
+      'tool-input-delta',
+      'error',
+      'tool-input-end',
+      'finish',
+    ])
+    expect(parts.at(-1).finishReason).toEqual({ unified: 'error', raw: 'error' })
+  })
+
+  it('a stream of two tool calls whose arguments arrive in pieces: each call whole at the end, in order', async () => {
+    const call = (index: number, fn: Record<string, string>, id?: string) => ({
+      id: 'gen-5',
+      choices: [{ index: 0, delta: { tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: fn }] } }],
+    })
+    const { client } = stubClient(null, [
+      call(0, { name: 'f', arguments: '' }, 'call_a'),
+      call(1, { name: 'g', arguments: '{"b"' }, 'call_b'),
+      call(0, { arguments: '{"a":1}' }),
+      call(1, { arguments: ':2}' }),
+      { id: 'gen-5', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+    ])
+    const parts = await partsOf((await createGatewayProvider({ client, specificationVersion: 'v2' })('a/b').doStream({ prompt })).stream)
+    expect(parts.filter((part) => part.type.startsWith('tool-'))).toEqual([
+      { type: 'tool-input-start', id: 'call_a', toolName: 'f' },
+      { type: 'tool-input-start', id: 'call_b', toolName: 'g' },
+      { type: 'tool-input-delta', id: 'call_b', delta: '{"b"' },
+      { type: 'tool-input-delta', id: 'call_a', delta: '{"a":1}' },
+      { type: 'tool-input-delta', id: 'call_b', delta: ':2}' },
+      { type: 'tool-input-end', id: 'call_a' },
+      { type: 'tool-call', toolCallId: 'call_a', toolName: 'f', input: '{"a":1}' },
+      { type: 'tool-input-end', id: 'call_b' },
+      { type: 'tool-call', toolCallId: 'call_b', toolName: 'g', input: '{"b":2}' },
+    ])
+    expect(parts.at(-1).finishReason).toBe('tool-calls')
+  })
+
   it('embeddings: in input order, with the exact cost as a number', async () => {
     const { client } = stubClient(null)
     const result = await createGatewayProvider({ client })

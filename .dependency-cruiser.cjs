@@ -31,8 +31,9 @@ const LAYERS = [
   { name: 'pipeline', paths: ['^src/pipeline/'] },
   // The features: one folder per capability or API area.
   { name: 'features', paths: ['^src/(chat|messages|responses|embeddings|audio|native|auth|byok|maintenance)/'] },
-  // The edge: the HTTP routes, the gateway's assembly, the package's entry point, the admin API, the CLI.
-  { name: 'edge', paths: ['^src/(routes|cli|client)/', '^src/(gateway|index|admin|openapi)[.]ts$'] },
+  // The edge: the HTTP routes, the gateway's assembly, the package's entry points (the AI SDK provider among them),
+  // the in-process client, the admin API, the CLI.
+  { name: 'edge', paths: ['^src/(routes|cli|client|ai-sdk)/', '^src/(gateway|index|admin|openapi)[.]ts$'] },
 ]
 
 const ALL_LAYERS = LAYERS.flatMap((layer) => layer.paths)

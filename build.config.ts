@@ -8,6 +8,8 @@ export default defineBuildConfig({
     { input: 'adapters/express', name: 'adapters/express' },
     { input: 'adapters/bun', name: 'adapters/bun' },
     { input: 'adapters/nuxt', name: 'adapters/nuxt' },
+    // The AI SDK provider (docs/first-party.md#the-ai-sdk-provider): `model-gateway/ai-sdk`, types only from @ai-sdk/provider.
+    { input: 'src/ai-sdk/index', name: 'ai-sdk' },
     // The Nuxt module's server runtime, file by file, for Nitro to bundle into the app's server (docs/adapters.md#nuxt):
     // `.js` (ES modules) with `.d.ts`, which TypeScript finds from the extensionless paths Nitro types routes with.
     { builder: 'mkdist', input: 'adapters/nuxt/runtime/', name: 'adapters/nuxt/runtime', format: 'esm', ext: 'js' },

@@ -40,12 +40,27 @@ async function main() {
 main().catch((error) => { console.error(error); process.exit(1) })
 `
 
+// The AI SDK provider with a stub client, where neither \`ai\` nor \`@ai-sdk/provider\` is installed: it imports
+// nothing at run time (docs/first-party.md#the-ai-sdk-provider).
+const aiSdkProgram = (load: string) => `${load}
+const client = {
+  chat: { completions: { create: async (body) => ({ id: 'gen-1', model: body.model, choices: [{ message: { content: 'Hi ' + body.messages[0].content }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cost: 0.25 } }) } },
+  embeddings: { create: async () => ({ data: [] }) },
+}
+async function main() {
+  const result = await createGatewayProvider({ client })('a/b').doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'there' }] }] })
+  console.log(JSON.stringify({ content: result.content, finishReason: result.finishReason, cost: result.providerMetadata.modelGateway.cost }))
+}
+main().catch((error) => { console.error(error); process.exit(1) })
+`
+
 // A consumer of every entry point's types. The @ts-expect-error lines fail to compile if a module's types are `any`.
 const consumer = `import { createGateway, GatewayError, type Gateway, type Credits } from 'model-gateway'
 import { serve, toNodeHandler } from 'model-gateway/node'
 import { bodyLimitOf, toExpressHandler } from 'model-gateway/express'
 import { serve as serveOnBun, toBunFetch } from 'model-gateway/bun'
 import nuxtModule, { type ModelGatewayModuleOptions } from 'model-gateway/nuxt'
+import { createGatewayProvider, type OpenAIShapedClient } from 'model-gateway/ai-sdk'
 const gateway: Gateway = createGateway({ basePath: '/ai', publicCatalogue: false })
 const handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = toNodeHandler(gateway)
 const credits: Promise<Credits> = gateway.admin.getCredits('x')
@@ -54,13 +69,18 @@ const limit: number = bodyLimitOf(gateway)
 const middleware = toExpressHandler(gateway)
 const bunFetch: (request: Request) => Promise<Response> = toBunFetch(gateway)
 const options: ModelGatewayModuleOptions = { basePath: '/api/v1', nitroStorage: 'gateway' }
+declare const client: OpenAIShapedClient
+const chatModel: { specificationVersion: 'v3'; modelId: string } = createGatewayProvider({ client })('openai/gpt-4o')
+const oldModel: { specificationVersion: 'v2' } = createGatewayProvider({ client, specificationVersion: 'v2' }).textEmbeddingModel('openai/text-embedding-3-small')
+// @ts-expect-error a string is not a client
+createGatewayProvider({ client: 'not a client' })
 // @ts-expect-error a string is not a Gateway
 toExpressHandler('not a gateway')
 // @ts-expect-error a string is not a Gateway
 toBunFetch('not a gateway')
 // @ts-expect-error basePath is a string
 const wrong: ModelGatewayModuleOptions = { basePath: 42 }
-export { handler, credits, error, serve, limit, middleware, bunFetch, serveOnBun, nuxtModule, options, wrong }
+export { handler, credits, error, serve, limit, middleware, bunFetch, serveOnBun, nuxtModule, options, wrong, chatModel, oldModel }
 `
 
 // The entry points in package.json's exports, and the declaration file each of arethetypeswrong's resolutions must find
@@ -71,6 +91,7 @@ const entries: [subpath: string, file: string][] = [
   ['./express', 'adapters/express'],
   ['./bun', 'adapters/bun'],
   ['./nuxt', 'adapters/nuxt'],
+  ['./ai-sdk', 'ai-sdk'],
 ]
 
 // What a TypeScript user may set, and the consumer file for it (.mts/.cts: an ES module or a CommonJS one under node16
@@ -99,13 +120,15 @@ describe('the built package', () => {
     mkdirSync(installed, { recursive: true })
     await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'])
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    for (const name of [...Object.keys(manifest.dependencies), '@nuxt/schema', '@types/node']) {
+    for (const name of [...Object.keys(manifest.dependencies), '@nuxt/schema', '@types/node', '@ai-sdk/provider']) {
       mkdirSync(dirname(join(scratch, 'node_modules', name)), { recursive: true })
       symlinkSync(join(root, 'node_modules', name), join(scratch, 'node_modules', name), 'dir')
     }
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true }))
     writeFileSync(join(scratch, 'esm.mjs'), program(`import { createGateway } from 'model-gateway'\nimport { serve } from 'model-gateway/node'`))
     writeFileSync(join(scratch, 'cjs.cjs'), program(`const { createGateway } = require('model-gateway')\nconst { serve } = require('model-gateway/node')`))
+    writeFileSync(join(scratch, 'esm-ai-sdk.mjs'), aiSdkProgram(`import { createGatewayProvider } from 'model-gateway/ai-sdk'`))
+    writeFileSync(join(scratch, 'cjs-ai-sdk.cjs'), aiSdkProgram(`const { createGatewayProvider } = require('model-gateway/ai-sdk')`))
     writeFileSync(
       join(scratch, 'esm-files.mjs'),
       filesProgram(
@@ -146,6 +169,11 @@ describe('the built package', () => {
       'adapters/express.mjs',
       'adapters/express.cjs',
       'adapters/bun.mjs',
+      'ai-sdk.mjs',
+      'ai-sdk.cjs',
+      'ai-sdk.d.mts',
+      'ai-sdk.d.cts',
+      'ai-sdk.d.ts',
       'cli.mjs',
     ]) {
       expect(existsSync(join(installed, 'dist', file)), file).toBe(true)
@@ -185,6 +213,24 @@ describe('the built package', () => {
       const base = join(scratch, `files-${file}`)
       const { stdout } = await run(process.execPath, [file, base], { cwd: scratch })
       expect(JSON.parse(stdout.trim())).toEqual({ credits: { balance: '3.5', total_credits: '3.5', total_usage: '0' }, locks: ['.model-gateway-locks'] })
+    }, 60_000)
+  }
+
+  for (const [name, file] of [
+    ['ESM import', 'esm-ai-sdk.mjs'],
+    ['CommonJS require', 'cjs-ai-sdk.cjs'],
+  ]) {
+    it(`runs the AI SDK provider without ai or @ai-sdk/provider at run time, by ${name}`, async () => {
+      // Linked for the consumers' types only: the program runs with it out of reach.
+      rmSync(join(scratch, 'node_modules/@ai-sdk/provider'), { force: true })
+      try {
+        const { stdout } = await run(process.execPath, [file], { cwd: scratch })
+        expect(JSON.parse(stdout.trim())).toEqual({ content: [{ type: 'text', text: 'Hi there' }], finishReason: { unified: 'stop', raw: 'stop' }, cost: 0.25 })
+      } finally {
+        symlinkSync(join(root, 'node_modules/@ai-sdk/provider'), join(scratch, 'node_modules/@ai-sdk/provider'), 'dir')
+      }
+      for (const built of ['ai-sdk.mjs', 'ai-sdk.cjs'])
+        expect(readFileSync(join(installed, 'dist', built), 'utf8')).not.toMatch(/\bfrom\s*['"]|\brequire\(|\bimport\(/)
     }, 60_000)
   }
 

@@ -10,7 +10,7 @@ import { openaiCompatible } from '../../src/providers/openai-compatible'
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic'
 import { type FakeGemini, startFakeGemini } from '../fakes/gemini'
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai'
-import { httpClient } from './http-client'
+import type { GatewayClient } from '../../src/index'
 import { createCustomer, startGateway, type TestGateway } from './server'
 import { decimalText, units } from './sse'
 
@@ -49,7 +49,7 @@ export interface AiSdkFixture {
     specificationVersion?: 'v2' | 'v3',
   ): Promise<
     Awaited<ReturnType<typeof createCustomer>> & {
-      client: ReturnType<typeof httpClient>
+      client: GatewayClient
       gateway: any
       spent(): Promise<string>
       generation(id: string): Promise<any>
@@ -87,7 +87,8 @@ export async function startAiSdkFixture(): Promise<AiSdkFixture> {
     t,
     async customer(credits = '5', specificationVersion = 'v3') {
       const c = await createCustomer(t.gateway, { credits: credits ?? undefined })
-      const client = httpClient(t.url, c.key)
+      // The in-process client of the customer's key (docs/first-party.md#the-in-process-client): no HTTP.
+      const client = t.gateway.client({ key: c.key })
       const gateway = specificationVersion === 'v2' ? createGatewayProvider({ client, specificationVersion }) : createGatewayProvider({ client })
       const spent = async () => (await t.gateway.admin.getCredits(c.user.org_id)).total_usage
       // The generation as GET /generation answers it (its record is written as the answer ends: polled).

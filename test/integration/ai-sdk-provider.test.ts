@@ -3,7 +3,8 @@
  * with the real `ai` 6 package (specification v3): generateText, streamText with tools over several steps, structured
  * output with a JSON schema, reasoning (on the fake Anthropic API, its thinking sent back signed in the next step),
  * embed and embedMany, a refused and a failed call as the AI SDK's APICallError, and an aborted stream. The client is
- * test/helpers/http-client.ts (the gateway over HTTP with a key, shaped as the in-process client). Every cost the
+ * the gateway's in-process client of a customer's key (no HTTP; test/helpers/http-client.ts, the same shape over HTTP,
+ * for the provider's own checks). Every cost the
  * provider reports is checked against the usage record the gateway billed (GET /generation), and what the org paid.
  */
 import { APICallError } from '@ai-sdk/provider'
@@ -514,6 +515,7 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
 
   it('an upstream that fails mid-stream: the text so far, then an error part with an APICallError, finished as an error', async () => {
     const { gateway } = await f.customer()
+    const dropped = f.upstream.aborted
     const errors: unknown[] = []
     const result = streamText({
       model: gateway('fake/fail-midstream'),
@@ -532,6 +534,8 @@ describe('model-gateway/ai-sdk with ai 6 (LanguageModelV3, EmbeddingModelV3)', (
     expect(APICallError.isInstance(errors[0])).toBe(true)
     expect(errors[0]).toMatchObject({ statusCode: 502 })
     expect(finish).toBe('error')
+    // The fake counts the connection it dropped as closed early: counted here, not in the next test's figures.
+    await expect.poll(() => f.upstream.aborted, { timeout: 3000 }).toBe(dropped + 1)
   })
 
   it('leaving fullStream early does not stop the model (the AI SDK reads it to its end): the whole answer is billed', async () => {

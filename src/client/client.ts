@@ -67,7 +67,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     schema: chatRequestSchema,
     async serve(input: Parameters<InProcessOperation<typeof chatRequestSchema, unknown>['serve']>[0]) {
       const answer = await serveChatInProcess(ctx, {
-        principal: input.principal,
+        principal: withEndUser(input.principal, input.body.user, 'user'),
         request: input.body,
         abort: input.abort,
         requestId: input.requestId,
@@ -82,7 +82,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     schema: embeddingsRequestSchema,
     async serve(input: Parameters<InProcessOperation<typeof embeddingsRequestSchema, unknown>['serve']>[0]) {
       const response = await serveEmbeddings(ctx, {
-        principal: input.principal,
+        principal: withEndUser(input.principal, input.body.user, 'user'),
         request: input.body,
         signal: input.abort.signal,
         requestId: input.requestId,
@@ -98,7 +98,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     async serve(input: Parameters<InProcessOperation<typeof messagesRequestSchema, unknown>['serve']>[0]) {
       const tags = tagsOf(input, { user: input.body.metadata?.user_id })
       const response = await serveMessages(ctx, {
-        principal: input.principal,
+        principal: withEndUser(input.principal, input.body.metadata?.user_id, 'metadata.user_id'),
         request: input.body,
         abort: input.abort,
         requestId: input.requestId,
@@ -114,7 +114,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     schema: responsesRequestSchema,
     async serve(input: Parameters<InProcessOperation<typeof responsesRequestSchema, unknown>['serve']>[0]) {
       const response = await serveResponses(ctx, {
-        principal: input.principal,
+        principal: withEndUser(input.principal, input.body.user, 'user'),
         request: input.body,
         abort: input.abort,
         requestId: input.requestId,

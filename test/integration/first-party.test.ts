@@ -246,6 +246,15 @@ describe('first-party mode: session principals over HTTP and the in-process clie
     const viaKey = await gateway.client({ key: customer.key }).chat.completions.create({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'k' }] })
     expect(viaKey.choices[0].message.content).toBe('Hello from gpt-test: k')
     expect((await gateway.admin.usage(customer.user.org_id)).length).toBe(1)
+    // The request's `user` names its end user, as over HTTP: kept on the record; too long a one is the route's 400.
+    await gateway.client({ key: customer.key }).chat.completions.create({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'e' }], user: 'end-7' })
+    const records = await gateway.admin.usage(customer.user.org_id)
+    expect(records.map((r) => r.end_user ?? null).sort()).toEqual(['end-7', null])
+    const tooLong = await gateway
+      .client({ key: customer.key })
+      .embeddings.create({ model: 'x/y', input: 'e', user: 'u'.repeat(257) })
+      .catch((e) => e)
+    expect([tooLong.status, tooLong.param ?? tooLong.metadata?.param]).toEqual([400, 'user'])
     const request = new Request('http://host.example/anything', { headers: { cookie: 'sid=tok-bob' } })
     const identity = await gateway.client({ request }).identity()
     const bob = await (await fetch(`${url}/api/v1/me`, { headers: { cookie: 'sid=tok-bob' } })).json()

@@ -10,6 +10,9 @@ import type { InProcessCallOptions } from './types'
 
 const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
+// True for what the in-process client hands over as a stream (an async iterable), not a whole answer.
+const isStream = (value: unknown): boolean => typeof value === 'object' && value !== null && Symbol.asyncIterator in value
+
 /** What one in-process call serves with: its caller, its validated body, its abort, ids and headers. */
 export interface InProcessInput<B> {
   principal: Principal
@@ -18,6 +21,8 @@ export interface InProcessInput<B> {
   requestId: string
   clientRequestId?: string
   headers: Headers
+  /** Stops following the caller's signal: a stream calls it once it ended (a whole answer's call does it itself). */
+  detach: () => void
 }
 
 /** One operation of the in-process client: the route it stands for, its body's schema, and how it is served. */
@@ -52,6 +57,8 @@ export async function callInProcess<S extends AnySchema, R>(
   const abort = new AbortController()
   const { signal } = options
   const follow = () => abort.abort(signal?.reason)
+  // A caller may pass one long-lived signal to many calls: each removes its listener once done with it.
+  const detach = () => signal?.removeEventListener('abort', follow)
   const shutdown = ctx.inFlight.signal
   const stop = () => abort.abort(shutdown.reason)
   if (signal?.aborted) follow()
@@ -67,8 +74,10 @@ export async function callInProcess<S extends AnySchema, R>(
     })
     await applyRateLimits(ctx, principal)
     const parsed = parseInput(operation.schema, body, 'body')
-    const result = await operation.serve({ principal, body: parsed, abort, requestId, clientRequestId, headers })
+    const result = await operation.serve({ principal, body: parsed, abort, requestId, clientRequestId, headers, detach })
     status = 200
+    // A stream follows the caller's signal until it ends (it detaches then); a whole answer is done with it now.
+    if (!isStream(result)) detach()
     return result
   } catch (error) {
     const thrown = toGatewayError(abort.signal.aborted && shutdown.aborted ? shutdown.reason : error, requestId)
@@ -81,7 +90,7 @@ export async function callInProcess<S extends AnySchema, R>(
         error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
       })
     }
-    signal?.removeEventListener('abort', follow)
+    detach()
     throw thrown
   } finally {
     shutdown.removeEventListener('abort', stop)

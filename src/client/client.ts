@@ -47,9 +47,12 @@ function anthropicHeaders(headers: Headers): Record<string, string> {
 }
 
 // What a route that answers a Response gives the in-process caller: its JSON object, or its SSE events as objects.
-async function answerOf(response: Response, abort: AbortController): Promise<Record<string, unknown> | ReturnType<typeof eventsOf>> {
+async function answerOf(
+  response: Response,
+  input: { abort: AbortController; detach: () => void },
+): Promise<Record<string, unknown> | ReturnType<typeof eventsOf>> {
   if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
-    return eventsOf(response, abort, response.headers.get('x-generation-id') ?? undefined)
+    return eventsOf(response, input.abort, input.detach, response.headers.get('x-generation-id') ?? undefined)
   return (await response.json()) as Record<string, unknown>
 }
 
@@ -73,7 +76,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
         requestId: input.requestId,
         tags: tagsOf(input, input.body),
       })
-      return 'stream' in answer ? inProcessStream(answer.stream, input.abort) : answer.completion
+      return 'stream' in answer ? inProcessStream(answer.stream, input.abort, input.detach) : answer.completion
     },
   }
   const embeddings = {
@@ -105,7 +108,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
         tags,
         headers: anthropicHeaders(input.headers),
       })
-      return answerOf(response, input.abort)
+      return answerOf(response, input)
     },
   }
   const responses = {
@@ -120,7 +123,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
         requestId: input.requestId,
         tags: tagsOf(input, input.body),
       })
-      return answerOf(response, input.abort)
+      return answerOf(response, input)
     },
   }
 

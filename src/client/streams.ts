@@ -6,7 +6,7 @@ import type { InProcessStream } from './types'
  * caller's pace; leaving the loop, or `abort()`, cancels the body, which stops the upstream call and bills what was
  * generated, as a client leaving an HTTP stream does.
  */
-export function inProcessStream<T>(body: ReadableStream<T>, abort: AbortController, generationId?: string): InProcessStream<T> {
+export function inProcessStream<T>(body: ReadableStream<T>, abort: AbortController, detach: () => void, generationId?: string): InProcessStream<T> {
   let taken = false
   return {
     generationId,
@@ -32,13 +32,14 @@ export function inProcessStream<T>(body: ReadableStream<T>, abort: AbortControll
         abort.signal.removeEventListener('abort', cancel)
         if (!done) await reader.cancel().catch(() => undefined)
         reader.releaseLock()
+        detach()
       }
     },
   }
 }
 
 /** The events of an SSE answer (Messages', Responses') as objects: each event's JSON data, typed by its `type`. */
-export function eventsOf(response: Response, abort: AbortController, generationId?: string): InProcessStream<Record<string, unknown>> {
+export function eventsOf(response: Response, abort: AbortController, detach: () => void, generationId?: string): InProcessStream<Record<string, unknown>> {
   const iterator = parseServerSentEvents(response.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
   const events = new ReadableStream<Record<string, unknown>>(
     {
@@ -55,5 +56,5 @@ export function eventsOf(response: Response, abort: AbortController, generationI
     },
     { highWaterMark: 0 },
   )
-  return inProcessStream(events, abort, generationId)
+  return inProcessStream(events, abort, detach, generationId)
 }

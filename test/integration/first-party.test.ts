@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import { createGateway, GatewayError, openaiCompatible, type Gateway, type SessionOptions } from '../../src/index'
@@ -217,6 +218,16 @@ describe('first-party mode: session principals over HTTP and the in-process clie
     await expect(pending).rejects.toBeInstanceOf(GatewayError)
     const orgBudget = gateway.context.holds.orgBudget(identity.org_id)
     await expect.poll(() => gateway.context.holds.held(orgBudget, Date.now()), { timeout: 5000 }).toBe(0n)
+  })
+
+  it('in process: one long-lived signal passed to many calls keeps no listener once they ended', async () => {
+    const client = gateway.client({ user: 'host-gina' })
+    const shared = new AbortController()
+    const body = { model: 'fake/gpt-test', messages: [{ role: 'user', content: 'x' }] }
+    for (let i = 0; i < 5; i++) await client.chat.completions.create(body, { signal: shared.signal })
+    for (let i = 0; i < 3; i++) for await (const _chunk of await client.chat.completions.create({ ...body, stream: true }, { signal: shared.signal }));
+    await client.chat.completions.create({ ...body, model: 'no/such-model' }, { signal: shared.signal }).catch(() => undefined)
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0)
   })
 
   it('in process: errors are the gateway typed error: validation 400, unknown model, upstream failure, unknown user', async () => {

@@ -10,7 +10,7 @@ export function toNodeHandler(gateway: Gateway): (req: IncomingMessage, res: Ser
 }
 
 /**
- * The in-process client of a Node (or Express) request's signed-in user (docs/first-party.md#express-and-node): the
+ * The in-process client of a Node (or Express) request's signed-in user (docs/first-party.md#express): the
  * `session` option says who, from the request's headers or, through `event.runtime.node.req`, from what the app's own
  * middleware put on `req` (`req.user`, `req.session`); a key the request sends wins. `clientFor(gateway, req)`.
  */

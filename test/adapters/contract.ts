@@ -31,7 +31,7 @@ export interface ContractCheck {
   run: (target: ContractTarget) => Promise<void>
 }
 
-const ME_FIELDS = ['user_id', 'email', 'org_name', 'org_id', 'plan', 'credits']
+const ME_FIELDS = ['user_id', 'email', 'org_name', 'org_id', 'plan', 'credits', 'limits']
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const DECIMAL = /^-?\d+(?:\.\d{1,12})?$/
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -114,6 +114,8 @@ export const contractChecks: ContractCheck[] = [
         org_id: expect.stringMatching(UUID),
         plan: expect.any(String),
         credits: { balance: expect.stringMatching(DECIMAL), total_credits: expect.stringMatching(DECIMAL), total_usage: expect.stringMatching(DECIMAL) },
+        // The user's own limits and spending (docs/first-party.md#budgets-for-users-and-end-users): none set here.
+        limits: expect.objectContaining({ credit_limit: null, requests_per_minute: null, max_in_flight: null, usage: expect.stringMatching(DECIMAL) }),
       })
       const { balance, total_credits, total_usage } = body.credits
       expect(units(balance)).toBe(units(total_credits) - units(total_usage))

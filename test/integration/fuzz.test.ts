@@ -422,7 +422,7 @@ describe('fuzz: every route, hostile input', () => {
     expect((await chat(`,"tools":[{"type":"function","function":{"name":"f","parameters":{"a":${deep(59)}}}}]`)).status).toBe(200)
     await expect400(await chat(`,"tools":[{"type":"function","function":{"name":"f","parameters":{"a":${deep(60)}}}}]`), undefined, nested)
     // Brackets inside strings do not count.
-    expect((await chat(`,"user":"${'['.repeat(1_000)}"`)).status).toBe(200)
+    expect((await chat(`,"user":"${'['.repeat(256)}"`)).status).toBe(200)
     expect(openai.requests.length).toBe(sent + 2)
     expect(errors).toEqual([])
   })

@@ -258,10 +258,14 @@ function describePerUser(makeKind: () => StorageKind) {
       tokens_completion: 5,
     })
     expect(await generation(without, users[0].key)).toMatchObject({ id: without, user_id: users[0].id, end_user: null, via: 'key', usage: 0.0000215 })
-    // A `user` longer than 256 characters names no end user (and, beyond its bound, is not recorded as external_user).
-    const long = await send(a, { user: 0, endUser: 'u'.repeat(300), kind: 'chat' })
-    plan.push({ user: 0, kind: 'chat' })
-    expect(await generation(long, users[0].key)).toMatchObject({ user_id: users[0].id, end_user: null, external_user: null })
+    // A `user` longer than 256 characters is refused (docs/first-party.md#end-users): nothing is served or recorded.
+    const long = await a.request('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${users[0].key}`, ...json },
+      body: JSON.stringify({ model: 'fake/gpt-test', messages: MESSAGES, user: 'u'.repeat(257) }),
+    })
+    expect(long.status).toBe(400)
+    expect((await long.json()).error.param).toBe('user')
   })
 
   it('past the day’s bound, further end users count under "(other)", decided once across instances; the next day starts again', async () => {

@@ -3,9 +3,10 @@ code,pre{background:#f3f3f5;border-radius:4px;padding:.1rem .3rem}pre{padding:.8
 button{font:inherit;padding:.5rem 1rem;border-radius:8px;border:1px solid #0a58ca;background:#0a58ca;color:#fff;cursor:pointer}
 button:focus-visible{outline:3px solid #f90;outline-offset:2px}`
 
-const page = (title: string, body: string, script = '') => `<!doctype html>
+/** A page of the host app in the playground's plain style: its title, body, module script and any extra CSS. */
+export const page = (title: string, body: string, script = '', style = '') => `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${STYLE}</style></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${STYLE}${style}</style></head>
 <body>
 ${body}
 ${script ? `<script type="module">${script}</script>` : ''}

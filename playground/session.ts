@@ -1,25 +1,52 @@
 import { createHmac } from 'node:crypto'
 import { safeEqual } from '../src/crypto/keys'
 
-const COOKIE = 'playground_session'
+/** A cookie holding a value and its HMAC under the secret, for one purpose (its name, and the HMAC's domain). */
+function signedCookie(secret: string, name: string, purpose: string) {
+  const sign = (value: string) => createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url')
+  return {
+    /** A Set-Cookie header holding this value, signed. */
+    set: (value: string) => `${name}=${value}.${sign(value)}; Path=/; HttpOnly; SameSite=Lax`,
+    /** A Set-Cookie header removing the cookie. */
+    clear: () => `${name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
+    /** The signed value of a Cookie header, or null (missing, or its signature is not ours). */
+    read(cookieHeader: string | null | undefined): string | null {
+      const cookie = cookieHeader
+        ?.split(/;\s*/)
+        .find((c) => c.startsWith(`${name}=`))
+        ?.slice(name.length + 1)
+      if (!cookie) return null
+      const dot = cookie.lastIndexOf('.')
+      const value = cookie.slice(0, dot)
+      return dot > 0 && safeEqual(cookie.slice(dot + 1), sign(value)) ? value : null
+    },
+  }
+}
 
 /** The playground's demo sign-in: a cookie holding the user id and its HMAC under the secret. */
 export function createSessions(secret: string) {
-  const sign = (userId: string) => createHmac('sha256', secret).update(`session:${userId}`).digest('base64url')
+  const cookie = signedCookie(secret, 'playground_session', 'session')
   return {
     /** A Set-Cookie header signing this user in. */
-    cookieFor: (userId: string) => `${COOKIE}=${userId}.${sign(userId)}; Path=/; HttpOnly; SameSite=Lax`,
+    cookieFor: (userId: string) => cookie.set(userId),
     /** The signed-in user id of a Cookie header, or null. */
-    userOf(cookieHeader: string | null | undefined): string | null {
-      const value = cookieHeader
-        ?.split(/;\s*/)
-        .find((c) => c.startsWith(`${COOKIE}=`))
-        ?.slice(COOKIE.length + 1)
-      if (!value) return null
-      const dot = value.lastIndexOf('.')
-      const userId = value.slice(0, dot)
-      return dot > 0 && safeEqual(value.slice(dot + 1), sign(userId)) ? userId : null
-    },
+    userOf: (cookieHeader: string | null | undefined): string | null => cookie.read(cookieHeader),
+  }
+}
+
+/**
+ * The team demo's sign-in (playground/team.ts): a second cookie naming the host's own user (one of the team's
+ * members), which the gateway's `session` option reads (docs/first-party.md#session-principals).
+ */
+export function createTeamSessions(secret: string) {
+  const cookie = signedCookie(secret, 'playground_team', 'team')
+  return {
+    /** A Set-Cookie header signing this host user in. */
+    cookieFor: (hostId: string) => cookie.set(hostId),
+    /** A Set-Cookie header signing out. */
+    signOutCookie: () => cookie.clear(),
+    /** The signed-in host user id of a Cookie header, or null. */
+    hostIdOf: (cookieHeader: string | null | undefined): string | null => cookie.read(cookieHeader),
   }
 }
 

@@ -22,10 +22,13 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-/** Inside a describe: a playground (npm start on a fresh data folder) and Chromium, started before and stopped after. */
-export function playgroundInBrowser(): { browser: Browser; playground: Awaited<ReturnType<typeof startPlayground>> } {
+/**
+ * Inside a describe: a playground (npm start on a fresh data folder, `dataDir`) and Chromium, started before and
+ * stopped after.
+ */
+export function playgroundInBrowser(): { browser: Browser; playground: Awaited<ReturnType<typeof startPlayground>>; dataDir: string } {
   const dataDir = mkdtempSync(join(tmpdir(), 'mg-browser-'))
-  const state = {} as ReturnType<typeof playgroundInBrowser>
+  const state = { dataDir } as ReturnType<typeof playgroundInBrowser>
   beforeAll(async () => {
     state.playground = await startPlayground(dataDir)
     state.browser = await launchChromium()

@@ -2,7 +2,7 @@ import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
 import { toGatewayError } from '../errors'
 import { idBytes } from '../crypto/id-bytes'
-import { isShuttingDown } from '../http/in-flight'
+import { logFailure } from '../http/log-failure'
 import { type AnySchema, parseInput } from '../http/validate'
 import type { Principal } from '../stores/account-types'
 import type { Capability } from '../contracts'
@@ -82,14 +82,7 @@ export async function callInProcess<S extends AnySchema, R>(
   } catch (error) {
     const thrown = toGatewayError(abort.signal.aborted && shutdown.aborted ? shutdown.reason : error, requestId)
     status = thrown.status
-    if (thrown.status >= 500 && !isShuttingDown(thrown)) {
-      const cause = thrown.cause ?? error
-      ctx.logger.error(`in-process ${operation.path} failed`, {
-        request_id: requestId,
-        status: thrown.status,
-        error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
-      })
-    }
+    logFailure(ctx.logger, `in-process ${operation.path}`, thrown, error, { requestId, clientRequestId })
     detach()
     throw thrown
   } finally {

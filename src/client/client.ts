@@ -6,6 +6,7 @@ import { serveEmbeddings } from '../embeddings'
 import { unauthorized } from '../errors'
 import { generationTagsOf } from '../http/attribution'
 import { serveMessages } from '../messages/serve'
+import { anthropicHeaders } from '../messages/client-headers'
 import { serveResponses } from '../responses'
 import { chatRequestSchema } from '../schemas/chat'
 import { embeddingsRequestSchema } from '../schemas/embeddings'
@@ -34,16 +35,6 @@ function principalSource(ctx: GatewayContext, who: ClientPrincipal): () => Promi
   if ('userId' in who) return () => ctx.sessions.ofUserId(who.userId)
   if ('key' in who) return () => authenticateKey(ctx, who.key)
   throw new TypeError('model-gateway: client() takes an h3 event, { event }, { request }, { user }, { userId } or { key }')
-}
-
-// The Anthropic headers a native Messages request takes along (docs/native.md#messages).
-function anthropicHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of ['anthropic-version', 'anthropic-beta']) {
-    const value = headers.get(name)
-    if (value) out[name] = value
-  }
-  return out
 }
 
 // What a route that answers a Response gives the in-process caller: its JSON object, or its SSE events as objects.

@@ -5,6 +5,7 @@ import { anthropicErrorBody } from '../messages/errors'
 import { serveMessages } from '../messages/serve'
 import { countTokensRequestSchema, countTokensResponseSchema, messagesRequestSchema, messagesResponseSchema } from '../schemas/messages'
 import { defineRoute } from './define'
+import { anthropicHeaders } from '../messages/client-headers'
 import { withEndUser } from '../billing/spend-limits'
 
 /** POST /messages (docs/messages.md): Anthropic's Messages API, served as the chat capability; errors in Anthropic's shape. */
@@ -32,16 +33,6 @@ export const messagesRoute = defineRoute({
       headers: anthropicHeaders(event.req.headers),
     }),
 })
-
-// The client's Anthropic headers a native request takes along (docs/native.md#messages).
-function anthropicHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of ['anthropic-version', 'anthropic-beta']) {
-    const value = headers.get(name)
-    if (value) out[name] = value
-  }
-  return out
-}
 
 /** POST /messages/count_tokens (docs/messages.md#counting-tokens): the gateway's estimate of a request's input tokens, not billed. */
 export const countMessageTokensRoute = defineRoute({

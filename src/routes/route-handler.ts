@@ -7,7 +7,7 @@ import type { RouteDefinition } from './define'
 import type { Principal } from '../stores/account-types'
 import { readJsonBody, readRequestBody } from '../http/body'
 import { abortRequest } from '../http/client-abort'
-import { isShuttingDown } from '../http/in-flight'
+import { logFailure } from '../http/log-failure'
 import { clientRequestIdOf, requestIdOf } from '../http/request-id'
 import { jsonResponse, withRequestId } from '../http/respond'
 import { preflight, withCors } from '../http/cors'
@@ -17,16 +17,7 @@ import { parseInput } from '../http/validate'
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
   const requestId = requestIdOf(event)
   const gatewayError = toGatewayError(error, requestId)
-  if (gatewayError.status >= 500 && !isShuttingDown(gatewayError)) {
-    const cause = gatewayError.cause ?? error
-    const client = clientRequestIdOf(event)
-    ctx.logger.error(`${event.req.method} ${event.url.pathname} failed`, {
-      request_id: requestId,
-      ...(client ? { client_request_id: client } : {}),
-      status: gatewayError.status,
-      error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause),
-    })
-  }
+  logFailure(ctx.logger, `${event.req.method} ${event.url.pathname}`, gatewayError, error, { requestId, clientRequestId: clientRequestIdOf(event) })
   return withCors(echoRequestId(errorResponse(gatewayError, requestId, shape), event), event, ctx.options.cors)
 }
 

@@ -4,7 +4,7 @@ import { isShuttingDown } from './in-flight'
 
 /**
  * Logs a request's unexpected failure (a 5xx, not the shutdown's refusal) with its stack, under `what` (the route, or
- * the in-process call), as docs/errors.md#500s describes; expected errors (4xx) are the client's and not logged.
+ * the in-process call), as docs/errors.md#unexpected-failures-500 describes; expected errors (4xx) are the client's and not logged.
  */
 export function logFailure(logger: Logger, what: string, error: GatewayError, thrown: unknown, ids: { requestId: string; clientRequestId?: string }): void {
   if (error.status < 500 || isShuttingDown(error)) return

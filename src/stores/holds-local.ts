@@ -60,7 +60,13 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
             return { ok: false as const, index: i, available }
           }
         }
-        await Promise.all(budgets.map((b, i) => write(b.holdsKey, { ...records[i], [id]: { units: (b.units ?? units).toString(), expires: expiresAt } })))
+        // Added in place (the records were read under this lock; a copy per request costs as much as the holds it has).
+        await Promise.all(
+          budgets.map((b, i) => {
+            records[i][id] = { units: (b.units ?? units).toString(), expires: expiresAt }
+            return write(b.holdsKey, records[i])
+          }),
+        )
         return { ok: true as const }
       }),
     settle: ({ id, budgets, charges, counters = [], records: written = [], once }) =>
@@ -91,7 +97,8 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
           const record = await read(budget.holdsKey)
           const hold = record[id]
           if (!hold || hold.expires <= now) continue
-          await write(budget.holdsKey, { ...record, [id]: { units: hold.units, expires: expiresAt } })
+          record[id] = { units: hold.units, expires: expiresAt }
+          await write(budget.holdsKey, record)
           renewed++
         }
         return renewed

@@ -7,6 +7,19 @@ import { createRecords } from './records'
 /** The holds of one budget as stored: hold id → units (decimal string) and expiry (epoch ms). */
 type HoldsRecord = Record<string, { units: string; expires: number }>
 
+// True when a record holds any hold (without listing its keys).
+function hasHolds(record: HoldsRecord): boolean {
+  for (const _ in record) return true
+  return false
+}
+
+/**
+ * The live total and the earliest expiry of a holds record kept as a live object (the gateway's own memory storage),
+ * so that placing a hold does not add up every hold of the budget again. One table for the process, as the locks are:
+ * two gateways over one memory storage change the same records. A record read afresh (files) has no entry.
+ */
+const totals = new WeakMap<HoldsRecord, { units: bigint; earliest: number }>()
+
 /**
  * Holds for drivers without atomic operations of their own (memory, fs, …): every place and settle of a request runs
  * under the lock of its first budget (the org's, so every request of an org is serialised there), reading and adding
@@ -21,20 +34,43 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
   // Holds records are only read and written here: kept live (as objects) in the gateway's own memory storage.
   const read = async (key: string) => ((await records.get(key)) ?? {}) as HoldsRecord
   const write = async (key: string, record: HoldsRecord) => {
-    if (Object.keys(record).length) await records.setLive(key, record)
+    if (hasHolds(record)) await records.setLive(key, record)
     else await records.remove(key)
   }
-  // Live holds of a record in units; expired ones are dropped from `record` (the caller writes it back).
+  // Live holds of a record in units; expired ones are dropped from `record` (the caller writes it back). While no hold
+  // of a live record can have expired (its earliest expiry is ahead), its known total answers.
   const liveUnits = (record: HoldsRecord, now: number): { units: bigint; pruned: boolean } => {
+    const known = totals.get(record)
+    if (known && known.earliest > now) return { units: known.units, pruned: false }
     let units = 0n
+    let earliest = Number.POSITIVE_INFINITY
     let pruned = false
-    for (const [id, hold] of Object.entries(record)) {
+    for (const id in record) {
+      const hold = record[id]
       if (hold.expires <= now) {
         delete record[id]
         pruned = true
-      } else units += BigInt(hold.units)
+      } else {
+        units += BigInt(hold.units)
+        if (hold.expires < earliest) earliest = hold.expires
+      }
     }
+    totals.set(record, { units, earliest })
     return { units, pruned }
+  }
+  // A hold added to, or removed from, a record: its known total follows (the earliest expiry stays a lower bound).
+  const add = (record: HoldsRecord, id: string, hold: { units: string; expires: number }) => {
+    record[id] = hold
+    const known = totals.get(record)
+    if (known) {
+      known.units += BigInt(hold.units)
+      if (hold.expires < known.earliest) known.earliest = hold.expires
+    }
+  }
+  const remove = (record: HoldsRecord, id: string) => {
+    const known = totals.get(record)
+    if (known) known.units -= BigInt(record[id].units)
+    delete record[id]
   }
   const ceiling = (budget: Budget) => ('units' in budget.limit ? Promise.resolve(budget.limit.units) : atomic.getUnits(budget.limit.key))
   // What was spent against a budget: its counter and any others that count too, in its window when it resets.
@@ -63,7 +99,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         // Added in place (the records were read under this lock; a copy per request costs as much as the holds it has).
         await Promise.all(
           budgets.map((b, i) => {
-            records[i][id] = { units: (b.units ?? units).toString(), expires: expiresAt }
+            add(records[i], id, { units: (b.units ?? units).toString(), expires: expiresAt })
             return write(b.holdsKey, records[i])
           }),
         )
@@ -77,7 +113,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
           budgets.map(async (b, i) => {
             const record = await read(b.holdsKey)
             if (id in record) {
-              delete record[id]
+              remove(record, id)
               await write(b.holdsKey, record)
             }
             if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
@@ -97,7 +133,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
           const record = await read(budget.holdsKey)
           const hold = record[id]
           if (!hold || hold.expires <= now) continue
-          record[id] = { units: hold.units, expires: expiresAt }
+          record[id] = { units: hold.units, expires: expiresAt } // later: the known earliest expiry stays a lower bound
           await write(budget.holdsKey, record)
           renewed++
         }

@@ -7,18 +7,20 @@ import { createRecords } from './records'
 /** The holds of one budget as stored: hold id → units (decimal string) and expiry (epoch ms). */
 type HoldsRecord = Record<string, { units: string; expires: number }>
 
-// True when a record holds any hold (without listing its keys).
+// True when a record holds any hold: its known count, else a look at its keys.
 function hasHolds(record: HoldsRecord): boolean {
+  const known = totals.get(record)
+  if (known) return known.count > 0
   for (const _ in record) return true
   return false
 }
 
 /**
- * The live total and the earliest expiry of a holds record kept as a live object (the gateway's own memory storage),
+ * The live total, count and earliest expiry of a holds record kept as a live object (the gateway's own memory storage),
  * so that placing a hold does not add up every hold of the budget again. One table for the process, as the locks are:
  * two gateways over one memory storage change the same records. A record read afresh (files) has no entry.
  */
-const totals = new WeakMap<HoldsRecord, { units: bigint; earliest: number }>()
+const totals = new WeakMap<HoldsRecord, { units: bigint; earliest: number; count: number }>()
 
 /**
  * Holds for drivers without atomic operations of their own (memory, fs, …): every place and settle of a request runs
@@ -44,6 +46,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     if (known && known.earliest > now) return { units: known.units, pruned: false }
     let units = 0n
     let earliest = Number.POSITIVE_INFINITY
+    let count = 0
     let pruned = false
     for (const id in record) {
       const hold = record[id]
@@ -52,10 +55,11 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         pruned = true
       } else {
         units += BigInt(hold.units)
+        count++
         if (hold.expires < earliest) earliest = hold.expires
       }
     }
-    totals.set(record, { units, earliest })
+    totals.set(record, { units, earliest, count })
     return { units, pruned }
   }
   // A hold added to, or removed from, a record: its known total follows (the earliest expiry stays a lower bound).
@@ -64,12 +68,16 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     const known = totals.get(record)
     if (known) {
       known.units += BigInt(hold.units)
+      known.count++
       if (hold.expires < known.earliest) known.earliest = hold.expires
     }
   }
   const remove = (record: HoldsRecord, id: string) => {
     const known = totals.get(record)
-    if (known) known.units -= BigInt(record[id].units)
+    if (known) {
+      known.units -= BigInt(record[id].units)
+      known.count--
+    }
     delete record[id]
   }
   const ceiling = (budget: Budget) => ('units' in budget.limit ? Promise.resolve(budget.limit.units) : atomic.getUnits(budget.limit.key))

@@ -579,8 +579,13 @@ interface InProcessResult {
   requests: number
   cpu_ms_per_call: number
   calls_per_s: number
-  /** Its CPU per call over the HTTP path's per request at capacity, in the same run (null without the capacity phase). */
+  /**
+   * Its CPU per call over the same call's over HTTP at capacity in the same run: the gateway serving it plus the caller
+   * making it (null without the capacity phase); issue 31's target is at most 0.5.
+   */
   x_http_cpu?: number | null
+  /** Its CPU per call over the gateway process's alone per HTTP request (for reference). */
+  x_gateway_cpu?: number | null
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -739,13 +744,17 @@ async function main() {
             { requests: REQUESTS, concurrency: CONNECTIONS, stream: kind === 'stream' },
             600_000,
           )
-          const http = phases.capacity?.scenarios[`gateway-${kind}`]?.cpu_ms_per_request.hop
+          // The HTTP path of the same call: the gateway serving it (hop) and the caller making it (the load generator's
+          // lean node:http client, keep-alive; fetch or an SDK would cost the caller more).
+          const cpu = phases.capacity?.scenarios[`gateway-${kind}`]?.cpu_ms_per_request
           const result = inProcess[kind]!
+          const http = cpu?.hop != null ? cpu.hop + cpu.client : null
           result.x_http_cpu = http ? round3(result.cpu_ms_per_call / http) : null
+          result.x_gateway_cpu = cpu?.hop ? round3(result.cpu_ms_per_call / cpu.hop) : null
           console.log(
             `in-process ${kind}: ${result.cpu_ms_per_call.toFixed(3)} ms CPU per call (${Math.round(result.calls_per_s)} calls/s at ${CONNECTIONS} at once)` +
               (http
-                ? `, × ${result.x_http_cpu} the HTTP path's ${http.toFixed(3)} ms per request at capacity`
+                ? `, × ${result.x_http_cpu} the HTTP call's ${http.toFixed(3)} ms at capacity (gateway ${cpu!.hop!.toFixed(3)} + caller ${cpu!.client.toFixed(3)}; × ${result.x_gateway_cpu} the gateway's alone)`
                 : ' (run the capacity phase too for the ratio to HTTP)'),
           )
         }
@@ -782,11 +791,12 @@ async function main() {
   redis?.disconnect()
 
   const targetChecks = checks(phases, trips, memory)
-  for (const kind of KINDS) {
+  // Issue 31's target is for a whole chat call; the stream's figure is printed, not checked.
+  for (const kind of KINDS.filter((k) => k === 'whole')) {
     const ratio = inProcess[kind]?.x_http_cpu
     if (ratio !== undefined)
       targetChecks.push({
-        what: `in-process ${kind}: CPU per call, × the HTTP path's per request at capacity`,
+        what: `in-process ${kind}: CPU per call, × the same call's over HTTP (gateway and caller) at capacity`,
         value: ratio,
         limit: `<= ${LIMITS.inProcessCpuRatio}`,
         met: ratio === null ? null : ratio <= LIMITS.inProcessCpuRatio,

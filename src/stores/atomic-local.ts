@@ -1,10 +1,13 @@
 import type { Storage } from 'unstorage'
-import type { AtomicOps } from './engine-types'
+import type { AtomicOps, CounterWindow } from './engine-types'
 import { folderLock, sharedFolderOf } from './folder-lock'
-import { createRecords } from './records'
+import { createRecords, parse } from './records'
 
 /** Runs `work` after every earlier work under the same key has finished. */
-export type Lock = <T>(key: string, work: () => Promise<T>) => Promise<T>
+export type Lock = (<T>(key: string, work: () => Promise<T>) => Promise<T>) & {
+  /** True when no work under `key` is queued or running (an in-process lock only: another process may hold a folder's). */
+  idle?(key: string): boolean
+}
 
 // One lock table per backing store, so that gateways in one process over the same data share it: drivers
 // with the same name and options (two fs storages on one folder) count as one store.
@@ -14,7 +17,7 @@ let anonymous = 0
 
 function createLock(): Lock {
   const tails = new Map<string, Promise<unknown>>()
-  return (key, work) => {
+  const lock: Lock = (key, work) => {
     const previous = tails.get(key) ?? Promise.resolve()
     const run = previous.then(work, work)
     const tail = run.catch(() => undefined)
@@ -24,6 +27,8 @@ function createLock(): Lock {
     })
     return run
   }
+  lock.idle = (key) => !tails.has(key)
+  return lock
 }
 
 function identityOf(driver: { name?: string; options?: unknown }): string {
@@ -81,6 +86,23 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
   const records = createRecords(storage)
   // Counter records are only read and written here: kept live (as objects) in the gateway's own memory storage.
   const read = async (key: string) => ((await records.get(key)) ?? {}) as CounterRecord
+  // The gateway's own memory storage, the key not being changed by anything else (JavaScript runs one thing at a time,
+  // and every change of a key goes through its lock): its Map, to read and change the key at once, with no promise.
+  const now = (key: string): Map<string, unknown> | undefined => (lock.idle?.(key) ? records.directMap(key) : undefined)
+  const readNow = (map: Map<string, unknown>, key: string): CounterRecord => {
+    const raw = map.get(key)
+    return (raw === undefined || raw === null ? {} : parse(raw)) as CounterRecord
+  }
+  // A decimal counter plus `delta` (in `window` when windowed), written back; its new value.
+  const added = (current: CounterRecord, delta: bigint, window?: CounterWindow): { next: bigint; record: CounterRecord } => {
+    if (!window) {
+      const next = unitsOf(current) + delta
+      return { next, record: { units: next.toString() } }
+    }
+    const start = current.window !== undefined && current.window > window.start ? current.window : window.start
+    const next = unitsOf(current, window.start) + delta
+    return { next, record: { units: next.toString(), window: start } }
+  }
   const ops: AtomicOps = {
     kind: 'local',
     // In one process each counter's lock makes each addition exact; readers see them one by one.
@@ -89,21 +111,25 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
     },
     // A windowed counter is one record per key rewritten when its window changes: without TTLs (memory, fs) it
     // still never grows.
-    addUnits: (key, delta, window) =>
-      lock(key, async () => {
-        const current = await read(key)
-        if (!window) {
-          const next = unitsOf(current) + delta
-          await records.setLive(key, { units: next.toString() })
-          return next
-        }
-        const start = current.window !== undefined && current.window > window.start ? current.window : window.start
-        const next = unitsOf(current, window.start) + delta
-        await records.setLive(key, { units: next.toString(), window: start })
+    addUnits: (key, delta, window) => {
+      const map = now(key)
+      if (map) {
+        const { next, record } = added(readNow(map, key), delta, window)
+        map.set(key, record)
+        return Promise.resolve(next)
+      }
+      return lock(key, async () => {
+        const { next, record } = added(await read(key), delta, window)
+        await records.setLive(key, record)
         return next
-      }),
+      })
+    },
     // Read under the lock too: the fs driver does not write atomically, so a read racing a write could see an empty file.
-    getUnits: (key, windowStart) => lock(key, async () => unitsOf(await read(key), windowStart)),
+    getUnits: (key, windowStart) => {
+      const map = now(key)
+      if (map) return Promise.resolve(unitsOf(readNow(map, key), windowStart))
+      return lock(key, async () => unitsOf(await read(key), windowStart))
+    },
     increment: (key, by = 1, ttlSeconds) =>
       lock(key, async () => {
         const now = Date.now()

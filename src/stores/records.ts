@@ -12,6 +12,11 @@ export interface Records {
    * object itself, not JSON text, which `get` then gives back as it is (the caller changes it only to write it back).
    */
   setLive(key: string, value: object): Promise<void>
+  /**
+   * The gateway's own memory storage's Map when `key` is read and written straight in it, else undefined: what the
+   * local atomic engine may change at once, without a promise, when nothing else is changing the key.
+   */
+  directMap(key: string): Map<string, unknown> | undefined
 }
 
 // A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end).
@@ -22,7 +27,8 @@ interface MemoryDriver {
   getInstance?: () => unknown
 }
 
-const parse = (raw: unknown): unknown => {
+/** A record as `get` gives it from its stored form: JSON text parsed, a live object as it is. */
+export const parse = (raw: unknown): unknown => {
   if (typeof raw !== 'string') return raw
   try {
     return JSON.parse(raw)
@@ -130,5 +136,6 @@ export function createRecords(storage: Storage): Records {
       if (!data) return storage.hasItem(key)
       return data.has(key)
     },
+    directMap: direct,
   }
 }

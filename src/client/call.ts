@@ -9,6 +9,8 @@ import type { Capability } from '../contracts'
 import type { InProcessCallOptions } from './types'
 
 const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
+// The headers of a call that gives none: one object, only ever read.
+const NO_HEADERS = new Headers()
 
 // True for what the in-process client hands over as a stream (an async iterable), not a whole answer.
 const isStream = (value: unknown): boolean => typeof value === 'object' && value !== null && Symbol.asyncIterator in value
@@ -48,8 +50,8 @@ export async function callInProcess<S extends AnySchema, R>(
   options: InProcessCallOptions = {},
 ): Promise<R> {
   const requestId = `req_${idBytes(12).toString('hex')}`
-  const headers = new Headers(options.headers)
-  const incoming = headers.get('x-request-id')
+  const headers = options.headers ? new Headers(options.headers) : NO_HEADERS
+  const incoming = options.headers ? headers.get('x-request-id') : null
   const clientRequestId = incoming && VALID_ID_RE.test(incoming) ? incoming : undefined
   const release = ctx.inFlight.admit()
   const ended = ctx.requestLog.begin(requestId, 'POST', ctx.options.basePath + operation.path, operation.path, operation.capability, clientRequestId)

@@ -19,8 +19,7 @@ export async function callerOf(event: H3Event, ctx: GatewayContext, kind: KeyKin
     const user = await ctx.sessions.hostUserOf(event)
     if (user !== null) {
       assertSameSite(event, ctx.options.publicUrl, session.trustedOrigins)
-      const principal = await ctx.sessions.ofHostUser(user)
-      return principal
+      return ctx.sessions.ofHostUser(user)
     }
   }
   return authenticate(event, ctx, kind, keyHeaders)

@@ -218,6 +218,7 @@ describe('first-party mode: session principals over HTTP and the in-process clie
     await expect(pending).rejects.toBeInstanceOf(GatewayError)
     const orgBudget = gateway.context.holds.orgBudget(identity.org_id)
     await expect.poll(() => gateway.context.holds.held(orgBudget, Date.now()), { timeout: 5000 }).toBe(0n)
+    expect((await gateway.admin.usage(identity.org_id)).length).toBe(1) // no answer came: nothing charged
   })
 
   it('in process: one long-lived signal passed to many calls keeps no listener once they ended', async () => {

@@ -24,6 +24,9 @@ export { createProvider, type ProviderDeclaration, type Operation, type Composit
 export { fetchTransport, type Transport } from './providers/transport'
 export { HOSTS, defineHost, type HostDefinition, type HostSlug } from './providers/hosts'
 export type { DataPolicy, Host, HostFacts } from './contracts'
+// Named by Provider's declaration (its native APIs, the function each capability calls): public so that a host's own
+// provider can be typed (docs/providers.md).
+export type { NativeApi, NativeEvent, ProviderCallTypes, ProviderFunction } from './contracts'
 export { demo, DEMO_MODEL_ID, DEMO_SPEECH_MODEL_ID, DEMO_TRANSCRIBE_MODEL_ID, demoAudioModels, type DemoOptions } from './providers/demo'
 export type {
   AudioUsage,

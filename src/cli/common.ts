@@ -42,7 +42,7 @@ export const storageArgs = {
     type: 'string',
     valueHint: 'dir|url|json',
     description:
-      'The records of an app embedding the gateway (Express, Node, Bun): its storage folder (fs driver), a redis:// URL, or a JSON mount {"driver":"…",…}. Default: <data>/storage',
+      'The records of an app embedding the gateway (Express, Node, Bun): its storage folder (fs driver), a redis:// URL, a postgres:// URL (a table through db0), or a JSON mount {"driver":"…",…}. Default: <data>/storage',
   },
   nuxt: {
     type: 'string',

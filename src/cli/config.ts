@@ -153,7 +153,7 @@ export interface OpenOptions {
   createSecret?: boolean
   /** Records are not needed (`models`): in-memory storage, nothing written to the data folder. */
   noStorage?: boolean
-  /** `--storage`: an embedding app's storage (a folder, a redis:// URL or a JSON mount), instead of `<data>/storage`. */
+  /** `--storage`: an embedding app's storage (a folder, a redis:// or postgres:// URL, or a JSON mount), instead of `<data>/storage`. */
   storage?: string
   /** `--nuxt`: the folder of a Nuxt app whose model-gateway module's storage to use (docs/first-key.md). */
   nuxt?: string

@@ -77,7 +77,7 @@ const redactUrl = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:**
  */
 export async function openStorageSpec(spec: string, cwd: string): Promise<StorageTarget> {
   const text = spec.trim()
-  if (!text) throw new CliError('--storage: give a folder, a redis:// URL or a JSON mount such as {"driver":"fs","base":"./.data/gateway"}')
+  if (!text) throw new CliError('--storage: give a folder, a redis:// or postgres:// URL or a JSON mount such as {"driver":"fs","base":"./.data/gateway"}')
   let mount: MountOptions
   if (text.startsWith('{')) {
     try {

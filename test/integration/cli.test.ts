@@ -122,7 +122,7 @@ describe('the model-gateway CLI', () => {
       [['keys'], ['create', 'list', 'revoke']],
       [
         ['keys', 'create'],
-        ['--email', '--label', '--credit-limit', '--org', '--json', '--config', '--data'],
+        ['--email', '--label', '--credit-limit', '--org', '--json', '--config', '--data', '--storage', 'redis://', 'postgres://'],
       ],
       [
         ['keys', 'list'],

@@ -109,8 +109,10 @@ describe('the built package', () => {
   let scratch: string
   let tarball: string
   let installed: string
+  let buildOutput = ''
   beforeAll(async () => {
-    await run('npm', ['run', 'build'], { cwd: root })
+    const built = await run('npm', ['run', 'build'], { cwd: root })
+    buildOutput = `${built.stdout}\n${built.stderr}`
     // The package as published: npm pack's tarball (package.json's files), unpacked into a scratch project outside
     // the checkout, where its dependencies are links to this checkout's (and the peers its types name).
     scratch = mkdtempSync(join(tmpdir(), 'mg-scratch-'))
@@ -155,6 +157,13 @@ describe('the built package', () => {
     )
     expect([...tops].filter((top) => !/^(dist|bin|package\.json|README\.md|LICENSE)$/.test(top))).toEqual([])
     expect(tops).toContain('dist')
+    // The package says MIT: the license's text goes with it.
+    expect(tops).toContain('LICENSE')
+  })
+
+  it('builds without a declaration naming a type the package does not export', () => {
+    expect(buildOutput).toContain('Build succeeded')
+    expect(buildOutput).not.toMatch(/private shared type exports with no public re-export/)
   })
 
   it('has ESM, CommonJS and type declarations for every entry', () => {

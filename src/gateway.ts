@@ -326,6 +326,11 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const ownsStorage = !options.storage
   const storage = options.storage ?? ownedStorage(createStorage())
   const { ctx, internals } = createContext(options, storage)
+  // A gateway without a provider serves no model: said at once, not found out from a 404 (docs/providers.md).
+  if (!ctx.options.providers.length)
+    ctx.logger.warn(
+      'no provider is configured: the gateway serves no model and /models is empty; give createGateway({ providers: [...] }), e.g. demo() for the offline demo models or openai({ apiKey }) (docs/providers.md)',
+    )
   // The Redis client's connection errors go to the logger, never to stderr (docs/operations.md#when-the-storage-fails).
   const stopRedisErrors = reportRedisErrors(storage, ctx.options.storagePrefix, ctx.logger)
   // What the default in-memory storage appends per request is bounded (docs/retention.md#the-default-in-memory-storage).

@@ -40,17 +40,22 @@ const packageName = (specifier: string) =>
 const withDot = (path: string) => (path.startsWith('.') ? path : `./${path}`)
 const toPosix = (path: string) => path.split('\\').join('/')
 
+/**
+ * The declaration file of an `exports` target: its `types`, else its `import`'s, `default`'s or `node`'s (a package
+ * that nests them by condition, as `{ import: { types, default }, require: { … } }`).
+ */
+function declarationsOf(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object') return undefined
+  const record = value as Record<string, unknown>
+  if (typeof record.types === 'string') return record.types
+  return declarationsOf(record.import) ?? declarationsOf(record.default) ?? declarationsOf(record.node)
+}
+
 /** A package's declaration entry as an import specifier's target (the `.mjs` of a `.d.mts`), else its folder. */
 function typesEntry(dir: string): string {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
-  const pick = (value: unknown): string | undefined => {
-    if (!value || typeof value !== 'object') return undefined
-    const record = value as Record<string, unknown>
-    if (typeof record.types === 'string') return record.types
-    return pick(record.import) ?? pick(record.default) ?? pick(record.node)
-  }
   const exported = manifest.exports && typeof manifest.exports === 'object' && '.' in manifest.exports ? manifest.exports['.'] : manifest.exports
-  const types = pick(exported) ?? manifest.types ?? manifest.typings
+  const types = declarationsOf(exported) ?? manifest.types ?? manifest.typings
   if (typeof types !== 'string' || !existsSync(join(dir, types))) return dir
   return join(dir, types)
     .replace(/\.d\.mts$/, '.mjs')
@@ -100,10 +105,11 @@ export function alignServerTypes(nitro: NitroInstance, types: { tsConfig?: TsCon
   // Where TypeScript finds a package for a file of the copy: `paths` first, else node_modules up from the build folder.
   const seenFromCopy = (name: string) => (paths[name]?.[0] ? resolve(tsconfigDir, paths[name][0]) : findPackage(copyRoot, name))
   const manifest = JSON.parse(readFileSync(join(gatewayDir, 'package.json'), 'utf8'))
-  const entries = Object.entries((manifest.exports ?? {}) as Record<string, { types?: unknown } | string>)
-    .flatMap(([subpath, target]) =>
-      typeof target === 'object' && typeof target.types === 'string' ? [[subpath, join(gatewayDir, target.types)] as const] : [],
-    )
+  const entries = Object.entries((manifest.exports ?? {}) as Record<string, unknown>)
+    .flatMap(([subpath, target]) => {
+      const types = declarationsOf(target)
+      return types ? [[subpath, join(gatewayDir, types)] as const] : []
+    })
     .filter(([, file]) => existsSync(file))
   const queue = entries.map(([, file]) => file)
   const copied = new Set<string>()

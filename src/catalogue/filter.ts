@@ -1,3 +1,4 @@
+import { type Capability, offerServes } from '../contracts'
 import type { CatalogueEntry } from './catalogue'
 
 /** The filters of GET /models (docs/catalogue.md#filters-pages-and-rss). */
@@ -48,3 +49,7 @@ export function filterModels(entries: CatalogueEntry[], filters: ModelFilters): 
     return true
   })
 }
+
+/** The entries some provider of which serves the capability (docs/capabilities.md), in their order: what `/embeddings/models` lists. */
+export const entriesServing = (entries: CatalogueEntry[], capability: Capability): CatalogueEntry[] =>
+  entries.filter((entry) => entry.offers.some((offer) => offerServes(offer, capability)))

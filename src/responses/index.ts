@@ -98,6 +98,7 @@ export async function serveResponses(
     request,
     store,
     model: chatRequest.model ?? chatRequest.models?.[0] ?? '',
+    now: ctx.now,
   }
   // Stores a finished response (not a failed one): its conversation and full output, for previous_response_id.
   const save = async ({ response, output }: StreamEnd) => {

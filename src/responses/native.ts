@@ -7,7 +7,7 @@ import type { Attempt } from '../routing/plan'
 import type { ResolvedItem, ResponsesRequest } from '../schemas/responses'
 import { type ItemPrefix, newItemId } from './ids'
 import { type Json, objectOf, objectsOf } from './json'
-import { type ResponseFrame, usageOf } from './output'
+import { type ResponseFrame, responsesCostDetails, usageOf } from './output'
 import { reasoningDetailsOf } from './reasoning'
 import type { StreamEnd } from './stream'
 import { responseErrorOf } from './stream'
@@ -126,7 +126,14 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
     return id
   }
   const renamedItem = (item: Json): Json => (item && typeof item === 'object' && typeof item.id === 'string' ? { ...item, id: idOf(item) } : item)
+  // OpenRouter's fields OpenAI leaves out (docs/native.md#responses): null penalties, and `completed_at` (now, when completed).
+  const openRouterFields = (response: Json): Json => ({
+    completed_at: response.status === 'completed' ? Math.floor(frame.now() / 1000) : null,
+    frequency_penalty: null,
+    presence_penalty: null,
+  })
   const renamedResponse = (response: Json, attempt: Attempt | undefined): Json => ({
+    ...openRouterFields(response),
     ...response,
     id: frame.id,
     ...(attempt ? { model: attempt.entry.id, provider: attempt.offer.provider.name } : {}),
@@ -134,7 +141,11 @@ export function responsesNativeRoute(input: ResponsesNativeInput): NativeRoute {
     previous_response_id: request.previous_response_id ?? null,
     store: frame.store,
   })
-  const withCost = (response: Json, usage: Json): Json => ({ ...response, usage: withCostFields(response.usage, usage, () => usageOf(usage)) })
+  // The billed usage's cost fields, its cost_details in the Responses API's names.
+  const withCost = (response: Json, usage: Json): Json => ({
+    ...response,
+    usage: withCostFields(response.usage, { ...usage, cost_details: responsesCostDetails(usage.cost_details) }, () => usageOf(usage)),
+  })
 
   return {
     api: 'responses',

@@ -11,6 +11,8 @@ export interface ResponseFrame {
   store: boolean
   model: string
   provider?: string
+  /** The gateway's clock (epoch ms): a completed response's `completed_at`. */
+  now: () => number
 }
 
 const utf8 = new TextEncoder()
@@ -59,12 +61,31 @@ export function outcomeOf(finishReason: string | null | undefined): { status: 'c
 }
 
 /**
+ * Chat's `cost_details` (docs/chat.md#usage-and-cost) as the Responses API's usage shows them (OpenRouter's names):
+ * `upstream_inference_cost`, `upstream_inference_input_cost` and `upstream_inference_output_cost`, then chat's
+ * prompt and completions costs, kept. Anything that is not an object is left as it is.
+ */
+export function responsesCostDetails(details: unknown): unknown {
+  if (!details || typeof details !== 'object' || Array.isArray(details)) return details
+  const { upstream_inference_cost, upstream_inference_prompt_cost, upstream_inference_completions_cost, ...rest } = details as Json
+  return {
+    upstream_inference_cost,
+    upstream_inference_input_cost: upstream_inference_prompt_cost,
+    upstream_inference_output_cost: upstream_inference_completions_cost,
+    upstream_inference_prompt_cost,
+    upstream_inference_completions_cost,
+    ...rest,
+  }
+}
+
+/**
  * Chat's usage (docs/chat.md#usage-and-cost) in the Responses API's names; the gateway's cost fields ride along
- * (`cost`, `cost_currency`, `cost_eur`, `is_byok`, `cost_details`, `estimated`).
+ * (`cost`, `cost_currency`, `cost_eur`, `is_byok`, `cost_details` in the Responses API's names, `estimated`).
  */
 export function usageOf(usage: Json | undefined): Json | null {
   if (!usage) return null
   const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details, completion_tokens_details, ...extra } = usage
+  if (extra.cost_details !== undefined) extra.cost_details = responsesCostDetails(extra.cost_details)
   const promptDetails = objectOf(prompt_tokens_details)
   const inputDetails: Json = { cached_tokens: promptDetails.cached_tokens ?? 0 }
   if (promptDetails.cache_write_tokens !== undefined) inputDetails.cache_write_tokens = promptDetails.cache_write_tokens
@@ -82,7 +103,10 @@ export function usageOf(usage: Json | undefined): Json | null {
 const toolsOf = (request: ResponsesRequest): Json[] =>
   (request.tools ?? []).map((tool: Json) => ({ description: null, parameters: null, strict: true, ...tool }))
 
-/** A Response object (docs/responses.md#the-response): the frame's fields, then the state given. */
+/**
+ * A Response object (docs/responses.md#the-response): the frame's fields, then the state given. `completed_at` is
+ * now when the state is `completed`, else null; the penalties, which a Responses request does not set here, null.
+ */
 export function responseObject(
   frame: ResponseFrame,
   state: { status: string; output: Json[]; usage: Json | null; error?: Json | null; incomplete_details?: Json | null },
@@ -94,6 +118,7 @@ export function responseObject(
     created_at: frame.createdAt,
     status: state.status,
     background: false,
+    completed_at: state.status === 'completed' ? Math.floor(frame.now() / 1000) : null,
     error: state.error ?? null,
     incomplete_details: state.incomplete_details ?? null,
     instructions: request.instructions ?? null,
@@ -102,6 +127,8 @@ export function responseObject(
     ...(frame.provider ? { provider: frame.provider } : {}),
     output: state.output,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
+    frequency_penalty: null,
+    presence_penalty: null,
     previous_response_id: request.previous_response_id ?? null,
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     store: frame.store,

@@ -1,13 +1,14 @@
 import type { H3Event } from 'h3'
 import type { CatalogueModel } from '../catalogue/catalogue'
 import { modelEndpoints } from '../catalogue/endpoints'
-import { filterModels } from '../catalogue/filter'
+import { entriesServing, filterModels } from '../catalogue/filter'
 import { modelsRss } from '../catalogue/rss'
 import type { GatewayContext } from '../context'
 import { publicHref, publicOrigin } from '../http/public-url'
 import { usableEntries } from '../routing/plan'
 import {
   countModelsQuerySchema,
+  listEmbeddingModelsQuerySchema,
   listModelsQuerySchema,
   listUserModelsQuerySchema,
   modelCountSchema,
@@ -62,6 +63,31 @@ export const listModelsRoute = defineRoute({
       chatLink: yes(query.use_rss_chat_links) ? (id) => template.replace('{id}', encodeURIComponent(id)) : undefined,
     })
     return new Response(xml, { status: 200, headers: { 'content-type': 'application/rss+xml; charset=utf-8', 'x-request-id': requestId } })
+  },
+})
+
+/**
+ * GET /embeddings/models (OpenRouter's `listEmbeddingsModels`, docs/embeddings.md#the-embedding-models): the models
+ * some provider of which serves embeddings, in /models' shape, a page when asked.
+ */
+export const listEmbeddingModelsRoute = defineRoute({
+  method: 'GET',
+  path: '/embeddings/models',
+  operationId: 'listEmbeddingsModels',
+  summary: 'List the embedding models',
+  tag: 'Embeddings',
+  auth: 'public-catalogue',
+  status: 200,
+  query: listEmbeddingModelsQuerySchema,
+  response: modelListSchema,
+  async handler({ ctx, query, event }) {
+    await ctx.catalogue.ready()
+    return modelPage(
+      ctx,
+      event,
+      entriesServing(ctx.catalogue.entries(), 'embeddings').map((entry) => entry.view),
+      query,
+    )
   },
 })
 

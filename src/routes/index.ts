@@ -13,6 +13,7 @@ import {
 import {
   countModelsRoute,
   getModelRoute,
+  listEmbeddingModelsRoute,
   listModelEndpointsRoute,
   listModelsRoute,
   listProvidersRoute,
@@ -64,6 +65,7 @@ export const apiRoutes = [
   listProvidersRoute,
   // OpenAI's and OpenRouter's embeddings (docs/embeddings.md).
   embeddingsRoute,
+  listEmbeddingModelsRoute,
   // OpenRouter's usage routes beyond the seed's (docs/api.md): GET /credits, /generation and /activity (docs/usage.md).
   creditsRoute,
   generationRoute,

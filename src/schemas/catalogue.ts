@@ -111,6 +111,9 @@ export const listModelsQuerySchema = v.object({
 /** Query of GET /models/user. */
 export const listUserModelsQuerySchema = v.object({ ...filters, ...pagination })
 
+/** Query of GET /embeddings/models (OpenRouter's `listEmbeddingsModels`): its pagination alone. */
+export const listEmbeddingModelsQuerySchema = v.object(pagination)
+
 /** Query of GET /models/count: the same filters as /models, so that the count matches the list. */
 export const countModelsQuerySchema = v.object(filters)
 

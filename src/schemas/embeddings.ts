@@ -66,7 +66,11 @@ export const embeddingsResponseSchema = v.object({
     cost_currency: v.string(),
     cost_eur: v.number(),
     is_byok: v.boolean(),
-    cost_details: v.looseObject({ upstream_inference_cost: v.nullable(v.number()), upstream_inference_prompt_cost: v.number() }),
+    cost_details: v.looseObject({
+      upstream_inference_cost: v.nullable(v.number()),
+      upstream_inference_prompt_cost: v.number(),
+      upstream_inference_completions_cost: v.number(),
+    }),
     estimated: v.optional(v.boolean()),
   }),
 })

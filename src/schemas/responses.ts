@@ -250,6 +250,8 @@ export const responseObjectSchema = v.looseObject({
   object: v.literal('response'),
   created_at: int(),
   status: v.picklist(['completed', 'incomplete', 'failed', 'in_progress']),
+  /** Unix seconds; null until the response is completed. */
+  completed_at: v.nullable(int()),
   model: v.string(),
   output: v.array(outputItemSchema),
   error: v.nullable(v.looseObject({ code: v.string(), message: v.string() })),
@@ -263,8 +265,17 @@ export const responseObjectSchema = v.looseObject({
       total_tokens: int(),
       cost: v.optional(v.number()),
       cost_eur: v.optional(v.number()),
+      cost_details: v.optional(
+        v.looseObject({
+          upstream_inference_cost: v.nullable(v.number()),
+          upstream_inference_input_cost: v.number(),
+          upstream_inference_output_cost: v.number(),
+        }),
+      ),
     }),
   ),
+  frequency_penalty: v.nullable(v.number()),
+  presence_penalty: v.nullable(v.number()),
   previous_response_id: v.nullable(v.string()),
   store: v.boolean(),
 })

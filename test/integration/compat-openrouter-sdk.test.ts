@@ -2,8 +2,10 @@
  * OpenRouter's own client, `@openrouter/sdk` (pinned in package.json), unchanged against the gateway over real HTTP on
  * 127.0.0.1, with the fake OpenAI upstream of test/fakes/openai.ts behind it: one test per SDK method that maps to a
  * route of the gateway. Each checks what reached the upstream, what the SDK parsed (its zod schemas validate every
- * answer, so a missing or mistyped field fails the call) and, for billed calls, the exact cost. Methods that map to
- * nothing the gateway serves are in docs/compatibility.md, not here.
+ * answer, so a missing or mistyped field fails the call, and a stream event or output item it cannot type comes out
+ * as UNKNOWN) and, for billed calls, the exact cost. Audio, embeddings and the Responses API run on gateways of their
+ * own (OpenAI natively for `/responses`, an OpenAI-compatible host translated), so that the chat catalogue stays one
+ * model. Methods that map to nothing the gateway serves are in docs/compatibility.md, not here.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { OpenRouter } from '@openrouter/sdk'
@@ -11,9 +13,12 @@ import type { BYOKProviderSlug } from '@openrouter/sdk/models'
 import * as sdkErrors from '@openrouter/sdk/models/errors'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiAudioModels } from '../../src/providers/models/audio-models'
+import { embeddingModels } from '../../src/providers/models/embedding-models'
+import { openai } from '../../src/providers/openai'
 import { openaiCompatible } from '../../src/providers/openai-compatible'
 import type { ProviderModel } from '../../src/contracts'
 import { makeWav } from '../fakes/audio'
+import { fakeEmbedding } from '../fakes/embedding-vector'
 import { fakeSpeechAudio } from '../fakes/openai-audio'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
@@ -649,5 +654,338 @@ describe('@openrouter/sdk: audio', () => {
     const cost = usdToEur(100_000_000n)
     expect(result.usage).toMatchObject({ seconds: 1, cost: Number(cost.usd) })
     expect(await spent(user.org_id, audio)).toBe(cost.eur)
+  })
+})
+
+describe('@openrouter/sdk: embeddings', () => {
+  // A gateway of its own, so that the embedding models do not show in the chat catalogue above: OpenAI's embedding
+  // models (without their retirement dates) and a chat model, all on the fake OpenAI.
+  const EMBEDDING_MODELS = embeddingModels.openai.map((m) => ({ ...m, expirationDate: undefined }))
+  // In the catalogue's order: newest first, then by id.
+  const EMBEDDING_IDS = ['openai/text-embedding-3-large', 'openai/text-embedding-3-small', 'openai/text-embedding-ada-002']
+  let embed: TestGateway
+  beforeAll(async () => {
+    embed = await startGateway({
+      exchangeRates: { EUR: '1', USD: '0.86' },
+      providers: [
+        openai({
+          apiKey: 'sk-upstream',
+          baseURL: fake.url,
+          models: [{ id: 'openai/gpt-test', upstreamId: 'gpt-test', pricing: PRICING }, ...EMBEDDING_MODELS],
+        }),
+      ],
+    })
+  })
+  afterAll(() => embed?.close())
+
+  it('embeddings.generate answers the vectors, with usage.cost_details as OpenRouter’s (completions cost 0) and the exact cost', async () => {
+    const { sdk, user } = await customerWithSdk({}, embed)
+    const input = ['The quick brown fox', 'jumps over the lazy dog']
+    const result = await sdk.embeddings.generate({ requestBody: { model: 'openai/text-embedding-3-small', input, dimensions: 8 } })
+    if (typeof result === 'string') throw new Error('expected a JSON answer')
+    const upstream = fake.requests.at(-1)!
+    expect(upstream.path).toBe('/v1/embeddings')
+    expect(upstream.body).toMatchObject({ model: 'text-embedding-3-small', input, dimensions: 8 })
+
+    expect(result.object).toBe('list')
+    expect(result.model).toBe('openai/text-embedding-3-small')
+    expect(result.id).toMatch(/^gen-\d+-[A-Za-z0-9]{20}$/)
+    expect(result.data).toEqual(input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, 8) })))
+    // The fake counts a token per 4 characters of each string: 5 + 6; text-embedding-3-small is $0.02 per M.
+    const tokens = Math.ceil(input[0].length / 4) + Math.ceil(input[1].length / 4)
+    const cost = usdToEur(BigInt(tokens) * units('0.00000002'))
+    expect(result.usage).toEqual({
+      promptTokens: tokens,
+      totalTokens: tokens,
+      cost: Number(cost.usd),
+      isByok: false,
+      costDetails: {
+        upstreamInferenceCost: Number(cost.usd),
+        upstreamInferencePromptCost: Number(cost.usd),
+        upstreamInferenceCompletionsCost: 0,
+      },
+    })
+    expect(await spent(user.org_id, embed)).toBe(cost.eur)
+  })
+
+  it('embeddings.listModels lists the models that serve embeddings in /models’ shape, and pages through them', async () => {
+    const { sdk } = await customerWithSdk({}, embed)
+    const ids = EMBEDDING_IDS
+    expect([...ids].sort()).toEqual(EMBEDDING_MODELS.map((m) => m.id).sort())
+    const page = await sdk.embeddings.listModels()
+    expect(page.result.data.map((m) => m.id)).toEqual(ids)
+    expect(page.result.totalCount).toBe(ids.length)
+    expect(page.result.data[1]).toMatchObject({
+      id: 'openai/text-embedding-3-small',
+      name: 'OpenAI: Text Embedding 3 Small',
+      pricing: expect.objectContaining({ prompt: '0.00000002', completion: '0' }),
+      architecture: expect.objectContaining({ inputModalities: ['text'], outputModalities: ['embeddings'] }),
+      supportedParameters: ['dimensions', 'encoding_format', 'user'],
+    })
+    // The chat model is not listed; /models lists both.
+    expect((await sdk.models.list()).result.data.map((m) => m.id)).toEqual(['openai/gpt-test', ...ids])
+
+    // Pages of one: the SDK follows them until a page is short.
+    const seen: string[] = []
+    for await (const each of await sdk.embeddings.listModels({ limit: 1 })) seen.push(...each.result.data.map((m) => m.id))
+    expect(seen).toEqual(ids)
+    const second = await sdk.embeddings.listModels({ offset: 1, limit: 1 })
+    expect(second.result).toMatchObject({ data: [expect.objectContaining({ id: ids[1] })], totalCount: ids.length })
+  })
+
+  it('GET /embeddings/models is public like /models; a bad limit is a 400', async () => {
+    const anonymous = await embed.request('/api/v1/embeddings/models')
+    expect(anonymous.status).toBe(200)
+    const body = await anonymous.json()
+    expect(body).toMatchObject({ object: 'list', total_count: EMBEDDING_MODELS.length, links: { next: null } })
+    expect(body.data.map((m: { id: string }) => m.id)).toEqual(EMBEDDING_IDS)
+    const bad = await embed.request('/api/v1/embeddings/models?limit=0')
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error).toMatchObject({ code: 400, param: 'limit' })
+  })
+})
+
+describe('@openrouter/sdk: Responses API', () => {
+  // A gateway of its own: OpenAI serves `openai/*` natively (its own Responses API, on the fake), an OpenAI-compatible
+  // host without the Responses API serves `compat/*` translated through chat (docs/responses.md).
+  let gw: TestGateway
+  beforeAll(async () => {
+    gw = await startGateway({
+      exchangeRates: { EUR: '1', USD: '0.86' },
+      retry: { maxRetries: 0 },
+      providers: [
+        openai({
+          apiKey: 'sk-upstream',
+          baseURL: fake.url,
+          models: [
+            { id: 'openai/gpt-test', upstreamId: 'gpt-test', pricing: PRICING, maxCompletionTokens: 1000 },
+            { id: 'openai/midstream', upstreamId: 'fail-midstream', pricing: PRICING, maxCompletionTokens: 1000 },
+          ],
+        }),
+        openaiCompatible({
+          slug: 'compat',
+          name: 'Compat',
+          baseURL: fake.url,
+          apiKey: 'sk-upstream',
+          models: [
+            { id: 'compat/gpt-test', upstreamId: 'gpt-test', pricing: PRICING, maxCompletionTokens: 1000, supportedParameters: SUPPORTED },
+            { id: 'compat/midstream', upstreamId: 'fail-midstream', pricing: PRICING, maxCompletionTokens: 1000 },
+          ],
+        }),
+      ],
+    })
+  })
+  afterAll(() => gw?.close())
+
+  const since = (from: number, path: string) => fake.requests.slice(from).filter((r) => r.path === path)
+  /** Every event of an SDK stream; fails on one the SDK's schemas did not type (parsed as UNKNOWN). */
+  async function typedEvents(stream: unknown): Promise<any[]> {
+    const events: any[] = []
+    for await (const event of stream as AsyncIterable<any>) {
+      expect(event.type, JSON.stringify(event.raw ?? event)).not.toBe('UNKNOWN')
+      expect(event).not.toHaveProperty('isUnknown')
+      events.push(event)
+    }
+    return events
+  }
+  /** The fields of a Response object OpenRouter always sends and the SDK requires (null when unset). */
+  const expectResponseFields = (response: any, status: string) => {
+    expect(response).toMatchObject({ object: 'response', status, frequencyPenalty: null, presencePenalty: null })
+    expect(response.id).toMatch(/^resp_[0-9a-f]{44}$/)
+    if (status === 'completed') expect(response.completedAt).toBeGreaterThanOrEqual(response.createdAt)
+    else expect(response.completedAt).toBeNull()
+    for (const item of response.output) expect(item).not.toHaveProperty('isUnknown')
+  }
+  /** The usage's cost details in OpenRouter's Responses names, exact (prompt and completion sides at PRICING). */
+  const costDetailsOf = (input: number, output: number) => ({
+    upstreamInferenceCost: Number(chatCost(input, output).usd),
+    upstreamInferenceInputCost: Number(chatCost(input, 0).usd),
+    upstreamInferenceOutputCost: Number(chatCost(0, output).usd),
+  })
+
+  it('responses.send, translated: the whole Response has completed_at, the penalties and the cost details; the org pays exactly', async () => {
+    const { sdk, user } = await customerWithSdk({}, gw)
+    const sent = fake.requests.length
+    const result = await sdk.responses.send({ responsesRequest: { model: 'compat/gpt-test', input: 'What is the capital of France?', maxOutputTokens: 100 } })
+    if (!('output' in result)) throw new Error('expected a whole Response')
+    const [upstream] = since(sent, '/v1/chat/completions')
+    expect(upstream.body).toMatchObject({ model: 'gpt-test', max_tokens: 100 })
+
+    const answer = 'Hello from gpt-test: What is the capital of France?'
+    expectResponseFields(result, 'completed')
+    // The SDK always sends store: false (OpenRouter stores no response) and service_tier auto.
+    expect(upstream.body).not.toHaveProperty('store')
+    expect(result).toMatchObject({ model: 'compat/gpt-test', error: null, incompleteDetails: null, store: false, maxOutputTokens: 100 })
+    expect(result.output).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [expect.objectContaining({ type: 'output_text', text: answer })],
+      }),
+    ])
+    const input = fakePromptTokens(upstream.body)
+    const output = words(answer)
+    const cost = chatCost(input, output)
+    expect(result.usage).toMatchObject({
+      inputTokens: input,
+      inputTokensDetails: { cachedTokens: 0 },
+      outputTokens: output,
+      outputTokensDetails: { reasoningTokens: 0 },
+      totalTokens: input + output,
+      cost: Number(cost.usd),
+      isByok: false,
+      costDetails: costDetailsOf(input, output),
+    })
+    expect(await spent(user.org_id, gw)).toBe(cost.eur)
+  })
+
+  it('responses.send with stream: true, translated: every event typed, response.created / in_progress / completed with their Response', async () => {
+    const { sdk, user } = await customerWithSdk({}, gw)
+    const sent = fake.requests.length
+    const text = 'Tell me a story'
+    const events = await typedEvents(await sdk.responses.send({ responsesRequest: { model: 'compat/gpt-test', input: text, stream: true } }))
+    const answer = `Hello from gpt-test: ${text}`
+    const types = events.map((e) => e.type)
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      // One delta a word, as the fake streams it.
+      ...Array(words(answer)).fill('response.output_text.delta'),
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ])
+    expect(events.map((e) => e.sequenceNumber)).toEqual(events.map((_, i) => i))
+    expect(
+      events
+        .filter((e) => e.type === 'response.output_text.delta')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe(answer)
+    for (const event of events.slice(0, 2)) {
+      expectResponseFields(event.response, 'in_progress')
+      expect(event.response.usage).toBeNull()
+    }
+    const completed = events.at(-1).response
+    expectResponseFields(completed, 'completed')
+    expect(completed.id).toBe(events[0].response.id)
+    expect(completed.output[0]).toMatchObject({ type: 'message', content: [expect.objectContaining({ type: 'output_text', text: answer })] })
+    const [upstream] = since(sent, '/v1/chat/completions')
+    const input = fakePromptTokens(upstream.body)
+    const cost = chatCost(input, words(answer))
+    expect(completed.usage).toMatchObject({
+      inputTokens: input,
+      outputTokens: words(answer),
+      cost: Number(cost.usd),
+      costDetails: costDetailsOf(input, words(answer)),
+    })
+    expect(await spent(user.org_id, gw)).toBe(cost.eur)
+  })
+
+  it('translated, with tools: the function call is typed, whole and streamed', async () => {
+    const { sdk } = await customerWithSdk({}, gw)
+    const tool = { type: 'function' as const, name: 'get_weather', description: 'The current weather in a city', parameters: weatherTool.function.parameters }
+    const whole = await sdk.responses.send({ responsesRequest: { model: 'compat/gpt-test', input: 'Paris', tools: [tool] } })
+    if (!('output' in whole)) throw new Error('expected a whole Response')
+    expectResponseFields(whole, 'completed')
+    expect(whole.output).toEqual([expect.objectContaining({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' })])
+
+    const events = await typedEvents(await sdk.responses.send({ responsesRequest: { model: 'compat/gpt-test', input: 'Paris', tools: [tool], stream: true } }))
+    expect(events.map((e) => e.type)).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      ...events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => e.type),
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ])
+    expect(events.find((e) => e.type === 'response.function_call_arguments.done')).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}' })
+    expect(events.at(-1).response.output).toEqual([
+      expect.objectContaining({ type: 'function_call', callId: expect.stringMatching(/^call_fake/), name: 'get_weather', arguments: '{"city":"Paris"}' }),
+    ])
+  })
+
+  it('translated, cut by max_output_tokens: response.incomplete is typed, completed_at null', async () => {
+    const { sdk } = await customerWithSdk({}, gw)
+    const events = await typedEvents(
+      await sdk.responses.send({ responsesRequest: { model: 'compat/gpt-test', input: 'Tell me a long story', maxOutputTokens: 2, stream: true } }),
+    )
+    const last = events.at(-1)
+    expect(last.type).toBe('response.incomplete')
+    expectResponseFields(last.response, 'incomplete')
+    expect(last.response.incompleteDetails).toEqual({ reason: 'max_output_tokens' })
+    expect(last.response.usage).toMatchObject({
+      outputTokens: 2,
+      costDetails: expect.objectContaining({ upstreamInferenceOutputCost: Number(chatCost(0, 2).usd) }),
+    })
+  })
+
+  it('translated, a stream that fails after it began: response.failed is typed, with its error', async () => {
+    const { sdk } = await customerWithSdk({}, gw)
+    const events = await typedEvents(await sdk.responses.send({ responsesRequest: { model: 'compat/midstream', input: 'Tell me a story', stream: true } }))
+    const last = events.at(-1)
+    expect(last.type).toBe('response.failed')
+    expectResponseFields(last.response, 'failed')
+    expect(last.response.error).toMatchObject({ code: 'server_error', message: expect.any(String) })
+  })
+
+  it('responses.send, native (OpenAI’s Responses API): the whole Response and every streamed event pass the SDK’s validation', async () => {
+    const { sdk, user } = await customerWithSdk({}, gw)
+    const sent = fake.requests.length
+    const text = 'What is the capital of France?'
+    const whole = await sdk.responses.send({ responsesRequest: { model: 'openai/gpt-test', input: text } })
+    if (!('output' in whole)) throw new Error('expected a whole Response')
+    expect(since(sent, '/v1/responses')).toHaveLength(1)
+    const answer = `Hello from gpt-test: ${text}`
+    expectResponseFields(whole, 'completed')
+    expect(whole).toMatchObject({ model: 'openai/gpt-test', store: false })
+    expect(whole.output).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ type: 'output_text', text: answer })] })])
+    // The fake's usage: 1 + the input's words in, the answer's words out.
+    const input = 1 + words(text)
+    const output = words(answer)
+    expect(whole.usage).toMatchObject({
+      inputTokens: input,
+      outputTokens: output,
+      cost: Number(chatCost(input, output).usd),
+      costDetails: costDetailsOf(input, output),
+    })
+
+    const events = await typedEvents(await sdk.responses.send({ responsesRequest: { model: 'openai/gpt-test', input: text, stream: true } }))
+    expect(since(sent, '/v1/responses')).toHaveLength(2)
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['response.created', 'response.in_progress'])
+    expect(events.at(-1).type).toBe('response.completed')
+    for (const event of events.slice(0, 2)) expectResponseFields(event.response, 'in_progress')
+    const completed = events.at(-1).response
+    expectResponseFields(completed, 'completed')
+    expect(completed.usage).toMatchObject({ inputTokens: input, outputTokens: output, costDetails: costDetailsOf(input, output) })
+    expect(await spent(user.org_id, gw)).toBe(decimalText(2n * units(chatCost(input, output).eur)))
+  })
+
+  it('native, a stream that fails after it began: response.failed is typed, with its error', async () => {
+    const { sdk } = await customerWithSdk({}, gw)
+    const sent = fake.requests.length
+    const events = await typedEvents(await sdk.responses.send({ responsesRequest: { model: 'openai/midstream', input: 'Tell me a story', stream: true } }))
+    expect(since(sent, '/v1/responses')).toHaveLength(1)
+    expect(events.map((e) => e.type).slice(0, 2)).toEqual(['response.created', 'response.in_progress'])
+    const last = events.at(-1)
+    expect(last.type).toBe('response.failed')
+    expectResponseFields(last.response, 'failed')
+    expect(last.response.error).toMatchObject({ code: 'server_error', message: expect.any(String) })
+  })
+
+  it('callModel (the SDK’s agent loop over the streamed Responses API) reads the text and the whole Response', async () => {
+    const { sdk } = await customerWithSdk({}, gw)
+    for (const model of ['compat/gpt-test', 'openai/gpt-test']) {
+      const result = sdk.callModel({ model, input: 'Hello there' })
+      expect(await result.getText()).toBe('Hello from gpt-test: Hello there')
+      const response = await result.getResponse()
+      expectResponseFields(response, 'completed')
+      expect(response.model).toBe(model)
+    }
   })
 })

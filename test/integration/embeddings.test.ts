@@ -54,7 +54,7 @@ describe('POST /api/v1/embeddings: the demo model', () => {
         cost_currency: 'USD',
         cost_eur: 0.0000000688,
         is_byok: false,
-        cost_details: { upstream_inference_cost: 0.00000008, upstream_inference_prompt_cost: 0.00000008 },
+        cost_details: { upstream_inference_cost: 0.00000008, upstream_inference_prompt_cost: 0.00000008, upstream_inference_completions_cost: 0 },
       },
     })
     const vector: number[] = body.data[0].embedding

@@ -33,6 +33,8 @@ const specOperations = [
   // OpenRouter's usage routes (docs/usage.md).
   'GET /api/v1/credits',
   'POST /api/v1/embeddings',
+  // OpenRouter's list of embedding models (docs/embeddings.md#the-embedding-models).
+  'GET /api/v1/embeddings/models',
   'GET /api/v1/generation',
   'GET /api/v1/activity',
   // OpenRouter's API key routes (docs/keys.md).

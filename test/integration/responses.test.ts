@@ -72,7 +72,17 @@ describe('POST /responses streamed', () => {
     const item = added.item.id
     expect(created).toMatchObject({
       type: 'response.created',
-      response: { id, object: 'response', status: 'in_progress', model: 'fake/gpt-test', output: [], usage: null },
+      response: {
+        id,
+        object: 'response',
+        status: 'in_progress',
+        model: 'fake/gpt-test',
+        output: [],
+        usage: null,
+        completed_at: null,
+        frequency_penalty: null,
+        presence_penalty: null,
+      },
     })
     expect(inProgress).toMatchObject({ type: 'response.in_progress', response: { id, status: 'in_progress' } })
     expect(added).toEqual({
@@ -106,6 +116,13 @@ describe('POST /responses streamed', () => {
     const message = { id: item, type: 'message', role: 'assistant', status: 'completed', content: [part] }
     expect(itemDone).toEqual({ type: 'response.output_item.done', output_index: 0, item: message, sequence_number: 11 })
     expect(completed).toMatchObject({ type: 'response.completed', sequence_number: 12, response: { id, status: 'completed', output: [message] } })
+    // Completed at the gateway's clock (fixed here), in Unix seconds like created_at.
+    expect(completed.response).toMatchObject({
+      created_at: Math.floor(now / 1000),
+      completed_at: Math.floor(now / 1000),
+      frequency_penalty: null,
+      presence_penalty: null,
+    })
     const upstream = fake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!
     const input = Math.ceil(JSON.stringify(upstream.body.messages).length / 4)
     // 16 prompt tokens × 0.000001 + 5 completion tokens × 0.000002 = 0.000026 USD; × 0.86 = 0.00002236 EUR.
@@ -120,7 +137,14 @@ describe('POST /responses streamed', () => {
       cost_currency: 'USD',
       cost_eur: 0.00002236,
       is_byok: false,
-      cost_details: { upstream_inference_cost: 0.000026, upstream_inference_prompt_cost: 0.000016, upstream_inference_completions_cost: 0.00001 },
+      // OpenRouter's names for the input and output costs, then chat's.
+      cost_details: {
+        upstream_inference_cost: 0.000026,
+        upstream_inference_input_cost: 0.000016,
+        upstream_inference_output_cost: 0.00001,
+        upstream_inference_prompt_cost: 0.000016,
+        upstream_inference_completions_cost: 0.00001,
+      },
     })
     // The stored response is the completed one.
     const stored = await t.request(`/api/v1/responses/${id}`, { headers: auth })

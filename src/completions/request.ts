@@ -2,7 +2,7 @@ import type { ChatRequest } from '../schemas/chat'
 import type { CompletionsRequest } from '../schemas/completions'
 
 /**
- * A validated /completions request → the chat request serveChat serves (docs/completions.md#how-a-request-maps): the
+ * A validated /completions request → the chat request serveChat serves (docs/completions.md#the-request): the
  * prompt as one user message, every other chat field as sent; the legacy fields the schema let through (`suffix: ""`,
  * `echo: false`, `logprobs: null`, `best_of: 1`) change nothing and are left out.
  */

@@ -15,6 +15,7 @@ import { completeStream, completeStreamParts } from './stream'
 import { completeWhole } from './whole'
 import { chatCompletionObject, chatPartsRenderer, chatRendering, type InProcessChatAnswer } from './render'
 import type { ChatServeInput } from './serve-input'
+import type { ChatRendering } from './result'
 
 /** What serving a chat completion takes: the caller, the validated request, the client's abort, ids and tags. */
 export interface ChatServing {
@@ -30,11 +31,12 @@ export interface ChatServing {
  * when it cannot be covered), then answer whole or streamed; the hold is replaced by the exact charge, or released,
  * however the request ends. With `native` (another client API, docs/native.md), the request is served in that API:
  * passed on unchanged when every attempt's provider speaks it, else served as chat and its typed result written in
- * that API by the route's rendering (nothing is serialised as chat and parsed back).
+ * that API by the route's rendering (nothing is serialised as chat and parsed back). With `rendering` alone (an API
+ * served through chat only, as /completions: docs/completions.md), chat's typed result is written by it.
  */
-export function serveChat(ctx: GatewayContext, input: ChatServing & { native?: NativeRoute }): Promise<Response> {
-  const { native, ...chat } = input
-  const render = native?.translated ?? chatRendering(input.requestId)
+export function serveChat(ctx: GatewayContext, input: ChatServing & { native?: NativeRoute; rendering?: ChatRendering }): Promise<Response> {
+  const { native, rendering, ...chat } = input
+  const render = native?.translated ?? rendering ?? chatRendering(input.requestId)
   return servedChat(ctx, chat, native?.pricedFields, async (served) => {
     if (native && speaksNatively(served.attempts, native.api))
       return chat.request.stream === true ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)

@@ -111,7 +111,7 @@ export class MessageEvents {
   }
 
   private text(text: string) {
-    if (this.open?.kind !== 'text') this.openBlock('text', 0, { type: 'text', text: '', citations: null })
+    if (this.open?.kind !== 'text') this.openBlock('text', 0, { type: 'text', text: '' })
     this.out.push({ type: 'content_block_delta', index: this.open!.index, delta: { type: 'text_delta', text } })
   }
 

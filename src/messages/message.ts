@@ -39,7 +39,7 @@ export function toMessage(completion: Json, stops: string[] | undefined): Json {
   const choice = ((completion.choices as Json[] | undefined) ?? [])[0] ?? {}
   const message = (choice.message ?? {}) as Json
   const content: Block[] = thinkingBlocks(message)
-  if (typeof message.content === 'string' && message.content) content.push({ type: 'text', text: message.content, citations: null })
+  if (typeof message.content === 'string' && message.content) content.push({ type: 'text', text: message.content })
   for (const call of (message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined) ?? [])
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments), caller: { type: 'direct' } })
   const stop = stopOf(choice.finish_reason as string | null, choice.native_finish_reason, choice.stop_reason, stops)

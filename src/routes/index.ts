@@ -22,6 +22,7 @@ import {
   retrieveModelRoute,
 } from './catalogue'
 import { chatCompletionsRoute } from './chat'
+import { completionsRoute } from './completions'
 import { healthRoute, readinessRoute } from './health'
 import { embeddingsRoute } from './embeddings'
 import type { RouteDefinition } from './define'
@@ -79,6 +80,8 @@ export const apiRoutes = [
   countMessageTokensRoute,
   // OpenAI's Responses API, served through chat (docs/responses.md).
   ...responsesRoutes,
+  // OpenAI's legacy text completions, served through chat (docs/completions.md).
+  completionsRoute,
   // Liveness and readiness for load balancers (docs/operations.md#health-and-readiness).
   healthRoute,
   readinessRoute,

@@ -443,7 +443,7 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
         stopReason = 'max_tokens'
         stopSequence = null
       }
-      if (text) content.push({ type: 'text', text, citations: null })
+      if (text) content.push({ type: 'text', text })
     }
 
     const promptTokens = tokens({ system: body.system, tools: body.tools, messages: body.messages })
@@ -580,7 +580,7 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
         for (const piece of block.thinking.match(/\s*\S+/g) ?? []) send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } })
         send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
       } else if (block.type === 'text') {
-        send('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } })
+        send('content_block_start', { index, content_block: { type: 'text', text: '' } })
         for (const [i, word] of words(block.text).entries()) {
           if (model === 'claude-midstream-error' && i === 2) {
             await tick()

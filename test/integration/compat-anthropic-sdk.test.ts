@@ -121,7 +121,7 @@ describe.each([
         metadata: { user_id: 'user-42' },
       })
     const text = 'Hello from claude-haiku-4-5: What is the capital of France?'
-    expect(message.content).toEqual([{ type: 'text', text, citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text }])
     expect(message).toMatchObject({ type: 'message', role: 'assistant', model: 'anthropic/claude-haiku-4.5', stop_reason: 'end_turn', stop_sequence: null })
     const prompt = anthropicPromptTokens(upstream.body)
     const cost = costOf(HAIKU.pricing, prompt, words(text))
@@ -160,7 +160,7 @@ describe.each([
       'message_delta',
       'message_stop',
     ])
-    expect(message.content).toEqual([{ type: 'text', text, citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text }])
     expect(message.stop_reason).toBe('end_turn')
     const prompt = anthropicPromptTokens(lastClaude().body)
     const cost = costOf(HAIKU.pricing, prompt, deltas)
@@ -187,7 +187,7 @@ describe.each([
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'Sunny, 24 °C' }] },
       ],
     })
-    expect(second.content).toEqual([{ type: 'text', text: 'The tools said: Sunny, 24 °C', citations: null }])
+    expect(second.content).toEqual([{ type: 'text', text: 'The tools said: Sunny, 24 °C' }])
     expect(second.stop_reason).toBe('end_turn')
     // Natively the assistant's blocks go back as the SDK sent them; translated, as chat's tool call becomes one.
     const sentCall = native ? first.content[0] : { type: 'tool_use', id: call.id, name: 'get_weather', input: { city: 'Paris' } }
@@ -228,7 +228,7 @@ describe.each([
     })
     // The fake checks the signature against the text (a changed block is a 400): this answer proves it held.
     expect(lastClaude().body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: thought, signature: thinking.signature })
-    expect(second.content.at(-1)).toEqual({ type: 'text', text: 'The tools said: Snow', citations: null })
+    expect(second.content.at(-1)).toEqual({ type: 'text', text: 'The tools said: Snow' })
   })
 })
 
@@ -249,8 +249,28 @@ describe('@anthropic-ai/sdk on an OpenAI model', () => {
     const text = 'Hello from gpt-test: Hi there'
     const prompt = openaiPromptTokens(upstream.body)
     const cost = costOf(GPT_PRICING, prompt, words(text))
-    expect(message.content).toEqual([{ type: 'text', text, citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text }])
     expect(message.usage).toMatchObject({ input_tokens: prompt, output_tokens: words(text), cost: Number(cost.usd) })
+    expect(await spent(user.org_id)).toBe(cost.eur)
+  })
+
+  it('messages.create with stream: true: the raw events as Anthropic sends them, a text block started as { type, text } alone', async () => {
+    const { sdk, user } = await customerWithSdk()
+    const stream = await sdk.messages.create({ model: 'fake/gpt-test', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Hi there' }] })
+    const events: Record<string, unknown>[] = []
+    for await (const event of stream) events.push(event as unknown as Record<string, unknown>)
+    const text = 'Hello from gpt-test: Hi there'
+    // Anthropic's streaming docs (docs/messages.md#streaming): no `citations` on a plain text block, started or whole.
+    expect(events[1]).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
+    expect(
+      events
+        .filter((e) => e.type === 'content_block_delta')
+        .map((e) => (e.delta as { text: string }).text)
+        .join(''),
+    ).toBe(text)
+    expect(events.at(-2)).toMatchObject({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: words(text) } })
+    expect(events.at(-1)).toEqual({ type: 'message_stop' })
+    const cost = costOf(GPT_PRICING, openaiPromptTokens(lastOpenAI().body), words(text))
     expect(await spent(user.org_id)).toBe(cost.eur)
   })
 
@@ -285,7 +305,7 @@ describe('@anthropic-ai/sdk on an OpenAI model', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } }] },
       { role: 'tool', tool_call_id: call.id, content: 'Warm' },
     ])
-    expect(second.content).toEqual([{ type: 'text', text: 'The tool said: Warm', citations: null }])
+    expect(second.content).toEqual([{ type: 'text', text: 'The tool said: Warm' }])
   })
 })
 
@@ -310,7 +330,7 @@ describe('@anthropic-ai/sdk on an OpenAI reasoning model', () => {
     const text = `Hello from gpt-reasoning: ${question}`
     expect(types[0]).toBe('message_start')
     expect(types.at(-1)).toBe('message_stop')
-    expect(message.content).toEqual([{ type: 'text', text, citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text }])
     // The fake reports 7 of the completion tokens as reasoning: Anthropic's thinking tokens.
     expect(message.usage).toMatchObject({ output_tokens: words(text), output_tokens_details: { thinking_tokens: 7 } })
     const cost = costOf(GPT_PRICING, openaiPromptTokens(upstream), words(text))
@@ -323,7 +343,7 @@ describe('@anthropic-ai/sdk: auth, errors, fallbacks, count_tokens', () => {
     const { key } = await createCustomer(t.gateway, { credits: '1' })
     const sdk = new Anthropic({ apiKey: null, baseURL: `${t.url}/api`, maxRetries: 0, defaultHeaders: { 'x-api-key': key } })
     const message = await sdk.messages.create({ model: 'fake/gpt-test', max_tokens: 50, messages: [{ role: 'user', content: 'key?' }] })
-    expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: key?', citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: key?' }])
   })
 
   it('takes Anthropic’s bare model ids, as Claude Code sends them (claude-haiku-4-5 → anthropic/claude-haiku-4.5)', async () => {
@@ -374,7 +394,7 @@ describe('@anthropic-ai/sdk: auth, errors, fallbacks, count_tokens', () => {
       messages: [{ role: 'user', content: 'fallback' }],
     } as Anthropic.MessageCreateParamsNonStreaming)
     expect(message.model).toBe('fake/gpt-test')
-    expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: fallback', citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: fallback' }])
   })
 
   it('messages.countTokens estimates the prompt as the gateway does (4 characters a token), unbilled', async () => {

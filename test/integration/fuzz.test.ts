@@ -103,6 +103,10 @@ const SEEDS: Record<string, unknown[]> = {
       stream: true,
     },
   ],
+  'POST /completions': [
+    { model: 'demo/echo', prompt: 'hi', max_tokens: 16, temperature: 0.5, stop: ['\n\n'], n: 1, user: 'u-1', provider: { max_price: { prompt: 100 } } },
+    { model: 'demo/echo', prompt: ['hi'], stream: true, stream_options: { include_usage: true }, suffix: '', echo: false, logprobs: null, best_of: 1 },
+  ],
   'POST /messages/count_tokens': [{ model: 'demo/echo', messages: [{ role: 'user', content: 'hi' }] }],
   'POST /responses': [
     {

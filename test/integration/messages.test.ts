@@ -90,7 +90,7 @@ describe('POST /api/v1/messages, streamed (translated)', () => {
       stop_details: null,
       usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
     })
-    expect(list[2]).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: null } })
+    expect(list[2]).toEqual({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })
     expect(
       list
         .slice(3, 8)
@@ -274,7 +274,7 @@ describe("POST /api/v1/messages, natively (Anthropic's own events passed on)", (
       messages: [{ role: 'user', content: 'Say hello' }],
     })
     expect(res.status).toBe(200)
-    expect((await res.json()).content).toEqual([{ type: 'text', text: 'Hello from claude-haiku-4-5: Say hello', citations: null }])
+    expect((await res.json()).content).toEqual([{ type: 'text', text: 'Hello from claude-haiku-4-5: Say hello' }])
     const sent = fake.requests.at(-1)!
     expect(sent.headers['anthropic-version']).toBe('2023-06-01')
     expect(sent.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14,context-management-2025-06-27,claude-code-20250219')
@@ -323,7 +323,7 @@ describe("POST /api/v1/messages, natively (Anthropic's own events passed on)", (
       ],
     })
     expect(res.status).toBe(200)
-    expect((await res.json()).content.at(-1)).toEqual({ type: 'text', text: 'The tools said: Sunny', citations: null })
+    expect((await res.json()).content.at(-1)).toEqual({ type: 'text', text: 'The tools said: Sunny' })
   })
 
   it("ends with an error event in Anthropic's shape when the provider fails after content began", async () => {

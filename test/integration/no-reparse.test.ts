@@ -1,5 +1,5 @@
 /**
- * `/messages` and `/responses` over a provider that does not speak them natively are served as chat, and chat's typed
+ * `/messages`, `/responses` and `/completions` over a provider that does not speak them natively are served as chat, and chat's typed
  * result is written in their shape at the edge (docs/capabilities.md#one-pipeline): the gateway never serialises its own
  * answer and parses it back. A spy on `JSON.parse` (which every JSON and SSE parse goes through) records every text
  * parsed while the gateway serves, in this process; none may hold the generation id the gateway gave the answer (its
@@ -88,7 +88,7 @@ describe('no re-parse of the gateway’s own output (a non-native provider)', ()
     expect(answer.status).toBe(200)
     const message = parse(answer.text)
     expect(message.id).toBe(answer.generationId)
-    expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: whole message', citations: null }])
+    expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: whole message' }])
     expect(message.stop_reason).toBe('end_turn')
     expect(message.usage.output_tokens).toBe(5)
     expect(message.usage.cost).toBeGreaterThan(0)
@@ -144,6 +144,25 @@ describe('no re-parse of the gateway’s own output (a non-native provider)', ()
     expect(completed?.response.usage.output_tokens).toBe(5)
     expect(completed?.response.usage.cost).toBeGreaterThan(0)
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i))
+    expect(reparsed(answer.generationId)).toEqual([])
+  })
+  it('/completions, whole: the text completion written from chat’s result', async () => {
+    const answer = await post('/api/v1/completions', { model: 'fake/gpt-test', prompt: 'whole completion' })
+    expect(answer.status).toBe(200)
+    const completion = parse(answer.text)
+    expect(completion.id).toBe(answer.generationId)
+    expect(completion.choices).toEqual([{ text: 'Hello from gpt-test: whole completion', index: 0, finish_reason: 'stop', logprobs: null }])
+    expect(completion.usage.cost).toBeGreaterThan(0)
+    expect(reparsed(answer.generationId)).toEqual([])
+  })
+
+  it('/completions, streamed: the text completion chunks written from chat’s parts', async () => {
+    const answer = await post('/api/v1/completions', { model: 'fake/gpt-test', prompt: 'streamed completion', stream: true })
+    expect(answer.status).toBe(200)
+    const events = eventsOf(answer.text)
+    expect(events[0].id).toBe(answer.generationId)
+    expect(events.map((e) => e.choices[0]?.text ?? '').join('')).toBe('Hello from gpt-test: streamed completion')
+    expect(events.at(-1)?.usage.cost).toBeGreaterThan(0)
     expect(reparsed(answer.generationId)).toEqual([])
   })
 })

@@ -54,6 +54,8 @@ const specOperations = [
   'GET /api/v1/responses/{id}',
   'DELETE /api/v1/responses/{id}',
   'GET /api/v1/responses/{id}/input_items',
+  // OpenAI's legacy text completions (docs/completions.md).
+  'POST /api/v1/completions',
   // Liveness and readiness (docs/operations.md#health-and-readiness).
   'GET /api/v1/health',
   'GET /api/v1/health/ready',

@@ -12,7 +12,6 @@ export const MAX_PROVIDER_KEYS = 50
 // A provider slug as the header may name it; anything else is never echoed (it could be a key put in the wrong place).
 const SLUG_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/
 // No control characters: a key goes into an upstream's Authorization header as it is.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds
 const CONTROL_RE = /[\u0000-\u001f\u007f]/
 
 /**

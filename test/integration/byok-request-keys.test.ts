@@ -8,14 +8,17 @@
 import { inspect } from 'node:util'
 import { createOpenRouter } from '@openrouter/ai-sdk-provider'
 import { generateText, streamText } from 'ai'
-import { createStorage } from 'unstorage'
+import { Redis } from 'ioredis'
+import { createStorage, type Storage } from 'unstorage'
 import memoryDriver from 'unstorage/drivers/memory'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demo, openaiCompatible } from '../../src/index'
 import { parseProviderKeys } from '../../src/http/provider-keys'
 import type { Logger } from '../../src/logger'
+import { listKeys } from '../../src/stores/list-keys'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
+import { postgresKind, redisKind, type StorageKind } from '../helpers/storages'
 import { decimalText, units } from '../helpers/sse'
 
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'EUR' }
@@ -112,6 +115,10 @@ describe('BYOK: keys for one request (X-Provider-API-Keys)', () => {
     expect(JSON.stringify(generation)).not.toContain('sk-req')
     const record = await t.gateway.context.usage.get(c.user.org_id, body.id)
     expect(record).toMatchObject({ is_byok: true, credential_id: 'request', byok_counted: true, byok_free: false })
+
+    // The calling key's counters: its BYOK usage is the upstream cost, its usage the fee (docs/keys.md).
+    const key = (await (await t.request('/api/v1/key', { headers: c.auth })).json()).data
+    expect([String(key.byok_usage), String(key.usage)]).toEqual([decimalText(upstream), decimalText(feeOf(upstream))])
 
     // The month's BYOK figures count it as a chargeable request with its fee pending.
     const usage = await (await t.request('/api/v1/byok/usage', { headers: c.auth })).json()
@@ -262,3 +269,125 @@ describe('BYOK: keys for one request (X-Provider-API-Keys)', () => {
     expect(keys.keyFor('alpha')!.secret()).toBe(REQUEST_KEY)
   })
 })
+
+/**
+ * Two gateway instances over one Redis or PostgreSQL storage, each serving concurrent requests with their own keys:
+ * every request is billed as BYOK once (the month's figures reconcile to the fees), and the shared storage holds no
+ * request key afterwards (every key and value scanned).
+ */
+function describeShared(name: string, makeKind: () => StorageKind) {
+  describe(`keys for one request on ${name}, two instances`, () => {
+    const KEYS = Array.from({ length: 6 }, (_, i) => `sk-req-shared-${i}-5d1f3b7a9c2e4f6a`)
+    let kind: StorageKind
+    let upstream: FakeOpenAI
+    let first: TestGateway
+    let second: TestGateway
+
+    beforeAll(async () => {
+      upstream = await startFakeOpenAI({ apiKey: [SERVICE_ALPHA] })
+      for (const key of KEYS) upstream.keyModes[key] = 'gpt-test'
+      kind = makeKind()
+      const options = () => ({
+        storage: kind.open(),
+        providers: [
+          openaiCompatible({
+            slug: 'alpha',
+            name: 'Alpha',
+            baseURL: upstream.url,
+            apiKey: SERVICE_ALPHA,
+            byokSupported: true,
+            models: [{ id: 'rk/model', upstreamId: 'gpt-test', pricing }],
+          }),
+        ],
+        byok: { freeRequestAllowance: 0, platformFeeRate: '0.05', settlementIntervalSeconds: 0 },
+      })
+      first = await startGateway(options())
+      second = await startGateway(options())
+    })
+    afterAll(async () => {
+      await first?.close()
+      await second?.close()
+      await upstream?.close()
+      await kind?.cleanup()
+    })
+
+    it('bills each concurrent request once as BYOK, and stores none of the keys', async () => {
+      const c = await createCustomer(first.gateway, { credits: '5' })
+      const before = await first.gateway.admin.getCredits(c.user.org_id)
+      const answers = await Promise.all(
+        KEYS.flatMap((key, i) =>
+          [first, second].map(async (gateway) => {
+            const res = await gateway.request('/api/v1/chat/completions', {
+              method: 'POST',
+              headers: { ...c.auth, ...json, [HEADER]: JSON.stringify({ alpha: key }) },
+              body: JSON.stringify({ model: 'rk/model', messages: [{ role: 'user', content: `shared ${i}` }] }),
+            })
+            return { status: res.status, body: await res.json() }
+          }),
+        ),
+      )
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200))
+      expect(answers.every((a) => a.body.usage.is_byok)).toBe(true)
+      const sentKeys = upstream.requests.map((r) => r.headers.authorization).sort()
+      expect(sentKeys).toEqual(KEYS.flatMap((key) => [`Bearer ${key}`, `Bearer ${key}`]).sort())
+      const upstreamTotal = answers.reduce((sum, a) => sum + upstreamCost(a.body.usage.prompt_tokens, a.body.usage.completion_tokens), 0n)
+      const feeTotal = answers.reduce((sum, a) => sum + units(String(a.body.usage.cost_eur)), 0n)
+      expect(feeTotal).toBe(answers.reduce((sum, a) => sum + feeOf(upstreamCost(a.body.usage.prompt_tokens, a.body.usage.completion_tokens)), 0n))
+      // Seen from the other instance: every request counted once, its fee pending; the credits untouched.
+      const usage = await (await second.request('/api/v1/byok/usage', { headers: c.auth })).json()
+      expect(usage.data).toMatchObject({ successful_requests: KEYS.length * 2, chargeable_requests: KEYS.length * 2 })
+      expect(usage.data.estimated_upstream_cost_eur).toBe(decimalText(upstreamTotal))
+      expect(usage.data.service_platform_fee_pending_eur).toBe(decimalText(feeTotal))
+      expect(await second.gateway.admin.getCredits(c.user.org_id)).toEqual(before)
+
+      const dump = kind.name === 'redis' ? await redisDump(process.env.REDIS_URL!) : await storageDump(kind.open())
+      expect(dump.length).toBeGreaterThan(10)
+      const text = dump.join('\n')
+      // The scan sees this org's records (its usage, its pending fees), and no key among them.
+      expect(text).toContain(c.user.org_id)
+      expect(text).toContain('byok-pending')
+      expect(text).not.toContain('sk-req-shared')
+      for (const key of KEYS) expect(text).not.toContain(key.slice(-16))
+    })
+  })
+}
+
+/** Every key and value of a storage, as text. */
+async function storageDump(storage: Storage): Promise<string[]> {
+  const dump: string[] = []
+  for (const key of await listKeys(storage, '')) dump.push(key, JSON.stringify(await storage.getItem(key)))
+  return dump
+}
+
+/**
+ * Every key and value this process's test storages hold in Redis (their bases start `mg-test-<pid>-`), read raw: the
+ * atomic engine keeps hashes and sorted sets beside unstorage's strings.
+ */
+async function redisDump(url: string): Promise<string[]> {
+  const redis = new Redis(url)
+  try {
+    const dump: string[] = []
+    for (const key of await redis.keys(`mg-test-${process.pid}-*`)) {
+      const type = await redis.type(key)
+      const value =
+        type === 'string'
+          ? await redis.get(key)
+          : type === 'hash'
+            ? await redis.hgetall(key)
+            : type === 'set'
+              ? await redis.smembers(key)
+              : type === 'zset'
+                ? await redis.zrange(key, 0, -1, 'WITHSCORES')
+                : type === 'list'
+                  ? await redis.lrange(key, 0, -1)
+                  : `(${type})`
+      dump.push(key, JSON.stringify(value))
+    }
+    return dump
+  } finally {
+    redis.disconnect()
+  }
+}
+
+describe.skipIf(!process.env.REDIS_URL)('redis (REDIS_URL)', () => describeShared('redis', () => redisKind(process.env.REDIS_URL!)))
+describe.skipIf(!process.env.DATABASE_URL)('postgres (DATABASE_URL)', () => describeShared('postgres', () => postgresKind(process.env.DATABASE_URL!)))

@@ -133,6 +133,21 @@ describe('BYOK: keys for one request (X-Provider-API-Keys)', () => {
     expect(keysSince(after)).toEqual([`Bearer ${SERVICE_ALPHA}`])
   })
 
+  it('is honoured on the other routes that serve a model: Anthropic’s /messages, streamed', async () => {
+    const c = await fresh()
+    const sent = alpha.requests.length
+    const res = await t.request('/api/v1/messages', {
+      method: 'POST',
+      headers: { ...c.auth, ...json, [HEADER]: JSON.stringify({ alpha: REQUEST_KEY }) },
+      body: JSON.stringify({ model: 'rk/model', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'over messages' }] }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('message_stop')
+    expect(keysSince(sent)).toEqual([`Bearer ${REQUEST_KEY}`])
+    const [record] = await t.gateway.admin.usage(c.user.org_id)
+    expect(record).toMatchObject({ is_byok: true, credential_id: 'request' })
+  })
+
   it('wins over the org’s stored credential for that provider, for that request only', async () => {
     const c = await fresh()
     const stored = await t.request('/api/v1/byok', {

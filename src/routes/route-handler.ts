@@ -1,5 +1,6 @@
 import { defineHandler, getQuery, getRouterParams, type EventHandler, type H3Event } from 'h3'
 import { callerOf } from '../auth/caller'
+import { requestProviderKeys } from '../byok/request-keys'
 import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
 import { type ErrorBodyShape, errorResponse, toGatewayError } from '../errors'
@@ -56,7 +57,10 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     }
     shutdown.addEventListener('abort', stop, { once: true })
     try {
-      const principal: Principal | null = needsKey ? await callerOf(event, ctx, route.keyKind, route.keyHeaders) : null
+      const caller: Principal | null = needsKey ? await callerOf(event, ctx, route.keyKind, route.keyHeaders) : null
+      // A request served by a provider may bring its own provider keys, for it alone (docs/byok.md#keys-for-one-request).
+      const providerKeys = caller && route.capability ? requestProviderKeys(ctx, event.req.headers) : undefined
+      const principal = providerKeys ? { ...caller!, providerKeys } : caller
       if (principal)
         ctx.requestLog.note(requestId, {
           org_id: principal.org.id,

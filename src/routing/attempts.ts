@@ -153,7 +153,8 @@ async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ 
     let admission: Admission = { probe: false }
     while (!attempt && next < attempts.length) {
       const candidate = attempts[next++]
-      const admitted = ctx.health.admit(healthKeyOf(candidate), org)
+      // A request's own key is always tried: another request's failures with another key say nothing of it.
+      const admitted = candidate.requestKey ? { probe: false } : ctx.health.admit(healthKeyOf(candidate), org)
       if (admitted) [attempt, admission] = [candidate, admitted]
       else cooling.push(candidate)
     }
@@ -170,7 +171,9 @@ async function tryInOrder<T>(search: Search<T>, attempts: Attempt[]): Promise<{ 
       break
     }
     let secret: string | undefined
-    if (attempt.credential) {
+    // The request's own key (docs/byok.md#keys-for-one-request) is in memory; a stored one is opened.
+    if (attempt.requestKey) secret = attempt.requestKey.secret()
+    else if (attempt.credential) {
       try {
         secret = await ctx.byok.secretOf(attempt.credential)
       } catch (error) {
@@ -238,7 +241,7 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
         if (traced) options.headers = traced.headers
         const result = await search.call(attempt, options)
         if (traced) ctx.tracing!.end(traced.span)
-        if (attempt.credential) void ctx.byok.touch(attempt.credential).catch(() => undefined)
+        if (attempt.credential && !attempt.requestKey) void ctx.byok.touch(attempt.credential).catch(() => undefined)
         const latencyMs = performance.now() - started
         ctx.health.record(key, org, { ok: true, latencyMs })
         admitted = undefined

@@ -43,6 +43,9 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
   const catalogue = () => ctx.catalogue.entries()
   // The capability stage once before the credentials are read (plan runs it again): a 400 never waits on storage.
   const serving = servingEntries(request, entries, catalogue)
-  const byok = principal && byokPossible(serving) ? { credentials: await ctx.byok.records(principal.org.id), key: principal.key } : undefined
+  const byok =
+    principal && byokPossible(serving)
+      ? { credentials: await ctx.byok.records(principal.org.id), key: principal.key, requestKeys: principal.providerKeys }
+      : undefined
   return plan({ request, entries, catalogue, health: healthFor(ctx.health, principal?.org.id), byok })
 }

@@ -2,6 +2,8 @@
 // the accounts store, the authentication cache and the key stores all use them without importing one another
 // (docs/development.md#layers).
 
+import type { ProviderKeys } from '../http/provider-keys'
+
 /** An organisation: the billing entity whose credits its users share. */
 export interface Org {
   id: string
@@ -121,4 +123,6 @@ export interface Principal {
   via?: 'key' | 'session'
   /** The end user the request is made for (OpenRouter's `user` field), when it names one (docs/first-party.md#end-users). */
   endUser?: string
+  /** The request's own provider keys (`X-Provider-API-Keys`, docs/byok.md#keys-for-one-request): this request only, never stored. */
+  providerKeys?: ProviderKeys
 }

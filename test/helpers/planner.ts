@@ -1,6 +1,7 @@
 import type { CatalogueEntry, ModelOffer } from '../../src/catalogue/catalogue'
 import type { DataPolicyFacts } from '../../src/catalogue/data-policies'
 import type { ModelPricing, Provider, ProviderModel } from '../../src/contracts'
+import type { ProviderKeys } from '../../src/http/provider-keys'
 import { plan } from '../../src/routing/planner'
 import type { Attempt, HealthView, Percentiles, PlanInput, RoutingRequest } from '../../src/routing/planner/types'
 import type { CredentialRecord } from '../../src/stores/byok'
@@ -79,14 +80,14 @@ export const KEY = { hash: 'h1', user_id: 'u1' }
 export function planChat(
   entries: CatalogueEntry[],
   request: Partial<RoutingRequest> = {},
-  more: { health?: Record<string, Measured>; credentials?: CredentialRecord[]; catalogue?: CatalogueEntry[] } = {},
+  more: { health?: Record<string, Measured>; credentials?: CredentialRecord[]; catalogue?: CatalogueEntry[]; requestKeys?: ProviderKeys } = {},
 ): Attempt[] {
   const input: PlanInput = {
     request: { capability: 'chat', model: entries[0]?.id, models: entries.slice(1).map((e) => e.id), ...request },
     entries,
     catalogue: () => more.catalogue ?? entries,
     health: healthOf(more.health),
-    byok: more.credentials ? { credentials: more.credentials, key: KEY } : undefined,
+    byok: more.credentials ? { credentials: more.credentials, key: KEY, requestKeys: more.requestKeys } : undefined,
   }
   return plan(input)
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { parseProviderKeys } from '../../src/http/provider-keys'
 import { applicableCredentials } from '../../src/routing/planner/credentials'
 import { KEY, credentialOf, entryOf, labels, offerOf, planChat, providerOf, thrownBy, usd } from '../helpers/planner'
 
@@ -92,5 +93,30 @@ describe('credentials', () => {
     expect(labels(planChat([chat]))).toEqual(['p', 'o'])
     const entry = entryOf('acme/chat', [offerOf(s, { id: 'acme/chat' })])
     expect(thrownBy(() => planChat([entry])).status).toBe(503)
+  })
+
+  describe('keys the request gave (X-Provider-API-Keys, docs/byok.md#keys-for-one-request)', () => {
+    const withKeys = (keys: Record<string, string>, credentials: ReturnType<typeof credentialOf>[] = [], entries = [chat]) =>
+      labels(planChat(entries, {}, { credentials, requestKeys: parseProviderKeys(JSON.stringify(keys)) }))
+
+    it('tries the request’s key first, then the service keys, as a stored key without always_use', () => {
+      expect(withKeys({ o: 'sk-o' })).toEqual(['o:request', 'p', 'o'])
+      const [first] = planChat([chat], {}, { credentials: [], requestKeys: parseProviderKeys('{"o":"sk-o"}') })
+      expect(first.requestKey?.secret()).toBe('sk-o')
+      expect(first.credential).toMatchObject({ id: 'request', provider: 'o', sealed_key: '' })
+    })
+
+    it('takes the place of the org’s stored keys for that provider, whose always_use and is_byok_only still hold', () => {
+      expect(withKeys({ o: 'sk-o' }, [credentialOf('k1', 'o'), credentialOf('kp', 'p')])).toEqual(['p:kp', 'o:request', 'p', 'o'])
+      expect(withKeys({ o: 'sk-o' }, [credentialOf('kf', 'o', { is_fallback: true })])).toEqual(['o:request', 'p', 'o'])
+      expect(withKeys({ o: 'sk-o' }, [credentialOf('k1', 'o', { always_use: true })])).toEqual(['o:request', 'p'])
+      expect(withKeys({ o: 'sk-o' }, [credentialOf('k1', 'o', { is_byok_only: true, allowed_models: ['acme/other'] })])).toEqual(['o:request', 'p'])
+    })
+
+    it('serves a provider without a service key, and changes nothing for a provider the model is not served by', () => {
+      const only = entryOf('acme/only-s', [offerOf(s, { id: 'acme/only-s' })])
+      expect(withKeys({ s: 'sk-s' }, [], [only])).toEqual(['s:request'])
+      expect(withKeys({ s: 'sk-s' })).toEqual(['p', 'o'])
+    })
   })
 })

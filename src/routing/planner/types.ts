@@ -1,6 +1,7 @@
 import type { Capability } from '../../contracts'
 import type { CatalogueEntry, ModelOffer } from '../../catalogue/catalogue'
 import type { ProviderPreferences } from '../../schemas/provider-preferences'
+import type { ProviderKeys, RequestKey } from '../../http/provider-keys'
 import type { CredentialRecord } from '../../stores/byok'
 
 /** One way to serve the request: a model entry, one provider's offer of it, and the customer's key for it (BYOK) or the service's. */
@@ -8,6 +9,11 @@ export interface Attempt {
   entry: CatalogueEntry
   offer: ModelOffer
   credential?: CredentialRecord
+  /**
+   * The key the request itself gave for this provider (docs/byok.md#keys-for-one-request); `credential` is then its
+   * stand-in (id `request`, nothing sealed), so that billing and limits treat it as any customer's key.
+   */
+  requestKey?: RequestKey
 }
 
 /** A provider's offer of one model of the request, before credentials are chosen. */
@@ -77,8 +83,8 @@ export interface PlanInput {
   catalogue: () => CatalogueEntry[]
   /** The router's health for the requesting org. */
   health: HealthView
-  /** The org's BYOK credentials (sorted) and the calling key; absent when nobody calls (no principal: no credential applies). */
-  byok?: { credentials: CredentialRecord[]; key: CallingKey }
+  /** The org's BYOK credentials (sorted), the calling key and the request's own provider keys; absent when nobody calls (no principal: no credential applies). */
+  byok?: { credentials: CredentialRecord[]; key: CallingKey; requestKeys?: ProviderKeys }
 }
 
 /** An offer left out of the plan and why; `preference` names the request's `provider.…` field that excluded it, if one did. */

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../context'
 import { toGatewayError } from '../errors'
 import { idBytes } from '../crypto/id-bytes'
 import { logFailure } from '../http/log-failure'
+import { requestProviderKeys } from '../byok/request-keys'
 import { type AnySchema, parseInput } from '../http/validate'
 import type { Principal } from '../stores/account-types'
 import type { Capability } from '../contracts'
@@ -68,7 +69,10 @@ export async function callInProcess<S extends AnySchema, R>(
   shutdown.addEventListener('abort', stop, { once: true })
   let status = 500
   try {
-    const principal = await principalOf()
+    const caller = await principalOf()
+    // The caller's own provider keys for this call (docs/byok.md#keys-for-one-request), as the header says over HTTP.
+    const providerKeys = options.headers ? requestProviderKeys(ctx, headers) : undefined
+    const principal = providerKeys ? { ...caller, providerKeys } : caller
     ctx.requestLog.note(requestId, {
       org_id: principal.org.id,
       key: principal.key.hash.slice(0, 12),

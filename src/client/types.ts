@@ -14,7 +14,10 @@ export type ClientPrincipal = H3Event | { event: H3Event } | { request: Request 
 export interface InProcessCallOptions {
   /** Aborting it stops the upstream call; what was generated is billed (docs/money.md). */
   signal?: AbortSignal
-  /** Headers the call would have sent over HTTP: app attribution (`HTTP-Referer`, `X-Title`), `X-Request-Id`, Anthropic's versions. */
+  /**
+   * Headers the call would have sent over HTTP: app attribution (`HTTP-Referer`, `X-Title`), `X-Request-Id`, Anthropic's
+   * versions, and `X-Provider-API-Keys` (the caller's own provider keys for this call: docs/byok.md#keys-for-one-request).
+   */
   headers?: Record<string, string>
 }
 

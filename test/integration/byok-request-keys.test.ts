@@ -94,6 +94,21 @@ describe('BYOK: keys for one request (X-Provider-API-Keys)', () => {
   }
   const keysSince = (from: number) => alpha.requests.slice(from).map((r) => r.headers.authorization)
 
+  it('in process: the headers option carries the call’s own keys, billed as BYOK; a bad one is the same 400', async () => {
+    const c = await fresh()
+    const client = t.gateway.client({ key: c.key })
+    const sent = alpha.requests.length
+    const body = { model: 'rk/model', messages: [{ role: 'user' as const, content: 'hello in process' }] }
+    const answer = await client.chat.completions.create(body, { headers: { [HEADER]: JSON.stringify({ alpha: REQUEST_KEY }) } })
+    expect(keysSince(sent)).toEqual([`Bearer ${REQUEST_KEY}`])
+    expect(answer.usage.is_byok).toBe(true)
+    const record = await t.gateway.context.usage.get(c.user.org_id, answer.id)
+    expect(record).toMatchObject({ is_byok: true, credential_id: 'request' })
+    const refused = await client.chat.completions.create(body, { headers: { [HEADER]: '{"nope": "x"}' } }).catch((e) => e)
+    expect([refused.status, refused.param]).toEqual([400, HEADER])
+    expect(refused.message).not.toContain('"x"')
+  })
+
   it('calls the provider with the request’s key, bills the platform fee as BYOK, and /generation says so', async () => {
     const c = await fresh()
     const before = await t.gateway.admin.getCredits(c.user.org_id)

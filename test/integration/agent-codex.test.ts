@@ -38,6 +38,26 @@ const model = (id: string, upstreamId: string): ProviderModel => ({
 const PROOF = 'codex-ran-this'
 const COMMAND = `echo ${PROOF}`
 
+/**
+ * Kept offline: Codex's update check, plugins, apps and analytics of its own reach github.com and chatgpt.com; none of
+ * them changes what it sends the gateway (its tools and input are the same with and without these).
+ */
+const OFFLINE = [
+  ...['plugins', 'apps', 'remote_plugin', 'plugin_sharing', 'in_app_updates'].flatMap((feature) => ['--disable', feature]),
+  ...['check_for_update_on_startup=false', 'analytics.enabled=false'].flatMap((setting) => ['-c', setting]),
+]
+/** The tools Codex 0.171.0 declares with the README's config. */
+const CODEX_TOOLS = [
+  'function:exec_command',
+  'function:write_stdin',
+  'function:request_user_input',
+  'function:view_image',
+  'namespace:multi_agent_v1',
+  'function:get_goal',
+  'function:create_goal',
+  'function:update_goal',
+]
+
 let fake: FakeOpenAI
 let t: TestGateway
 let key: string
@@ -80,7 +100,7 @@ async function runCodex(name: string, modelId: string, prompt: string): Promise<
   writeFileSync(join(home, 'config.toml'), config)
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(scratch, name), CODEX_HOME: home, GATEWAY_API_KEY: key }
   // The shell tool runs without asking and without a sandbox (the container may have none): the command is the fake's.
-  const args = [codexBin, 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-C', cwd, prompt]
+  const args = [codexBin, 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...OFFLINE, '-C', cwd, prompt]
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
@@ -125,15 +145,22 @@ describe('Codex with the README config.toml alone', () => {
         expect(sent[0].headers.authorization).toBe('Bearer sk-upstream')
         if (path === '/v1/responses') {
           // Codex's tools reached OpenAI as Codex sent them, its namespace tool among them.
-          const types = sent[0].body.tools.map((tool: any) => tool.type)
-          expect(types).toContain('namespace')
-          expect(types.filter((type: string) => type !== 'function' && type !== 'namespace')).toEqual([])
+          expect(sent[0].body.tools.map((tool: any) => `${tool.type}:${tool.name}`)).toEqual(CODEX_TOOLS)
           expect(sent[0].body.store).toBe(false)
         } else {
           // Every tool a chat function tool; the namespace's under `<namespace>__<name>`.
           const tools = sent[0].body.tools
           expect(tools.every((tool: any) => tool.type === 'function')).toBe(true)
-          expect(tools.map((tool: any) => tool.function.name)).toContain('multi_agent_v1__spawn_agent')
+          expect(tools.map((tool: any) => tool.function.name)).toEqual([
+            'exec_command',
+            'write_stdin',
+            'request_user_input',
+            'view_image',
+            ...['close_agent', 'resume_agent', 'send_input', 'spawn_agent', 'wait_agent'].map((name) => `multi_agent_v1__${name}`),
+            'get_goal',
+            'create_goal',
+            'update_goal',
+          ])
         }
       })
 

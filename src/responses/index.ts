@@ -16,6 +16,7 @@ import { outcomeOf, type ResponseFrame, responseObject, shownOutput, usageOf } f
 import { inputItemsOf, toChatRequest } from './request'
 import { resolveReferences, type StoredItems } from './references'
 import { responsesNativeRoute } from './native'
+import { namespacedNames } from './namespaces'
 import { responseErrorOf, responseEventsRenderer, type StreamEnd } from './stream'
 import { holdStorageRoom } from './storage-room'
 import { choiceLogprobs, outputOfMessage } from './whole'
@@ -123,6 +124,7 @@ export async function serveResponses(
         outcome.status === 'completed' ? 'completed' : 'incomplete',
         frame.id,
         choiceLogprobs(choice ?? {}, request),
+        namespacedNames(request.tools),
       )
       const error = outcome.status === 'failed' ? responseErrorOf({ code: 502, message: `The model's answer failed (${choice?.native_finish_reason})` }) : null
       const response = responseObject(frame, { ...outcome, error, output: shownOutput(output, request), usage: usageOf(chatUsageView(billed)) })

@@ -6,6 +6,7 @@ import type { InputItem, ResolvedItem, ResponsesRequest } from '../schemas/respo
 import { wantsLogprobs } from './output'
 import { reasoningDetailsOf } from './reasoning'
 import { type Json, objectsOf } from './json'
+import { chatToolName } from './namespaces'
 
 /** The request's `input` as items: a string is one user message (docs/responses.md#the-request). */
 export const inputItemsOf = (input: ResponsesRequest['input']): InputItem[] =>
@@ -14,7 +15,7 @@ export const inputItemsOf = (input: ResponsesRequest['input']): InputItem[] =>
 /** A built-in tool OpenAI runs itself, which the gateway cannot: 400 naming it (docs/responses.md#the-request). */
 const builtInTool = (type: string, param: string) =>
   invalidRequest(
-    `${param}: "${type}" is a built-in tool of OpenAI's that this gateway cannot run; only function tools ({ type: "function" }) are served`,
+    `${param}: "${type}" is a built-in tool of OpenAI's that this gateway cannot run; only function tools ({ type: "function" }, also grouped in a { type: "namespace" }) are served`,
     param,
   )
 
@@ -83,12 +84,19 @@ export function messagesOf(items: ResolvedItem[], instructions: string | null | 
         const message = openAssistant()
         message.tool_calls = [
           ...objectsOf(message.tool_calls),
-          { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } },
+          { id: item.call_id, type: 'function', function: { name: chatToolName(item.name, (item as Json).namespace), arguments: item.arguments } },
         ]
         return
       }
       case 'function_call_output': {
         const output = typeof item.output === 'string' ? item.output : item.output.map((part: Json, j: number) => inputPart(part, `${param}.output.${j}`))
+        if (item.call_id === undefined) {
+          // A named output answering no call (Codex's goal objective): a user message saying what it is.
+          const label = `[${chatToolName(String(item.name), item.namespace)}]`
+          const content = typeof output === 'string' ? `${label} ${output}` : [{ type: 'text', text: label }, ...output]
+          messages.push({ role: 'user', content })
+          return
+        }
         messages.push({ role: 'tool', tool_call_id: item.call_id, content: Array.isArray(output) && !output.length ? '' : output })
         return
       }
@@ -100,21 +108,45 @@ export function messagesOf(items: ResolvedItem[], instructions: string | null | 
   return messages
 }
 
-/** The request's tools as chat's function tools; a built-in tool is a 400 naming it. */
+// A function tool of the request → chat's, under `name` (its chat name, docs/responses.md#namespace-tools).
+function chatFunctionTool(tool: Json, name: string): Json {
+  const fn: Json = { name }
+  if (tool.description != null) fn.description = tool.description
+  if (tool.parameters != null) fn.parameters = tool.parameters
+  if (tool.strict != null) fn.strict = tool.strict
+  return { type: 'function', function: fn }
+}
+
+const CHAT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+// A namespace tool's function tools → chat's, each named `<namespace>__<name>`; another type inside is a 400 naming it.
+function namespaceTools(tool: Json, param: string): Json[] {
+  if (typeof tool.name !== 'string' || !tool.name) throw invalidRequest(`${param}.name: a namespace tool needs a name`, `${param}.name`)
+  if (!Array.isArray(tool.tools) || !tool.tools.length)
+    throw invalidRequest(`${param}.tools: a namespace tool needs a non-empty list of function tools`, `${param}.tools`)
+  return objectsOf(tool.tools).map((inner, j) => {
+    const at = `${param}.tools.${j}`
+    if (inner.type !== 'function') throw builtInTool(String(inner.type), `${at}.type`)
+    const name = chatToolName(String(inner.name), tool.name)
+    if (typeof inner.name !== 'string' || !CHAT_TOOL_NAME.test(name))
+      throw invalidRequest(`${at}.name: the namespace and the name, joined by "__", must be 1–64 letters, digits, _ or -`, `${at}.name`)
+    return chatFunctionTool(inner, name)
+  })
+}
+
+/** The request's tools as chat's function tools (a namespace's tools among them); a built-in tool is a 400 naming it. */
 function toolsOf(tools: ResponsesRequest['tools']): Json[] | undefined {
-  return tools?.map((tool: Json, i) => {
+  return tools?.flatMap((tool: Json, i) => {
+    if (tool.type === 'namespace') return namespaceTools(tool, `tools.${i}`)
     if (tool.type !== 'function') throw builtInTool(String(tool.type), `tools.${i}.type`)
-    const fn: Json = { name: tool.name }
-    if (tool.description != null) fn.description = tool.description
-    if (tool.parameters != null) fn.parameters = tool.parameters
-    if (tool.strict != null) fn.strict = tool.strict
-    return { type: 'function', function: fn }
+    return [chatFunctionTool(tool, String(tool.name))]
   })
 }
 
 function toolChoiceOf(choice: ResponsesRequest['tool_choice']): Json | string | undefined {
   if (choice === undefined || typeof choice === 'string') return choice
-  if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } }
+  if (choice.type === 'function' && typeof choice.name === 'string')
+    return { type: 'function', function: { name: chatToolName(choice.name, (choice as Json).namespace) } }
   throw builtInTool(choice.type, 'tool_choice.type')
 }
 

@@ -4,6 +4,7 @@ import { newItemId } from './ids'
 import { eventLogprobsOf, outcomeOf, partLogprobsOf, type ResponseFrame, responseObject, shownOutput, usageOf, wantsLogprobs } from './output'
 import { reasoningItem } from './whole'
 import { type Json, objectOf, objectsOf } from './json'
+import { namespacedNames, responsesCallName } from './namespaces'
 
 const encoder = new TextEncoder()
 
@@ -28,7 +29,7 @@ interface OpenItem {
   id: string
   text: string
   details: Json[]
-  call?: { call_id: string; name: string }
+  call?: { call_id: string; name: string; namespace?: string }
   parts: Part[]
   part?: Part
 }
@@ -59,6 +60,7 @@ export function responseEventsRenderer(frame: ResponseFrame, finish: (end: Strea
   let failure: Json | undefined
   let pending: Uint8Array[] = []
   const logprobs = wantsLogprobs(frame.request)
+  const names = namespacedNames(frame.request.tools)
 
   const event = (type: string, fields: Json) =>
     pending.push(encoder.encode(`event: ${type}\ndata: ${stringifyExact({ type, ...fields, sequence_number: sequence++ })}\n\n`))
@@ -185,7 +187,7 @@ export function responseEventsRenderer(frame: ResponseFrame, finish: (end: Strea
       const index = typeof piece.index === 'number' ? piece.index : 0
       let item = calls.get(index)
       if (!item) {
-        item = begin('function_call', { call_id: String(piece.id ?? ''), name: String(objectOf(piece.function).name ?? '') })
+        item = begin('function_call', { call_id: String(piece.id ?? ''), ...responsesCallName(String(objectOf(piece.function).name ?? ''), names) })
         calls.set(index, item)
       }
       const args = objectOf(piece.function).arguments

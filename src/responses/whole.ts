@@ -3,6 +3,7 @@ import { newItemId } from './ids'
 import { partLogprobsOf, wantsLogprobs } from './output'
 import { encryptedContentOf } from './reasoning'
 import { type Json, objectOf, objectsOf } from './json'
+import { type NamespacedName, responsesCallName } from './namespaces'
 
 /** A reasoning output item from the thinking text and its signed blocks (docs/responses.md#reasoning). */
 export function reasoningItem(id: string, text: string, details: Json[]): Json {
@@ -20,9 +21,16 @@ export const choiceLogprobs = (choice: Json, request: ResponsesRequest): Json[] 
 /**
  * The output items of a whole chat answer's message (docs/responses.md#the-response): its reasoning, then its text
  * (and refusal) as one assistant message, then one function_call per tool call; their ids name `responseId`.
- * `logprobs` (chat's entries, see choiceLogprobs) become the output_text part's `logprobs` in OpenAI's shape.
+ * `logprobs` (chat's entries, see choiceLogprobs) become the output_text part's `logprobs` in OpenAI's shape; `names`
+ * (namespacedNames) gives a namespaced tool's call its own name and `namespace`.
  */
-export function outputOfMessage(message: Json, status: 'completed' | 'incomplete', responseId: string, logprobs?: Json[]): Json[] {
+export function outputOfMessage(
+  message: Json,
+  status: 'completed' | 'incomplete',
+  responseId: string,
+  logprobs?: Json[],
+  names: Map<string, NamespacedName> = new Map(),
+): Json[] {
   const output: Json[] = []
   const details = objectsOf(message.reasoning_details)
   const reasoning = typeof message.reasoning === 'string' ? message.reasoning : ''
@@ -39,7 +47,7 @@ export function outputOfMessage(message: Json, status: 'completed' | 'incomplete
       id: newItemId('fc', responseId),
       type: 'function_call',
       call_id: call.id,
-      name,
+      ...responsesCallName(String(name), names),
       arguments: args,
       status: 'completed',
     })

@@ -59,13 +59,23 @@ const functionCallItem = v.looseObject({
   arguments: v.string(),
   status: v.optional(v.string()),
 })
-const functionCallOutputItem = v.looseObject({
-  type: v.literal('function_call_output'),
-  id: v.optional(v.nullable(v.string())),
-  call_id: v.pipe(v.string(), v.minLength(1)),
-  output: v.union([v.string(), v.array(v.variant('type', [inputText, inputImage, inputFile]))]),
-  status: v.optional(v.nullable(v.string())),
-})
+// The output of a call (`call_id`), or, without one, a named output the client adds on its own (`name`, with its
+// `namespace`: Codex's goal objective), served as a user message (docs/responses.md#input-items).
+const functionCallOutputItem = v.pipe(
+  v.looseObject({
+    type: v.literal('function_call_output'),
+    id: v.optional(v.nullable(v.string())),
+    call_id: v.optional(v.pipe(v.string(), v.minLength(1))),
+    name: v.optional(v.pipe(v.string(), v.minLength(1))),
+    namespace: v.optional(v.nullable(v.string())),
+    output: v.union([v.string(), v.array(v.variant('type', [inputText, inputImage, inputFile]))]),
+    status: v.optional(v.nullable(v.string())),
+  }),
+  v.forward(
+    v.check((item) => item.call_id !== undefined || item.name !== undefined, 'is required'),
+    ['call_id'],
+  ),
+)
 const reasoningItem = v.looseObject({
   type: v.literal('reasoning'),
   id: v.optional(v.string()),
@@ -103,7 +113,7 @@ const otherTool = v.looseObject({
 
 const toolChoice = v.union([
   v.picklist(['none', 'auto', 'required']),
-  v.object({ type: v.literal('function'), name: v.string() }),
+  v.object({ type: v.literal('function'), name: v.string(), namespace: v.optional(v.string()) }),
   v.looseObject({ type: v.string() }),
 ])
 

@@ -10,10 +10,14 @@ import { type FakeOpenAI, sampleFromSchema } from './openai'
  * `input` is a string (one user message) or items: messages (`content` a string or `input_text` / `output_text` /
  * `input_image` parts), `function_call`, `function_call_output` and `reasoning` items. Refused (400, OpenAI's error
  * body): no `model`, no `input` or one of another type, and any `previous_response_id` (this fake stores nothing, so
- * it answers as OpenAI does for an unknown one: `previous_response_not_found`).
+ * it answers as OpenAI does for an unknown one: `previous_response_not_found`), and `tools` OpenAI refuses
+ * (responsesToolsRefusal: a type its reference does not list, a function or namespace without a valid name, a namespace
+ * without a description or tools, or grouping anything but function and custom tools).
  *
  * The answer, a Response object with all of OpenAI's fields (`resp_fake<n>`, `n` the request's number):
- * - function tools given, `tool_choice` not `none` and the last input item not a `function_call_output`: one
+ * - a tool named in `fake.toolCalls` given (a namespace's too), `tool_choice` not `none` and the last input item not a
+ *   `function_call_output`: one `function_call` of it with those arguments (and the tool's `namespace`, if any);
+ * - function tools given (and `fake.ignoreTools` not set), `tool_choice` not `none` and the last input item not a `function_call_output`: one
  *   `function_call` item (`fc_<n>`, `call_<n>`) for the first function tool (or the one `tool_choice` names), its
  *   arguments JSON sampled from the tool's parameters schema;
  * - the last input item a `function_call_output`: the message `The tool said: <output>`;
@@ -93,8 +97,69 @@ interface Plan {
   incomplete: boolean
 }
 
+/** The tool types of OpenAI's Responses API reference (`tools`), and those a namespace may group. */
+const TOOL_TYPES = [
+  'function',
+  'file_search',
+  'computer_use_preview',
+  'web_search',
+  'web_search_2025_08_26',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'mcp',
+  'code_interpreter',
+  'image_generation',
+  'local_shell',
+  'shell',
+  'custom',
+  'namespace',
+  'tool_search',
+  'apply_patch',
+]
+const NAMESPACED_TYPES = ['function', 'custom']
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+/** What OpenAI refuses in a Responses request's `tools` (its API reference): OpenAI's 400 body, or undefined. */
+export function responsesToolsRefusal(tools: unknown): Record<string, unknown> | undefined {
+  if (tools === undefined || tools === null) return undefined
+  if (!Array.isArray(tools)) return invalid(`Invalid type for 'tools': expected an array, but got ${typeof tools} instead.`, 'tools', 'invalid_type')
+  const named = (tool: any, param: string) => {
+    if (typeof tool.name !== 'string') return invalid(`Missing required parameter: '${param}.name'.`, `${param}.name`, 'missing_required_parameter')
+    if (!TOOL_NAME.test(tool.name))
+      return invalid(
+        `Invalid '${param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        `${param}.name`,
+        'invalid_value',
+      )
+    return undefined
+  }
+  for (const [i, tool] of tools.entries()) {
+    const param = `tools[${i}]`
+    if (!TOOL_TYPES.includes(tool?.type))
+      return invalid(`Invalid value: '${tool?.type}'. Supported values are: ${TOOL_TYPES.map((t) => `'${t}'`).join(', ')}.`, `${param}.type`, 'invalid_value')
+    if (tool.type === 'function' || tool.type === 'custom') {
+      const refused = named(tool, param)
+      if (refused) return refused
+    }
+    if (tool.type !== 'namespace') continue
+    const refused = named(tool, param)
+    if (refused) return refused
+    if (typeof tool.description !== 'string')
+      return invalid(`Missing required parameter: '${param}.description'.`, `${param}.description`, 'missing_required_parameter')
+    if (!Array.isArray(tool.tools) || !tool.tools.length)
+      return invalid(`Missing required parameter: '${param}.tools'.`, `${param}.tools`, 'missing_required_parameter')
+    for (const [j, inner] of tool.tools.entries()) {
+      if (!NAMESPACED_TYPES.includes(inner?.type))
+        return invalid(`Invalid value: '${inner?.type}'. Supported values are: 'function' and 'custom'.`, `${param}.tools[${j}].type`, 'invalid_value')
+      const refused = named(inner, `${param}.tools[${j}]`)
+      if (refused) return refused
+    }
+  }
+  return undefined
+}
+
 /** What the fake answers a (valid) request: its output items, usage, and whether it was cut. */
-function planResponse(body: any, n: number): Plan {
+function planResponse(body: any, n: number, toolCalls: Record<string, string>, ignoreTools: boolean): Plan {
   const named: string = body.model
   const items = itemsOf(body.input)
   const last = items[items.length - 1]
@@ -120,8 +185,24 @@ function planResponse(body: any, n: number): Plan {
     total_tokens: inputTokens + visible + reasoningTokens,
   })
 
-  const tools: any[] = (body.tools ?? []).filter((tool: any) => tool?.type === 'function')
   const lastIsOutput = last?.type === 'function_call_output'
+  // The function tools, a namespace's with its name (OpenAI's call of one carries `namespace`).
+  const declared: any[] = ignoreTools ? [] : (body.tools ?? [])
+  const functions: any[] = declared.flatMap((tool: any) =>
+    tool?.type === 'function'
+      ? [tool]
+      : tool?.type === 'namespace'
+        ? tool.tools.filter((t: any) => t.type === 'function').map((t: any) => ({ ...t, namespace: tool.name }))
+        : [],
+  )
+  const scripted = functions.find((tool) => toolCalls[tool.name] !== undefined)
+  if (scripted && body.tool_choice !== 'none' && !lastIsOutput) {
+    const args = toolCalls[scripted.name]
+    const namespace = scripted.namespace ? { namespace: scripted.namespace } : {}
+    output.push({ type: 'function_call', id: `fc_${n}`, call_id: `call_${n}`, name: scripted.name, ...namespace, arguments: args, status: 'completed' })
+    return { items: output, usage: usage(words(args).length), incomplete: false }
+  }
+  const tools: any[] = declared.filter((tool: any) => tool?.type === 'function')
   if (tools.length && body.tool_choice !== 'none' && !lastIsOutput) {
     const named = body.tool_choice?.type === 'function' ? tools.find((tool) => tool.name === body.tool_choice.name) : undefined
     const tool = named ?? tools[0]
@@ -215,6 +296,8 @@ export async function handleResponses(fake: FakeOpenAI, ctx: ResponsesContext): 
       400,
       invalid(`Invalid type for 'input': expected one of a string or array of input items, but got ${typeof body.input} instead.`, 'input', 'invalid_type'),
     )
+  const refusedTools = responsesToolsRefusal(body.tools)
+  if (refusedTools) return json(400, refusedTools)
   if (body.previous_response_id != null)
     return json(400, invalid(`Previous response with id '${body.previous_response_id}' not found.`, 'previous_response_id', 'previous_response_not_found'))
 
@@ -252,7 +335,7 @@ export async function handleResponses(fake: FakeOpenAI, ctx: ResponsesContext): 
   if (model === 'slow') await sleep(fake.slowMs)
   if (res.destroyed) return
 
-  const plan = planResponse(body, n)
+  const plan = planResponse(body, n, fake.toolCalls, fake.ignoreTools)
   const status = plan.incomplete ? 'incomplete' : 'completed'
   const final =
     model === 'fail-failed'

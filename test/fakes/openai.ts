@@ -22,7 +22,9 @@ import { listenOnLoopback } from './listen'
  * - `refuse`: a refusal, as OpenAI's models refuse: `content: null, refusal: REFUSAL` (streamed as `delta.refusal`
  *   pieces, one a word; with `logprobs: true` the logprobs are `logprobs.refusal`'s); `refuse-after-text`: the
  *   content `Let me see.` (streamed first), then that refusal.
- * Otherwise: a tool call when tools are given (and tool_choice is not `none`), JSON matching a `json_schema`
+ * Tools OpenAI's chat API refuses (chatToolsRefusal) are a 400 with its error body.
+ * Otherwise: a tool call when tools are given (and tool_choice is not `none`; the tool of `toolCalls` alone when one
+ * is named there; none with `ignoreTools`), JSON matching a `json_schema`
  * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
  * `POST /v1/embeddings`: see ./openai-embeddings.ts (vectors from `fakeEmbedding`, the same failure modes).
  * `POST /v1/responses`: see ./openai-responses.ts (OpenAI's Responses API, whole and streamed, the same failure modes).
@@ -48,6 +50,13 @@ export interface FakeOpenAI {
   promptModes: Record<string, string>
   /** The Retry-After header of 429 and 503 answers: a value, null for none; undefined keeps OpenAI's (`2` on a 429). */
   retryAfter: string | null | undefined
+  /**
+   * Tool calls by tool name: a chat or Responses request declaring a tool of that name (a Responses namespace's tool
+   * included) gets a call of that tool alone, with these arguments (JSON text), instead of calls with sampled ones.
+   */
+  toolCalls: Record<string, string>
+  /** When true, a chat or Responses request with tools is answered with text, as if it had none. */
+  ignoreTools: boolean
   /** When each chat or embeddings request arrived (performance.now()), in order. */
   arrivals: number[]
   /** Audio: a speech in `hold` mode waits on this after its first chunk; `releaseAudio()` lets it go on. */
@@ -87,7 +96,32 @@ interface Plan {
   usage: Record<string, any>
 }
 
-function planAnswer(body: any, mode: string): Plan {
+/**
+ * What OpenAI's chat API refuses in `tools` (its API reference: a tool is `{ type: "function", function: { name,
+ * description?, parameters?, strict? } }` or `{ type: "custom", custom: { name, … } }`, a name 1–64 letters, digits,
+ * `_` or `-`): OpenAI's 400 body, or undefined when the tools are valid.
+ */
+export function chatToolsRefusal(tools: unknown): Record<string, unknown> | undefined {
+  if (tools === undefined) return undefined
+  const invalid = (message: string, param: string, code: string) => ({ error: { message, type: 'invalid_request_error', param, code } })
+  if (!Array.isArray(tools)) return invalid(`Invalid type for 'tools': expected an array, but got ${typeof tools} instead.`, 'tools', 'invalid_type')
+  for (const [i, tool] of tools.entries()) {
+    if (tool?.type !== 'function' && tool?.type !== 'custom')
+      return invalid(`Invalid value: '${tool?.type}'. Supported values are: 'function' and 'custom'.`, `tools[${i}].type`, 'invalid_value')
+    const name = tool.type === 'function' ? tool.function?.name : tool.custom?.name
+    if (typeof name !== 'string')
+      return invalid(`Missing required parameter: 'tools[${i}].${tool.type}.name'.`, `tools[${i}].${tool.type}.name`, 'missing_required_parameter')
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+      return invalid(
+        `Invalid 'tools[${i}].${tool.type}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        `tools[${i}].${tool.type}.name`,
+        'invalid_value',
+      )
+  }
+  return undefined
+}
+
+function planAnswer(body: any, mode: string, toolCalls: Record<string, string> = {}, ignoreTools = false): Plan {
   const messages: any[] = body.messages ?? []
   const last = messages[messages.length - 1] ?? {}
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')
@@ -110,7 +144,13 @@ function planAnswer(body: any, mode: string): Plan {
     const content = mode === 'refuse' ? null : TEXT_BEFORE_REFUSAL
     return { content, refusal: REFUSAL, finish: 'stop', usage: usage(words(`${content ?? ''} ${REFUSAL}`).length) }
   }
-  const tools: any[] = body.tools ?? []
+  const tools: any[] = ignoreTools ? [] : (body.tools ?? [])
+  const scripted = tools.find((t) => toolCalls[t.function?.name] !== undefined)
+  if (scripted && body.tool_choice !== 'none' && last.role !== 'tool') {
+    const args = toolCalls[scripted.function.name]
+    const calls = [{ id: `call_fake0${promptTokens}`, type: 'function' as const, function: { name: scripted.function.name, arguments: args } }]
+    return { content: null, toolCalls: calls, finish: 'tool_calls', usage: usage(Math.ceil(args.length / 4)) }
+  }
   if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
     const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : undefined
     const chosen = named ? [tools.find((t) => t.function.name === named)] : body.parallel_tool_calls === false ? tools.slice(0, 1) : tools
@@ -190,6 +230,8 @@ export async function startFakeOpenAI(
     keyModes: {},
     script: {},
     promptModes: {},
+    toolCalls: {},
+    ignoreTools: false,
     retryAfter: undefined,
     arrivals: [],
     close: async () => undefined,
@@ -238,6 +280,8 @@ export async function startFakeOpenAI(
     if (req.method !== 'POST' || path !== '/v1/chat/completions')
       return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })
 
+    const refused = chatToolsRefusal(body?.tools)
+    if (refused) return json(400, refused)
     const named: string = body?.model ?? ''
     fake.arrivals.push(performance.now())
     const prompt = textOf([...(body?.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content)
@@ -264,7 +308,7 @@ export async function startFakeOpenAI(
     res.on('close', () => {
       if (!ended) fake.aborted++
     })
-    const plan = planAnswer(body, model)
+    const plan = planAnswer(body, model, fake.toolCalls, fake.ignoreTools)
     const id = `chatcmpl-fake${fake.requests.length}`
     const created = 1_732_000_000
     const fingerprint = 'fp_fake123'

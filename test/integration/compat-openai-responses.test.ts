@@ -596,7 +596,8 @@ describe('openai SDK: errors in OpenAI’s shape', () => {
     const error = await client.responses.create({ model: 'fake/gpt-test', input: 'Search', tools: [{ type: 'web_search' }] }).catch((e) => e)
     expect(error).toBeInstanceOf(OpenAI.BadRequestError)
     expect(error.error).toEqual({
-      message: 'tools.0.type: "web_search" is a built-in tool of OpenAI\'s that this gateway cannot run; only function tools ({ type: "function" }) are served',
+      message:
+        'tools.0.type: "web_search" is a built-in tool of OpenAI\'s that this gateway cannot run; only function tools ({ type: "function" }, also grouped in a { type: "namespace" }) are served',
       type: 'invalid_request_error',
       param: 'tools.0.type',
       code: 'invalid_request',

@@ -18,10 +18,10 @@ const refusal = (input: unknown) => {
 
 describe('the issue a 400 reports', () => {
   it('names the item field inside `input` (a string or a list of items) that failed', () => {
-    // As Codex's goals feature sends it: a function_call_output without call_id.
+    // A function_call_output answering no call and naming no output of its own.
     const error = refusal([
       { role: 'user', content: 'hi' },
-      { type: 'function_call_output', name: 'goal_objective', namespace: 'agent', output: 'done' },
+      { type: 'function_call_output', output: 'done' },
     ])
     expect(error.status).toBe(400)
     expect(error.param).toBe('input.1.call_id')

@@ -46,6 +46,11 @@ export interface FakeOpenAI {
   script: Record<string, string[]>
   /** Behaviour when the last user message contains the text (`promptModes['poison'] = 'fail-500'`); checked after `keyModes`. */
   promptModes: Record<string, string>
+  /**
+   * The tool call to answer when the last user message contains the key (`promptTools['run echo'] = { name: 'Bash',
+   * input: { command: 'echo hi' } }`), instead of one call per tool; null answers text.
+   */
+  promptTools: Record<string, { name: string; input: Record<string, unknown> } | null>
   /** The Retry-After header of 429 and 503 answers: a value, null for none; undefined keeps OpenAI's (`2` on a 429). */
   retryAfter: string | null | undefined
   /** When each chat or embeddings request arrived (performance.now()), in order. */
@@ -87,7 +92,7 @@ interface Plan {
   usage: Record<string, any>
 }
 
-function planAnswer(body: any, mode: string): Plan {
+function planAnswer(body: any, mode: string, promptTools: FakeOpenAI['promptTools'] = {}): Plan {
   const messages: any[] = body.messages ?? []
   const last = messages[messages.length - 1] ?? {}
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')
@@ -111,7 +116,13 @@ function planAnswer(body: any, mode: string): Plan {
     return { content, refusal: REFUSAL, finish: 'stop', usage: usage(words(`${content ?? ''} ${REFUSAL}`).length) }
   }
   const tools: any[] = body.tools ?? []
-  if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
+  const scripted = Object.entries(promptTools).find(([text]) => userText.includes(text))
+  if (scripted && last.role !== 'tool' && scripted[1] && tools.some((t) => t.function.name === scripted[1]?.name)) {
+    const arguments_ = JSON.stringify(scripted[1].input)
+    const toolCalls = [{ id: `call_fake0${promptTokens}`, type: 'function' as const, function: { name: scripted[1].name, arguments: arguments_ } }]
+    return { content: null, toolCalls, finish: 'tool_calls', usage: usage(Math.ceil(arguments_.length / 4)) }
+  }
+  if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool' && !scripted) {
     const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : undefined
     const chosen = named ? [tools.find((t) => t.function.name === named)] : body.parallel_tool_calls === false ? tools.slice(0, 1) : tools
     const toolCalls = chosen.map((tool, i) => ({
@@ -190,6 +201,7 @@ export async function startFakeOpenAI(
     keyModes: {},
     script: {},
     promptModes: {},
+    promptTools: {},
     retryAfter: undefined,
     arrivals: [],
     close: async () => undefined,
@@ -264,7 +276,7 @@ export async function startFakeOpenAI(
     res.on('close', () => {
       if (!ended) fake.aborted++
     })
-    const plan = planAnswer(body, model)
+    const plan = planAnswer(body, model, fake.promptTools)
     const id = `chatcmpl-fake${fake.requests.length}`
     const created = 1_732_000_000
     const fingerprint = 'fp_fake123'

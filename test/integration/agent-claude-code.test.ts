@@ -125,7 +125,7 @@ function claude(prompt: string, model: string, cwd: string, args: string[] = [])
     child.stderr.on('data', (chunk) => {
       stderr += chunk
     })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
     child.on('error', failed)
     child.on('close', (code) => {
       clearTimeout(timer)
@@ -201,7 +201,7 @@ describe('Claude Code against the gateway, natively (anthropic() over the fake A
     const sent = anthropicSince(from)
     expect(sent.length).toBe(1)
     expect(turnsOf(sent[0].body).slice(-2)).toEqual(['assistant:thinking,tool_use', 'user:tool_result,text'])
-  })
+  }, 30_000)
 
   it('runs a tool round trip on Claude Haiku 4.5 by the gateway id, the answers naming the gateway id', async () => {
     const run = await claude(TOOL_PROMPT, 'anthropic/claude-haiku-4.5', await folder())

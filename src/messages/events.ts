@@ -26,7 +26,11 @@ export class MessageEvents {
   private refusal: string | null = null
   private out: Json[] = []
 
-  constructor(private readonly stops: string[] | undefined) {}
+  constructor(
+    private readonly stops: string[] | undefined,
+    /** The answer's `model` for the gateway id of the model that served (src/messages/model-id.ts). */
+    private readonly modelName: (served: string) => string = (served) => served,
+  ) {}
 
   /** True once message_stop or an error event was sent: nothing more goes out. */
   get done(): boolean {
@@ -68,7 +72,7 @@ export class MessageEvents {
       id: chunk.id,
       type: 'message',
       role: 'assistant',
-      model: chunk.model,
+      model: typeof chunk.model === 'string' ? this.modelName(chunk.model) : chunk.model,
       ...(chunk.provider ? { provider: chunk.provider } : {}),
       content: [],
       stop_reason: null,

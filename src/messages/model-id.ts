@@ -13,3 +13,13 @@ export async function gatewayModelId(ctx: GatewayContext, model: string): Promis
   const served = ctx.catalogue.entries().find((entry) => entry.offers.some((offer) => offer.provider.slug === 'anthropic' && offer.upstreamId === model))
   return served?.id ?? model
 }
+
+/**
+ * The `model` a Messages answer names (docs/messages.md#models): the bare id the client sent (`claude-haiku-4-5`)
+ * when the model that served is the one that id named, as Claude Code keeps its thinking blocks only for the model it
+ * asked for; else the gateway's id of the model that served.
+ */
+export function answeredModel(sent: string | undefined, resolved: string | undefined): (served: string) => string {
+  if (!sent || sent.includes('/') || !resolved) return (served) => served
+  return (served) => (served === resolved ? sent : served)
+}

@@ -30,10 +30,15 @@ const withGatewayUsage = (usage: unknown, view: Json): Json | null => withCostFi
  * `/v1/messages` with the fields and `anthropic-beta` values the gateway passes on (src/messages/forwarded.ts), its
  * priced options priced or refused, the model id and a `thinking` the model would refuse replaced, with the client's
  * `anthropic-version`; the answer comes back with the generation's id, the gateway's model
- * id and provider, and usage with the cost. Streamed, Anthropic's events pass through as they come, but for
+ * id (the client's own when it sent a bare Anthropic id: `modelName`, src/messages/model-id.ts) and provider, and usage with the cost. Streamed, Anthropic's events pass through as they come, but for
  * message_delta and message_stop, which wait for the billing (message_delta then carries the gateway's usage).
  */
-export function messagesNativeRoute(request: MessagesRequest, translated: NativeRoute['translated'], headers?: Record<string, string>): NativeRoute {
+export function messagesNativeRoute(
+  request: MessagesRequest,
+  translated: NativeRoute['translated'],
+  headers?: Record<string, string>,
+  modelName: (served: string) => string = (served) => served,
+): NativeRoute {
   const sent = forwardedBody(request)
   const passed: Record<string, string> = {}
   if (headers?.['anthropic-version']) passed['anthropic-version'] = headers['anthropic-version']
@@ -50,7 +55,7 @@ export function messagesNativeRoute(request: MessagesRequest, translated: Native
     answer: (answer, { attempt, generationId, usage }) => ({
       ...answer,
       id: generationId,
-      model: attempt.entry.id,
+      model: modelName(attempt.entry.id),
       provider: attempt.offer.provider.name,
       usage: withGatewayUsage(answer.usage, usage),
     }),
@@ -91,7 +96,7 @@ export function messagesNativeRoute(request: MessagesRequest, translated: Native
           }
           if (type === 'message_start' && served) {
             const message = (data.message ?? {}) as Json
-            return bytes({ ...data, message: { ...message, id: generationId, model: served.entry.id, provider: served.offer.provider.name } })
+            return bytes({ ...data, message: { ...message, id: generationId, model: modelName(served.entry.id), provider: served.offer.provider.name } })
           }
           return bytes(data)
         },

@@ -21,9 +21,12 @@ const written = (events: Record<string, unknown>[]): Uint8Array | undefined => {
   return encoder.encode(text)
 }
 
-/** Writes one chat stream as Anthropic's events (docs/messages.md#streaming); `stops` are the request's stop sequences. */
-export function messageEventsRenderer(stops: string[] | undefined): ChatStreamRenderer {
-  const events = new MessageEvents(stops)
+/**
+ * Writes one chat stream as Anthropic's events (docs/messages.md#streaming); `stops` are the request's stop sequences,
+ * `modelName` the answer's `model` for the gateway id of the model that served.
+ */
+export function messageEventsRenderer(stops: string[] | undefined, modelName: (served: string) => string = (served) => served): ChatStreamRenderer {
+  const events = new MessageEvents(stops, modelName)
   return {
     part: (chunk) => written(events.chunk(chunk)),
     end: () => written(events.end()),

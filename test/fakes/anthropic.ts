@@ -18,7 +18,7 @@ import { listenOnLoopback } from './listen'
  * models that reject it; structured-output schemas with closed objects.
  *
  * Answers: thinking (when on) then a tool call per tool (one with disable_parallel_tool_use, the named one for
- * tool_choice tool), JSON for an output format, a reply to tool results, or `Hello from <model>: <last user text>`;
+ * tool_choice tool; the one `promptTools` names for the prompt's text, or none), JSON for an output format, a reply to tool results, or `Hello from <model>: <last user text>`;
  * stop sequences and max_tokens are honoured. Streams send the real event sequence (message_start with usage, ping,
  * content_block_start / _delta (text_delta, thinking_delta, signature_delta, input_json_delta) / _stop, message_delta
  * with stop_reason and cumulative usage, message_stop). With top-level `cache_control`, a prompt is written to the
@@ -35,6 +35,12 @@ export interface FakeAnthropic {
   url: string
   /** Every request received, in order. */
   requests: { method: string; path: string; headers: IncomingMessage['headers']; body: any }[]
+  /**
+   * The tool call to answer when the last user turn's text contains the key (`promptTools['run echo'] = { name: 'Bash',
+   * input: { command: 'echo hi' } }`), instead of one call per tool; null answers text. For an agent that offers
+   * dozens of tools with every request.
+   */
+  promptTools: Record<string, { name: string; input: Record<string, unknown> } | null>
   close(): Promise<void>
 }
 
@@ -388,7 +394,7 @@ interface Answer {
 
 /** Starts the fake on 127.0.0.1 (a free port). */
 export async function startFakeAnthropic(options: { apiKey: string }): Promise<FakeAnthropic> {
-  const fake: FakeAnthropic = { url: '', requests: [], close: async () => undefined }
+  const fake: FakeAnthropic = { url: '', requests: [], promptTools: {}, close: async () => undefined }
   const cache = new Map<string, number>()
   let ids = 0
 
@@ -418,7 +424,11 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     let stopSequence: string | null = null
     const tools: any[] = body.tools ?? []
     const choice = body.tool_choice ?? { type: 'auto' }
-    if (tools.length && choice.type !== 'none' && !results.length) {
+    const scripted = Object.entries(fake.promptTools).find(([text]) => userText.includes(text))
+    if (scripted && !results.length && choice.type === 'auto' && scripted[1] && tools.some((t) => t.name === scripted[1]?.name)) {
+      content.push({ type: 'tool_use', id: `toolu_fake${++ids}`, name: scripted[1].name, input: scripted[1].input, caller: { type: 'direct' } })
+      stopReason = 'tool_use'
+    } else if (tools.length && choice.type !== 'none' && !results.length && !scripted) {
       const chosen = choice.type === 'tool' ? tools.filter((t) => t.name === choice.name) : choice.disable_parallel_tool_use ? tools.slice(0, 1) : tools
       for (const tool of chosen)
         content.push({ type: 'tool_use', id: `toolu_fake${++ids}`, name: tool.name, input: sample(tool.input_schema, userText), caller: { type: 'direct' } })

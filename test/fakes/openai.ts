@@ -48,6 +48,11 @@ export interface FakeOpenAI {
   script: Record<string, string[]>
   /** Behaviour when the last user message contains the text (`promptModes['poison'] = 'fail-500'`); checked after `keyModes`. */
   promptModes: Record<string, string>
+  /**
+   * The tool call to answer when the last user message contains the key (`promptTools['run echo'] = { name: 'Bash',
+   * input: { command: 'echo hi' } }`), instead of one call per tool; null answers text.
+   */
+  promptTools: Record<string, { name: string; input: Record<string, unknown> } | null>
   /** The Retry-After header of 429 and 503 answers: a value, null for none; undefined keeps OpenAI's (`2` on a 429). */
   retryAfter: string | null | undefined
   /**
@@ -121,7 +126,7 @@ export function chatToolsRefusal(tools: unknown): Record<string, unknown> | unde
   return undefined
 }
 
-function planAnswer(body: any, mode: string, toolCalls: Record<string, string> = {}, ignoreTools = false): Plan {
+function planAnswer(body: any, mode: string, toolCalls: Record<string, string> = {}, ignoreTools = false, promptTools: FakeOpenAI['promptTools'] = {}): Plan {
   const messages: any[] = body.messages ?? []
   const last = messages[messages.length - 1] ?? {}
   const lastUser = [...messages].reverse().find((m) => m.role === 'user')
@@ -145,13 +150,19 @@ function planAnswer(body: any, mode: string, toolCalls: Record<string, string> =
     return { content, refusal: REFUSAL, finish: 'stop', usage: usage(words(`${content ?? ''} ${REFUSAL}`).length) }
   }
   const tools: any[] = ignoreTools ? [] : (body.tools ?? [])
+  const byPrompt = Object.entries(promptTools).find(([text]) => userText.includes(text))
+  if (byPrompt && last.role !== 'tool' && byPrompt[1] && tools.some((t) => t.function?.name === byPrompt[1]?.name)) {
+    const arguments_ = JSON.stringify(byPrompt[1].input)
+    const calls = [{ id: `call_fake0${promptTokens}`, type: 'function' as const, function: { name: byPrompt[1].name, arguments: arguments_ } }]
+    return { content: null, toolCalls: calls, finish: 'tool_calls', usage: usage(Math.ceil(arguments_.length / 4)) }
+  }
   const scripted = tools.find((t) => toolCalls[t.function?.name] !== undefined)
   if (scripted && body.tool_choice !== 'none' && last.role !== 'tool') {
     const args = toolCalls[scripted.function.name]
     const calls = [{ id: `call_fake0${promptTokens}`, type: 'function' as const, function: { name: scripted.function.name, arguments: args } }]
     return { content: null, toolCalls: calls, finish: 'tool_calls', usage: usage(Math.ceil(args.length / 4)) }
   }
-  if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool') {
+  if (tools.length && body.tool_choice !== 'none' && last.role !== 'tool' && !byPrompt) {
     const named = typeof body.tool_choice === 'object' ? body.tool_choice.function.name : undefined
     const chosen = named ? [tools.find((t) => t.function.name === named)] : body.parallel_tool_calls === false ? tools.slice(0, 1) : tools
     const toolCalls = chosen.map((tool, i) => ({
@@ -232,6 +243,7 @@ export async function startFakeOpenAI(
     promptModes: {},
     toolCalls: {},
     ignoreTools: false,
+    promptTools: {},
     retryAfter: undefined,
     arrivals: [],
     close: async () => undefined,
@@ -308,7 +320,7 @@ export async function startFakeOpenAI(
     res.on('close', () => {
       if (!ended) fake.aborted++
     })
-    const plan = planAnswer(body, model, fake.toolCalls, fake.ignoreTools)
+    const plan = planAnswer(body, model, fake.toolCalls, fake.ignoreTools, fake.promptTools)
     const id = `chatcmpl-fake${fake.requests.length}`
     const created = 1_732_000_000
     const fingerprint = 'fp_fake123'

@@ -346,10 +346,12 @@ describe('@anthropic-ai/sdk: auth, errors, fallbacks, count_tokens', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'Hello from gpt-test: key?' }])
   })
 
-  it('takes Anthropic’s bare model ids, as Claude Code sends them (claude-haiku-4-5 → anthropic/claude-haiku-4.5)', async () => {
+  it('takes Anthropic’s bare model ids, as Claude Code sends them (claude-haiku-4-5 → anthropic/claude-haiku-4.5), and answers with them', async () => {
     const { sdk } = await customerWithSdk()
     const message = await sdk.messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'bare?' }] })
-    expect(message.model).toBe('anthropic/claude-haiku-4.5')
+    expect(message.model).toBe('claude-haiku-4-5')
+    const streamed = await sdk.messages.stream({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'bare?' }] }).finalMessage()
+    expect(streamed.model).toBe('claude-haiku-4-5')
     expect(lastClaude().body.model).toBe('claude-haiku-4-5')
     const unknown = await sdk.messages.create({ model: 'claude-nothing-9', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
     expect(unknown).toBeInstanceOf(Anthropic.NotFoundError)

@@ -113,6 +113,15 @@ describe('POST /api/v1/messages, streamed (translated)', () => {
     expect(typeof list[9].usage.cost).toBe('number')
   })
 
+  it('answers with the bare id the client sent (claude-haiku-4-5), whole and streamed', async () => {
+    const body = { model: 'claude-haiku-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] }
+    const whole = await post(body)
+    expect(whole.status).toBe(200)
+    expect((await whole.json()).model).toBe('claude-haiku-4-5')
+    const list = await events(await post({ ...body, stream: true }))
+    expect(list[0].message).toMatchObject({ model: 'claude-haiku-4-5', provider: 'Anthropic' })
+  })
+
   it('sends thinking (with its signature) and a tool call as their blocks, then stop_reason tool_use', async () => {
     const res = await post({
       model: 'anthropic/claude-haiku-4.5',
@@ -295,6 +304,50 @@ describe("POST /api/v1/messages, natively (Anthropic's own events passed on)", (
     // 31,999 tokens is a `high` effort (above 16,384), one the model lists.
     expect(fake.requests.at(-1)!.body).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' } })
     expect(fake.requests.at(-1)!.body.thinking.budget_tokens).toBeUndefined()
+  })
+
+  it('drops output_config.effort and turns adaptive thinking into a budget (the effort’s share of max_tokens) for Claude Haiku 4.5', async () => {
+    // What Claude Code sends a model id it does not know; Claude Haiku 4.5 refuses both (as the fake does, below).
+    const asked = {
+      model: 'anthropic/claude-haiku-4.5',
+      max_tokens: 32000,
+      thinking: { type: 'adaptive', display: 'omitted' },
+      output_config: { effort: 'high' },
+      messages: [{ role: 'user', content: 'Plan it' }],
+    }
+    const res = await claudeCode(asked)
+    expect(res.status).toBe(200)
+    const sent = fake.requests.at(-1)!.body
+    expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 25_600, display: 'omitted' })
+    expect(sent.output_config).toBeUndefined()
+    // An effort alone (no thinking) is left out too; a format stays.
+    const format = { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false } }
+    expect((await claudeCode({ ...asked, thinking: undefined, output_config: { effort: 'low', format } })).status).toBe(200)
+    expect(fake.requests.at(-1)!.body.thinking).toBeUndefined()
+    expect(fake.requests.at(-1)!.body.output_config).toEqual({ format })
+    // Without the gateway's adaptation, Anthropic (and the fake) refuses them.
+    const direct = (body: unknown) =>
+      fetch(`${fake.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify(body),
+      })
+    const effort = await direct({ ...asked, model: 'claude-haiku-4-5', thinking: { type: 'enabled', budget_tokens: 1024 } })
+    expect(effort.status).toBe(400)
+    expect((await effort.json()).error).toEqual({ type: 'invalid_request_error', message: 'output_config.effort: effort is not supported on this model' })
+    const adaptive = await direct({ ...asked, model: 'claude-haiku-4-5', output_config: undefined })
+    expect(adaptive.status).toBe(400)
+    expect((await adaptive.json()).error.message).toBe(
+      '"thinking.type.adaptive" is not supported for this model. Use "thinking.type.enabled" with "budget_tokens".',
+    )
+  })
+
+  it('answers with the bare id the client sent, whole and streamed; with the gateway id when it sent that', async () => {
+    const body = { model: 'claude-haiku-4-5', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] }
+    expect((await (await claudeCode(body)).json()).model).toBe('claude-haiku-4-5')
+    const list = await events(await claudeCode({ ...body, stream: true }))
+    expect(list[0].message.model).toBe('claude-haiku-4-5')
+    expect((await (await claudeCode({ ...body, model: 'anthropic/claude-haiku-4.5' })).json()).model).toBe('anthropic/claude-haiku-4.5')
   })
 
   it('a thinking tool round trip, streamed then whole: the signed thinking block sent back is taken (newlines in it too)', async () => {

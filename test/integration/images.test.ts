@@ -39,7 +39,7 @@ let customer: Awaited<ReturnType<typeof createCustomer>>
 
 beforeAll(async () => {
   alpha = await startFakeOpenAI({ apiKey: 'sk-alpha' })
-  beta = await startFakeOpenAI({ apiKey: 'sk-beta' })
+  beta = await startFakeOpenAI({ apiKey: ['sk-beta', 'sk-customer-beta-9999'] })
   t = await startGateway({
     providers: [
       openai({
@@ -57,6 +57,7 @@ beforeAll(async () => {
         name: 'Beta',
         baseURL: beta.url,
         apiKey: 'sk-beta',
+        byokSupported: true,
         models: [shared('gpt-image-1'), { ...gptImage1, id: 'test/url', upstreamId: 'fail-url' }],
       }),
     ],
@@ -170,6 +171,32 @@ describe('the openai SDK: client.images.generate', () => {
     expect(
       (await t.gateway.admin.usage(customer.user.org_id)).filter((r) => r.endpoint === 'images' && r.provider === 'openai' && r.model === 'shared/image'),
     ).toEqual([])
+  })
+
+  it('serves with a customer’s own key (BYOK) first, charging no upstream cost to credits', async () => {
+    const own = await createCustomer(t.gateway, { credits: '1' })
+    const created = await t.request('/api/v1/byok', {
+      method: 'POST',
+      headers: { ...own.auth, ...json },
+      body: JSON.stringify({ key: 'sk-customer-beta-9999', provider: 'beta' }),
+    })
+    expect(created.status).toBe(201)
+    const before = await credits(own.user.org_id)
+    const prompt = 'My own key'
+    const res = await generate({ model: 'shared/image', prompt, quality: 'low', size: '1024x1024' }, own.auth)
+    expect(res.status).toBe(200)
+    expect(beta.requests.at(-1)!.headers.authorization).toBe('Bearer sk-customer-beta-9999')
+    const cost = costOf('openai/gpt-image-1', prompt, 1, 'low')
+    expect((await res.json()).usage).toMatchObject({ is_byok: true, cost: 0, cost_eur: 0, cost_details: { upstream_inference_cost: Number(cost.usd) } })
+    expect(await credits(own.user.org_id)).toBe(before)
+    expect(await recordOf(res.headers.get('x-generation-id'), own.user.org_id)).toMatchObject({
+      provider: 'beta',
+      is_byok: true,
+      cost_eur: '0',
+      upstream_inference_cost: cost.usd,
+      byok_counted: true,
+      byok_free: true,
+    })
   })
 
   it('402 when the credits cannot cover n images of the dearest quality and size, with nothing sent upstream', async () => {

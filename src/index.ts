@@ -38,6 +38,7 @@ export type {
   UpstreamTranscriptionRequest,
 } from './contracts'
 export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './providers/models/audio-models'
+export { openaiImageModels } from './providers/models/image-models'
 export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './contracts'
 export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './providers/demo-embeddings'
 export { embeddingModels } from './providers/models/embedding-models'

@@ -126,7 +126,10 @@ export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: Bi
   const uncached = promptTokens - cached - written > 0n ? promptTokens - cached - written : 0n
   const completionTokens = count(usage.completion_tokens)
   const reasoningTokens = pricing.internal_reasoning === undefined ? 0n : count(usage.completion_tokens_details?.reasoning_tokens)
-  const visibleTokens = completionTokens > reasoningTokens ? completionTokens - reasoningTokens : 0n
+  // Image output tokens (images in a chat answer) at the model's `image_output` price, where it has one (docs/images.md#images-in-chat).
+  const room = completionTokens > reasoningTokens ? completionTokens - reasoningTokens : 0n
+  const imageTokens = pricing.image_output === undefined ? 0n : bigMin(count(usage.completion_tokens_details?.image_tokens), room)
+  const visibleTokens = completionTokens > reasoningTokens + imageTokens ? completionTokens - reasoningTokens - imageTokens : 0n
 
   const promptSide = sum([
     multiply(decimal(uncached), prompt),
@@ -137,7 +140,11 @@ export function priceUsage(plain: ModelPricing, usage: UpstreamUsage, extras: Bi
     price(pricing.request),
     multiply(decimal(count(extras.webSearches)), price(pricing.web_search)),
   ])
-  const completionSide = sum([multiply(decimal(visibleTokens), completion), multiply(decimal(reasoningTokens), price(pricing.internal_reasoning, completion))])
+  const completionSide = sum([
+    multiply(decimal(visibleTokens), completion),
+    multiply(decimal(reasoningTokens), price(pricing.internal_reasoning, completion)),
+    multiply(decimal(imageTokens), price(pricing.image_output, completion)),
+  ])
   const total = sum([promptSide, completionSide])
   return {
     currency: pricing.currency ?? 'USD',

@@ -87,10 +87,17 @@ export function maxCompletionTokens(request: ChatRequest, attempt: Attempt, prom
   return asked ? Math.min(asked, Math.max(ceiling, 1)) : ceiling
 }
 
-// The dearer of visible and reasoning completion tokens, per token.
-function completionPrice(pricing: ModelPricing): string {
-  const { completion, internal_reasoning: reasoning } = pricing
-  return reasoning !== undefined && compare(decimal(reasoning), decimal(completion)) > 0 ? reasoning : completion
+// The dearest of visible, reasoning and (when the request asks for images) image output tokens, per token.
+function completionPrice(pricing: ModelPricing, images: boolean): string {
+  const { completion, internal_reasoning: reasoning, image_output: image } = pricing
+  const text = reasoning !== undefined && compare(decimal(reasoning), decimal(completion)) > 0 ? reasoning : completion
+  return images && image !== undefined && compare(decimal(image), decimal(text)) > 0 ? image : text
+}
+
+/** Whether a chat request asks for images in its answer (OpenRouter's `modalities: ["image", "text"]`). */
+export const asksImages = (request: ChatRequest): boolean => {
+  const modalities = (request as Record<string, unknown>).modalities
+  return Array.isArray(modalities) && modalities.includes('image')
 }
 
 /**
@@ -104,6 +111,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   const feeRate = decimal(ctx.options.byok.platformFeeRate)
   // n choices may each produce the completion tokens of one (src/chat/choices.ts).
   const choices = choicesOf(request)
+  const outputImages = asksImages(request)
   let worst: { eurUnits: bigint; attempt: Attempt; tokens: number } | undefined
   // With a customer's key, what a key whose limit counts BYOK usage holds: the upstream cost and the fee (docs/keys.md).
   let withByok = 0n
@@ -116,7 +124,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
       Object.assign({}, pricing, {
         long_context: undefined,
         prompt: promptPrice(pricing, cacheWrites),
-        completion: completionPrice(pricing),
+        completion: completionPrice(pricing, outputImages),
         internal_reasoning: undefined,
       }),
       { prompt_tokens: prompt, completion_tokens: tokens },
@@ -133,7 +141,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   const rate = decimal(ctx.options.exchangeRates[pricing.currency ?? 'USD'])
   const fee = attempt.credential ? feeRate : decimal(1)
   // EUR units of one completion token, and of the request without completion tokens.
-  const perToken = toLedgerUnits(multiply(multiply(decimal(completionPrice(pricing)), rate), fee))
+  const perToken = toLedgerUnits(multiply(multiply(decimal(completionPrice(pricing, outputImages)), rate), fee))
   const fixed = worst.eurUnits - perToken * BigInt(tokens)
   return {
     eurUnits: worst.eurUnits,

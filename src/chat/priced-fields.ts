@@ -37,7 +37,10 @@ export function pricedFieldsOf(request: ChatRequest): PricedField[] {
   }
   const loose = request as Record<string, unknown>
   const modalities = Array.isArray(loose.modalities) ? (loose.modalities as unknown[]) : []
-  const audio = modalities.find((m) => typeof m !== 'string' || !BILLED_MODALITIES.has(m))
+  // Image output (OpenRouter's `modalities: ["image", "text"]`) is priced per image output token: only models with an
+  // `image_output` price take it (docs/images.md#images-in-chat).
+  if (modalities.includes('image')) fields.push({ param: 'modalities', what: 'image output', priced: (pricing) => pricing.image_output !== undefined })
+  const audio = modalities.find((m) => typeof m !== 'string' || !(BILLED_MODALITIES.has(m) || m === 'image'))
   if (audio !== undefined || loose.audio != null) {
     fields.push({ param: audio !== undefined ? 'modalities' : 'audio', what: `${audio ?? 'audio'} output`, priced: () => false })
   }

@@ -7,6 +7,7 @@ export const CAPABILITIES = {
   embeddings: { path: '/embeddings', serve: 'embed', apiType: 'embeddings' },
   speech: { path: '/audio/speech', serve: 'speech', apiType: 'tts' },
   transcription: { path: '/audio/transcriptions', serve: 'transcribe', apiType: 'stt' },
+  images: { path: '/images/generations', serve: 'generateImages', apiType: 'images' },
 } as const satisfies Record<string, { path: `/${string}`; serve: string; apiType: string }>
 
 /** What a request asks a model to do; each capability is one route and one provider function (docs/capabilities.md). */

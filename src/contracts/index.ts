@@ -40,3 +40,4 @@ export type {
   UpstreamUsage,
 } from './wire-chat'
 export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './wire-embeddings'
+export type { ImageUsage, UpstreamImage, UpstreamImageRequest, UpstreamImages } from './wire-images'

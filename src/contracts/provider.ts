@@ -5,6 +5,7 @@ import type { NativeApi, NativeCalls } from './native-events'
 import type { UpstreamSpeech, UpstreamSpeechRequest, UpstreamTranscription, UpstreamTranscriptionRequest } from './wire-audio'
 import type { UpstreamChatRequest, UpstreamChunk, UpstreamCompletion } from './wire-chat'
 import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './wire-embeddings'
+import type { UpstreamImageRequest, UpstreamImages } from './wire-images'
 
 /** The result of one connectivity check. */
 export interface ProviderCheck {
@@ -27,6 +28,8 @@ export interface ProviderCallTypes {
   speech: { request: UpstreamSpeechRequest; answer: UpstreamSpeech }
   /** Transcription (`/audio/transcriptions`). */
   transcribe: { request: UpstreamTranscriptionRequest; answer: UpstreamTranscription }
+  /** Image generation (`/images/generations`): the images as base64, with token usage where the model reports it. */
+  generateImages: { request: UpstreamImageRequest; answer: UpstreamImages }
 }
 
 /** One provider function: the request as the provider speaks it in, its answer out; throws GatewayError on failure. */

@@ -51,6 +51,7 @@ export interface GeminiUsage {
   toolUsePromptTokenCount?: number
   totalTokenCount?: number
   promptTokensDetails?: { modality?: string; tokenCount?: number }[]
+  candidatesTokensDetails?: { modality?: string; tokenCount?: number }[]
 }
 interface LogprobCandidate {
   token?: string
@@ -232,6 +233,10 @@ function generationConfig(request: UpstreamChatRequest, model: ProviderModel | u
     config.responseMimeType = 'application/json'
     if (format.json_schema.schema) config.responseJsonSchema = toGeminiJsonSchema(format.json_schema.schema, 'response_format.json_schema.schema')
   }
+  // OpenRouter's `modalities: ["image", "text"]` → responseModalities (Gemini's image models; docs/images.md#images-in-chat).
+  const modalities = (request as { modalities?: unknown }).modalities
+  if (Array.isArray(modalities) && modalities.includes('image'))
+    config.responseModalities = modalities.filter((m): m is string => m === 'text' || m === 'image').map((m) => m.toUpperCase())
   const thinking = thinkingConfig(request, model, thinkingLevel)
   if (thinking) config.thinkingConfig = thinking
   return config
@@ -496,12 +501,14 @@ export function usageOf(usage: GeminiUsage): UpstreamUsage {
   const thoughts = usage.thoughtsTokenCount ?? 0
   const completion = (usage.candidatesTokenCount ?? 0) + thoughts
   const audio = usage.promptTokensDetails?.find((d) => d.modality === 'AUDIO')?.tokenCount
+  // Image output tokens (an image model's answer), billed at the model's image_output price.
+  const images = usage.candidatesTokensDetails?.find((d) => d.modality === 'IMAGE')?.tokenCount
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: usage.cachedContentTokenCount ?? 0, ...(audio ? { audio_tokens: audio } : {}) },
-    completion_tokens_details: { reasoning_tokens: thoughts },
+    completion_tokens_details: { reasoning_tokens: thoughts, ...(images ? { image_tokens: images } : {}) },
   }
 }
 

@@ -13,6 +13,7 @@ import {
   type UpstreamChatRequest,
   type UpstreamCompletion,
   type UpstreamEmbeddingRequest,
+  type UpstreamImages,
   type UpstreamSource,
   type UpstreamTranscription,
 } from '../contracts'
@@ -230,6 +231,19 @@ export function openaiCompatibleDeclaration(config: OpenAICompatibleConfig): Pro
             : upstreamError(provider, 'malformed_response', text.slice(0, 200))
         }
         return resHeaders['x-request-id'] && transcription.id === undefined ? { ...transcription, id: resHeaders['x-request-id'] } : transcription
+      },
+    },
+    // POST {baseURL}/images/generations (OpenAI's Images API reference): JSON in, `{ created, data: [{ b64_json }], usage }` out.
+    generateImages: {
+      path: '/images/generations',
+      body: (request) => ({ json: request }),
+      json(images: UpstreamImages, { text, headers: resHeaders }) {
+        if (!images || !Array.isArray(images.data)) {
+          throw (images as { error?: unknown })?.error
+            ? upstreamError(provider, 'upstream_error', errorMessageOf(text))
+            : upstreamError(provider, 'malformed_response', text.slice(0, 200))
+        }
+        return resHeaders['x-request-id'] && images.id === undefined ? { ...images, id: resHeaders['x-request-id'] } : images
       },
     },
     check: { path: '/models', read: (answer: { data?: unknown[] }) => `${answer?.data?.length ?? 0} models listed` },

@@ -25,6 +25,7 @@ import { chatCompletionsRoute } from './chat'
 import { completionsRoute } from './completions'
 import { healthRoute, readinessRoute } from './health'
 import { embeddingsRoute } from './embeddings'
+import { imagesRoute } from './images'
 import type { RouteDefinition } from './define'
 import { keyRoutes } from './keys'
 import { meRoute } from './me'
@@ -67,6 +68,8 @@ export const apiRoutes = [
   // OpenAI's and OpenRouter's embeddings (docs/embeddings.md).
   embeddingsRoute,
   listEmbeddingModelsRoute,
+  // OpenAI's Images API (docs/images.md).
+  imagesRoute,
   // OpenRouter's usage routes beyond the seed's (docs/api.md): GET /credits, /generation and /activity (docs/usage.md).
   creditsRoute,
   generationRoute,

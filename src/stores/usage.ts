@@ -47,6 +47,8 @@ export interface UsageRecord extends GenerationTags {
   characters?: number
   /** Transcription: seconds of input audio (reported by the upstream, else measured or estimated by the gateway). */
   audio_seconds?: number
+  /** Image generation: the images returned. */
+  images?: number
   /** BYOK: counted against the period (served successfully), and whether it fell within the free allowance. */
   byok_counted?: boolean
   byok_free?: boolean

@@ -1,3 +1,4 @@
+import { fakeImage } from './openai-images'
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { handleGeminiEmbed } from './gemini-embeddings'
@@ -25,7 +26,9 @@ import { listenOnLoopback } from './listen'
  * when the model thinks; JSON for responseMimeType application/json (a sample of the schema); MAX_TOKENS when
  * maxOutputTokens cuts the words; logprobsResult with responseLogprobs; usageMetadata with thoughtsTokenCount and,
  * when the same systemInstruction was sent before to the same model (implicit caching), cachedContentTokenCount.
- * Otherwise the text is `Hello from <model>: <last user text>` plus ` [<mime>]` per media part of that turn.
+ * Otherwise the text is `Hello from <model>: <last user text>` plus ` [<mime>]` per media part of that turn; with
+ * `responseModalities` including IMAGE, also one PNG (`fakeImage` of the user text) and 1,290 image tokens in
+ * `candidatesTokensDetails`.
  *
  * Model names that fail: `fail-429` (RESOURCE_EXHAUSTED with RetryInfo 17s), `fail-503` (UNAVAILABLE), `fail-500`
  * (INTERNAL), `fail-400` (INVALID_ARGUMENT), `fail-context` (the input token count error), `fail-precondition`
@@ -36,6 +39,9 @@ import { listenOnLoopback } from './listen'
  *
  * Embeddings (`:embedContent`, `:batchEmbedContents`): see ./gemini-embeddings.ts.
  */
+/** Image output tokens of the one image the fake answers when `responseModalities` asks for images. */
+export const FAKE_GEMINI_IMAGE_TOKENS = 1290
+
 export interface FakeGeminiRequest {
   method: string
   path: string
@@ -402,6 +408,7 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
   const parts: any[] = []
   let finishReason = 'STOP'
   let candidates = 0
+  let imageOutput = 0
   const declarations: any[] = (body.tools ?? []).flatMap((t: any) => t.functionDeclarations ?? [])
   const calling = body.toolConfig?.functionCallingConfig ?? {}
   if (declarations.length && calling.mode !== 'NONE' && !responses.length) {
@@ -434,6 +441,11 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
     }
     parts.push({ text: pieces.join(' ') })
     candidates += pieces.length
+    // An image model asked for images (`responseModalities` with IMAGE): one PNG, 1,290 image tokens (Google's count for 1024x1024).
+    if (Array.isArray(config.responseModalities) && config.responseModalities.includes('IMAGE')) {
+      parts.push({ inlineData: { mimeType: 'image/png', data: fakeImage(userText, 0).toString('base64') } })
+      imageOutput = FAKE_GEMINI_IMAGE_TOKENS
+    }
     if (signs) {
       const signature = newSignature()
       signatures.add(signature)
@@ -443,8 +455,16 @@ function planAnswer(body: any, model: string, signatures: Set<string>, seenSyste
   const thoughtsTokenCount = thinks ? 16 : 0
   const usage: Record<string, any> = {
     promptTokenCount,
-    candidatesTokenCount: candidates,
-    totalTokenCount: promptTokenCount + candidates + thoughtsTokenCount,
+    candidatesTokenCount: candidates + imageOutput,
+    totalTokenCount: promptTokenCount + candidates + imageOutput + thoughtsTokenCount,
+    ...(imageOutput
+      ? {
+          candidatesTokensDetails: [
+            { modality: 'TEXT', tokenCount: candidates },
+            { modality: 'IMAGE', tokenCount: imageOutput },
+          ],
+        }
+      : {}),
     promptTokensDetails: [
       { modality: 'TEXT', tokenCount: tokens(textual) },
       ...(imageTokens ? [{ modality: 'IMAGE', tokenCount: imageTokens }] : []),

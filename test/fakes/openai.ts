@@ -2,6 +2,7 @@ import { answeredError, behaviourOf } from './behaviour'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { handleAudio } from './openai-audio'
 import { handleEmbeddings } from './openai-embeddings'
+import { handleImages } from './openai-images'
 import { handleResponses } from './openai-responses'
 import { listenOnLoopback } from './listen'
 
@@ -27,6 +28,7 @@ import { listenOnLoopback } from './listen'
  * is named there; none with `ignoreTools`), JSON matching a `json_schema`
  * response format, a reply to a tool result, or `Hello from <model>: <last user text>`.
  * `POST /v1/embeddings`: see ./openai-embeddings.ts (vectors from `fakeEmbedding`, the same failure modes).
+ * `POST /v1/images/generations`: see ./openai-images.ts (base64 PNGs with gpt-image-1's token usage, the same failure modes).
  * `POST /v1/responses`: see ./openai-responses.ts (OpenAI's Responses API, whole and streamed, the same failure modes).
  */
 export interface FakeOpenAI {
@@ -288,6 +290,7 @@ export async function startFakeOpenAI(
       return handleAudio(fake, { req, res, path, raw: bytes, body, bearer, errors: ERRORS })
     }
     if (req.method === 'POST' && path === '/v1/embeddings') return handleEmbeddings(fake, { req, res, body, bearer, errors: ERRORS })
+    if (req.method === 'POST' && path === '/v1/images/generations') return handleImages(fake, { req, res, body, bearer, errors: ERRORS })
     if (req.method === 'POST' && path === '/v1/responses') return handleResponses(fake, { req, res, body, bearer, errors: ERRORS })
     if (req.method !== 'POST' || path !== '/v1/chat/completions')
       return json(404, { error: { message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } })

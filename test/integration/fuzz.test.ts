@@ -145,6 +145,20 @@ const SEEDS: Record<string, unknown[]> = {
       timestamp_granularities: ['segment'],
     },
   ],
+  'POST /images/generations': [
+    {
+      model: 'fake/image',
+      prompt: 'a fox',
+      n: 2,
+      size: '1024x1536',
+      quality: 'low',
+      background: 'opaque',
+      output_format: 'webp',
+      output_compression: 50,
+      moderation: 'low',
+      user: 'u-1',
+    },
+  ],
   'POST /byok': [
     {
       key: 'sk-fuzz-key',
@@ -324,7 +338,22 @@ describe('fuzz: every route, hostile input', () => {
       logger,
       providers: [
         demo({ audio: true, embeddings: true }),
-        openaiCompatible({ slug: 'fake', name: 'Fake', baseURL: openai.url, apiKey: 'sk-fake', models: [fakeModel] }),
+        openaiCompatible({
+          slug: 'fake',
+          name: 'Fake',
+          baseURL: openai.url,
+          apiKey: 'sk-fake',
+          models: [
+            fakeModel,
+            {
+              ...fakeModel,
+              id: 'fake/image',
+              upstreamId: 'gpt-image-1',
+              endpoints: ['/images/generations'],
+              pricing: { ...fakeModel.pricing, image_output: '0.00004' },
+            },
+          ],
+        }),
         openaiCompatible({ slug: 'fakebyok', name: 'Fake BYOK', baseURL: openai.url, byokSupported: true, models: [{ ...fakeModel, id: 'fakebyok/model' }] }),
         anthropic({ apiKey: 'sk-ant-fake', baseURL: claude.url, models: [SONNET] }),
         gemini({ apiKey: 'AIza-fake', baseURL: google.url, models: [FLASH] }),

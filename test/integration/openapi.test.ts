@@ -35,6 +35,8 @@ const specOperations = [
   'POST /api/v1/embeddings',
   // OpenRouter's list of embedding models (docs/embeddings.md#the-embedding-models).
   'GET /api/v1/embeddings/models',
+  // OpenAI's Images API (docs/images.md).
+  'POST /api/v1/images/generations',
   'GET /api/v1/generation',
   'GET /api/v1/activity',
   // OpenRouter's API key routes (docs/keys.md).

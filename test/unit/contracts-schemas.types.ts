@@ -11,12 +11,14 @@ import type {
   TranscriptionFormat,
   UpstreamChatRequest,
   UpstreamEmbeddingRequest,
+  UpstreamImageRequest,
   UpstreamSpeechRequest,
   UpstreamTranscriptionRequest,
 } from '../../src/contracts'
 import type { speechRequestSchema, transcriptionFormSchema, transcriptionRequestSchema } from '../../src/schemas/audio'
 import type { ChatRequest } from '../../src/schemas/chat'
 import type { EmbeddingsRequest } from '../../src/schemas/embeddings'
+import type { ImagesRequest } from '../../src/schemas/images'
 
 type Assert<T extends true> = T
 type Extends<A, B> = [A] extends [B] ? true : false
@@ -38,6 +40,11 @@ export type ChatFieldsAreAccepted = Assert<Same<Exclude<Named<UpstreamChatReques
 type EmbeddingFields = 'input' | 'dimensions' | 'user'
 export type EmbeddingsRequestIsUpstream = Assert<Extends<PassedOn<EmbeddingsRequest, EmbeddingFields>, Pick<UpstreamEmbeddingRequest, EmbeddingFields>>>
 export type EmbeddingsFieldsAreAccepted = Assert<Same<Exclude<Named<UpstreamEmbeddingRequest>, Named<EmbeddingsRequest>>, never>>
+
+// Images: the fields passed on (`size` and `quality` but `auto`, which is left out; `response_format` is always base64).
+type ImageFields = 'prompt' | 'n' | 'size' | 'quality' | 'background' | 'output_format' | 'output_compression' | 'moderation' | 'user'
+export type ImagesRequestIsUpstream = Assert<Extends<PassedOn<ImagesRequest, ImageFields>, Pick<UpstreamImageRequest, ImageFields>>>
+export type ImagesFieldsAreAccepted = Assert<Same<Exclude<Named<UpstreamImageRequest>, Named<ImagesRequest>>, never>>
 
 // Speech: the fields passed on, and its formats.
 type SpeechRequest = v.InferOutput<typeof speechRequestSchema>

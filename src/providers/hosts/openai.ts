@@ -1,5 +1,6 @@
 import { openaiAudioModels } from '../models/audio-models'
 import { embeddingModels } from '../models/embedding-models'
+import { openaiImageModels } from '../models/image-models'
 import { openaiChatModels } from '../models/openai-models'
 import { defineHost } from './define'
 
@@ -24,5 +25,5 @@ export default defineHost({
     checked: '2026-11-26',
     note: "API data is not used for training unless the organisation opts in; abuse monitoring logs are kept up to 30 days. Zero data retention needs OpenAI's approval.",
   },
-  models: [...openaiChatModels, ...openaiAudioModels, ...embeddingModels.openai],
+  models: [...openaiChatModels, ...openaiAudioModels, ...embeddingModels.openai, ...openaiImageModels],
 })

@@ -14,7 +14,7 @@ import { messagesRequestSchema } from '../schemas/messages'
 import { responsesRequestSchema } from '../schemas/responses'
 import type { Principal } from '../stores/account-types'
 import { withEndUser } from '../billing/spend-limits'
-import { callInProcess, type InProcessOperation } from './call'
+import { callInProcess, type InProcessInput, type InProcessOperation } from './call'
 import { eventsOf, inProcessStream } from './streams'
 import type { ClientPrincipal, GatewayClient, InProcessCallOptions } from './types'
 
@@ -52,69 +52,51 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
   const principalOf = principalSource(ctx, who)
   const call = <R>(operation: InProcessOperation<never, R>, body: unknown, options?: InProcessCallOptions) =>
     callInProcess(ctx, operation as never, principalOf, body, options) as Promise<R>
-  const tagsOf = (input: { requestId: string; clientRequestId?: string; headers: Headers }, fields: unknown) =>
-    generationTagsOf(input.headers, input.requestId, input.clientRequestId, fields)
+  // What every operation hands its serving function: the caller (with the end user the body names), the validated
+  // body, the abort, the request id and the generation's tags (`fields`: what they are read from, the body by default).
+  const serving = <B>(input: InProcessInput<B>, endUser: string | null | undefined, param: string, fields: unknown = input.body) => ({
+    principal: withEndUser(input.principal, endUser, param),
+    request: input.body,
+    abort: input.abort,
+    requestId: input.requestId,
+    tags: generationTagsOf(input.headers, input.requestId, input.clientRequestId, fields),
+  })
 
-  const chat = {
+  const chat: InProcessOperation<typeof chatRequestSchema, unknown> = {
     path: '/chat/completions',
-    capability: 'chat' as const,
+    capability: 'chat',
     schema: chatRequestSchema,
-    async serve(input: Parameters<InProcessOperation<typeof chatRequestSchema, unknown>['serve']>[0]) {
-      const answer = await serveChatInProcess(ctx, {
-        principal: withEndUser(input.principal, input.body.user, 'user'),
-        request: input.body,
-        abort: input.abort,
-        requestId: input.requestId,
-        tags: tagsOf(input, input.body),
-      })
+    async serve(input) {
+      const answer = await serveChatInProcess(ctx, serving(input, input.body.user, 'user'))
       return 'stream' in answer ? inProcessStream(answer.stream, input.abort, input.detach) : answer.completion
     },
   }
-  const embeddings = {
+  const embeddings: InProcessOperation<typeof embeddingsRequestSchema, unknown> = {
     path: '/embeddings',
-    capability: 'embeddings' as const,
+    capability: 'embeddings',
     schema: embeddingsRequestSchema,
-    async serve(input: Parameters<InProcessOperation<typeof embeddingsRequestSchema, unknown>['serve']>[0]) {
-      const response = await serveEmbeddings(ctx, {
-        principal: withEndUser(input.principal, input.body.user, 'user'),
-        request: input.body,
-        signal: input.abort.signal,
-        requestId: input.requestId,
-        tags: tagsOf(input, input.body),
-      })
+    async serve(input) {
+      const { abort, ...served } = serving(input, input.body.user, 'user')
+      const response = await serveEmbeddings(ctx, { ...served, signal: abort.signal })
       return (await response.json()) as Record<string, unknown>
     },
   }
-  const messages = {
+  const messages: InProcessOperation<typeof messagesRequestSchema, unknown> = {
     path: '/messages',
-    capability: 'chat' as const,
+    capability: 'chat',
     schema: messagesRequestSchema,
-    async serve(input: Parameters<InProcessOperation<typeof messagesRequestSchema, unknown>['serve']>[0]) {
-      const tags = tagsOf(input, { user: input.body.metadata?.user_id })
-      const response = await serveMessages(ctx, {
-        principal: withEndUser(input.principal, input.body.metadata?.user_id, 'metadata.user_id'),
-        request: input.body,
-        abort: input.abort,
-        requestId: input.requestId,
-        tags,
-        headers: anthropicHeaders(input.headers),
-      })
+    async serve(input) {
+      const userId = input.body.metadata?.user_id
+      const response = await serveMessages(ctx, { ...serving(input, userId, 'metadata.user_id', { user: userId }), headers: anthropicHeaders(input.headers) })
       return answerOf(response, input)
     },
   }
-  const responses = {
+  const responses: InProcessOperation<typeof responsesRequestSchema, unknown> = {
     path: '/responses',
-    capability: 'chat' as const,
+    capability: 'chat',
     schema: responsesRequestSchema,
-    async serve(input: Parameters<InProcessOperation<typeof responsesRequestSchema, unknown>['serve']>[0]) {
-      const response = await serveResponses(ctx, {
-        principal: withEndUser(input.principal, input.body.user, 'user'),
-        request: input.body,
-        abort: input.abort,
-        requestId: input.requestId,
-        tags: tagsOf(input, input.body),
-      })
-      return answerOf(response, input)
+    async serve(input) {
+      return answerOf(await serveResponses(ctx, serving(input, input.body.user, 'user')), input)
     },
   }
 

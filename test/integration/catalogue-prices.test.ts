@@ -54,8 +54,8 @@ describe('the built-in catalogue data (checked 2026-11-26)', () => {
       expect(m.source, m.id).toBeDefined()
       expect(m.source!.url, m.id).toMatch(/^https:\/\/\S+$/)
       expect(m.source!.checked, m.id).toMatch(DAY)
-      // OpenAI's image models were added (and their prices checked) the day after the audit (docs/images.md).
-      expect(m.source!.checked, m.id).toBe(m.endpoints?.includes('/images/generations') ? '2026-11-27' : '2026-11-26')
+      // The image models were added (and their prices checked) the day after the audit (docs/images.md).
+      expect(m.source!.checked, m.id).toBe(m.outputModalities?.includes('image') ? '2026-11-27' : '2026-11-26')
       if (m.source!.note !== undefined) expect(m.source!.note.length, m.id).toBeGreaterThan(0)
     }
   })

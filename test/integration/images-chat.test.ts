@@ -5,7 +5,7 @@
  * tokens are billed at the model's `image_output` price, exactly; a model without that price is a 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { gemini, geminiModels, type ProviderModel } from '../../src/index'
+import { gemini, geminiModels } from '../../src/index'
 import { FAKE_GEMINI_IMAGE_TOKENS, startFakeGemini, type FakeGemini } from '../fakes/gemini'
 import { fakeImage } from '../fakes/openai-images'
 import { openaiClient } from '../helpers/clients'
@@ -13,16 +13,9 @@ import { createCustomer, startGateway, type TestGateway } from '../helpers/serve
 import { decimalText, readSse, roundUnits, units } from '../helpers/sse'
 
 const KEY = 'AIzaSy-images-chat-key'
-// A Gemini image model at Google's published prices for gemini-2.5-flash-image: $0.30 per 1M input tokens, $2.50 per 1M
-// text output tokens, $30 per 1M image output tokens (1,290 tokens, $0.039, an image). Test data: not in the catalogue.
-const IMAGE_MODEL: ProviderModel = {
-  id: 'google/gemini-2.5-flash-image',
-  pricing: { prompt: '0.0000003', completion: '0.0000025', image_output: '0.00003', currency: 'USD' },
-  contextLength: 32_768,
-  maxCompletionTokens: 32_768,
-  inputModalities: ['text', 'image'],
-  outputModalities: ['image', 'text'],
-}
+// The catalogue's Gemini image model at Google's published prices: $0.30 per 1M input tokens, $2.50 per 1M text output
+// tokens, $30 per 1M image output tokens (1,290 tokens, $0.039, an image).
+const IMAGE_MODEL = geminiModels.find((m) => m.id === 'google/gemini-2.5-flash-image')!
 const FLASH = geminiModels.find((m) => m.id === 'google/gemini-2.5-flash')!
 const json = { 'content-type': 'application/json' }
 

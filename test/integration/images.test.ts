@@ -23,6 +23,7 @@ const json = { 'content-type': 'application/json' }
 const PRICES: Record<string, { input: bigint; output: bigint }> = {
   'openai/gpt-image-1': { input: 5_000_000n, output: 40_000_000n },
   'openai/gpt-image-1-mini': { input: 2_000_000n, output: 8_000_000n },
+  'openai/gpt-image-2': { input: 5_000_000n, output: 30_000_000n },
 }
 /** The fake's usage of a prompt and what it costs: a text token per 4 characters, each image's tokens by quality and size. */
 const costOf = (model: string, prompt: string, n: number, quality = 'medium', size = '1024x1024') => {
@@ -149,6 +150,19 @@ describe('the openai SDK: client.images.generate', () => {
     expect(alpha.requests.at(-1)!.body).toEqual({ model: 'gpt-image-1-mini', prompt, n: 1 })
     expect(answer.data).toHaveLength(1)
     const cost = costOf('openai/gpt-image-1-mini', prompt, 1)
+    expect((answer.usage as any).cost_eur).toBe(Number(cost.eur))
+    expect(decimalText(before - (await credits()))).toBe(cost.eur)
+  })
+
+  it('gpt-image-2 at high quality, landscape: the catalogue’s $5 / $30 per 1M tokens on what was reported', async () => {
+    const before = await credits()
+    const client = openaiClient(t.url, customer.key)
+    const prompt = 'A poster for a tea brand with the words FRESH LEAF in bold type'
+    const answer = await client.images.generate({ model: 'openai/gpt-image-2', prompt, quality: 'high', size: '1536x1024', n: 2 })
+    expect(alpha.requests.at(-1)!.body).toEqual({ model: 'gpt-image-2', prompt, n: 2, quality: 'high', size: '1536x1024' })
+    expect(answer.data).toHaveLength(2)
+    const cost = costOf('openai/gpt-image-2', prompt, 2, 'high', '1536x1024')
+    expect(answer.usage?.output_tokens).toBe(cost.output)
     expect((answer.usage as any).cost_eur).toBe(Number(cost.eur))
     expect(decimalText(before - (await credits()))).toBe(cost.eur)
   })

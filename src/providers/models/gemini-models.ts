@@ -1,4 +1,5 @@
 import { embeddingModels } from './embedding-models'
+import { geminiImageModels } from './gemini-image-models'
 import type { ProviderModel } from '../../contracts'
 
 /*
@@ -251,5 +252,6 @@ export const geminiModels: ProviderModel[] = [
       '$0.40 output (Google’s page, 2026-10-07 transcription); not deprecated, “remains available until further notice” (deprecations page as quoted by aideprecations.com). Input and cache read per the 2026-11-26 audit.',
     ),
   },
+  ...geminiImageModels,
   ...embeddingModels.google,
 ]

@@ -26,7 +26,7 @@ const LAYERS = [
   { name: 'services', paths: ['^src/(catalogue|stores|metrics)/', '^src/routing/health[.]ts$'] },
   // What every request runs on: the context and options, routing (planning, attempts), billing (holds, charges), and
   // what a generation record holds (ids, finish reasons).
-  { name: 'core', paths: ['^src/(context|options)[.]ts$', '^src/(routing|billing|generation)/'] },
+  { name: 'core', paths: ['^src/(context|options)[.]ts$', '^src/(routing|billing|generation|policies)/'] },
   // The capability pipeline the features serve through.
   { name: 'pipeline', paths: ['^src/pipeline/'] },
   // The features: one folder per capability or API area.

@@ -194,6 +194,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
     storageTimeoutMs: storageTimeoutOption(options.storageTimeoutMs),
     rateLimits: options.rateLimits ?? {},
     hooks: options.hooks ?? {},
+    policies: options.policies ?? [],
     auth: { ...options.auth, returnToParam: options.auth?.returnToParam ?? 'return_to', codeTtlSeconds: options.auth?.codeTtlSeconds ?? 600 },
     session,
     cors: resolveCors(options.cors, session?.trustedOrigins),

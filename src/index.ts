@@ -38,6 +38,17 @@ export type {
   UpstreamTranscriptionRequest,
 } from './contracts'
 export { openaiAudioModels, OPENAI_TTS_VOICES, OPENAI_GPT_TTS_VOICES } from './providers/models/audio-models'
+export type {
+  GatewayPolicy,
+  PolicyAnswerDecision,
+  PolicyDecision,
+  PolicyPrincipal,
+  PolicyRequest,
+  PolicyResponse,
+  PolicyRewrite,
+  PolicyTextStream,
+  PolicyTrailEntry,
+} from './policies/types'
 export { openaiImageModels } from './providers/models/image-models'
 export type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from './contracts'
 export { DEMO_EMBED_MODEL_ID, demoEmbeddingModel } from './providers/demo-embeddings'

@@ -2,6 +2,7 @@ import type { Storage } from 'unstorage'
 import type { H3Event } from 'h3'
 import type { Logger } from './logger'
 import type { RoutingHooks } from './routing/hooks'
+import type { GatewayPolicy } from './policies/types'
 import type { AtomicOption } from './stores/engine-types'
 import type { Provider, ProviderModel } from './contracts'
 import type { CatalogueFile } from './catalogue/catalogue-file'
@@ -124,6 +125,11 @@ export interface GatewayOptions {
   rateLimits?: { key?: RateLimit; org?: RateLimit }
   /** Events of each attempt, fallback, success and failure, for the host's logs and metrics. */
   hooks?: RoutingHooks
+  /**
+   * Policies in the request path, run in order on every capability (docs/policies.md#policy-hooks): each may allow,
+   * deny or rewrite a request, deny or map a whole answer, and filter a streamed answer's text.
+   */
+  policies?: GatewayPolicy[]
   /** Customers' own provider keys (docs/byok.md). */
   byok?: ByokOptions
   /** How long usage records are kept, and how often expired records are swept (docs/retention.md). */
@@ -290,6 +296,7 @@ export interface ResolvedOptions {
   storageTimeoutMs: number
   rateLimits: { key?: RateLimit; org?: RateLimit }
   hooks: RoutingHooks
+  policies: readonly GatewayPolicy[]
   auth: Required<Pick<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>> & Omit<AuthOptions, 'returnToParam' | 'codeTtlSeconds'>
   /** The session option with its trusted origins checked; undefined when the host has no session principals. */
   session?: Omit<SessionOptions, 'trustedOrigins'> & { trustedOrigins: ReadonlySet<string> }

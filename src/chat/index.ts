@@ -16,6 +16,7 @@ import { completeWhole } from './whole'
 import { chatCompletionObject, chatPartsRenderer, chatRendering, type InProcessChatAnswer } from './render'
 import type { ChatServeInput } from './serve-input'
 import type { ChatRendering } from './result'
+import type { PolicyRun } from '../policies/run'
 
 /** What serving a chat completion takes: the caller, the validated request, the client's abort, ids and tags. */
 export interface ChatServing {
@@ -24,6 +25,8 @@ export interface ChatServing {
   abort: AbortController
   requestId: string
   tags?: GenerationTags
+  /** The host's policies once they ran on the request (docs/policies.md#policy-hooks): they filter the answer's text. */
+  policy?: PolicyRun
 }
 
 /**
@@ -38,7 +41,8 @@ export function serveChat(ctx: GatewayContext, input: ChatServing & { native?: N
   const { native, rendering, ...chat } = input
   const render = native?.translated ?? rendering ?? chatRendering(input.requestId)
   return servedChat(ctx, chat, native?.pricedFields, async (served) => {
-    if (native && speaksNatively(served.attempts, native.api))
+    // A policy that filters the answer's text reads chat's typed results: the request is then translated (docs/policies.md#policy-hooks).
+    if (native && !input.policy?.filtersOutput && speaksNatively(served.attempts, native.api))
       return chat.request.stream === true ? completeNativeStream(ctx, native, served) : completeNativeWhole(ctx, native, served)
     // Chat's typed result, written at the edge: as chat's own answer, or in the native route's API (translated).
     return chat.request.stream === true ? completeStream(ctx, served, render.stream()) : render.whole(await completeWhole(ctx, served))

@@ -3,6 +3,7 @@ import type { GenerationTags } from '../http/attribution'
 import type { Attempt } from '../routing/plan'
 import type { ChatRequest } from '../schemas/chat'
 import type { Principal } from '../stores/account-types'
+import type { PolicyRun } from '../policies/run'
 
 /** What a chat completion, whole or streamed, is served from: the request, its planned attempts, its hold and the client's signals. */
 export interface ChatServeInput {
@@ -14,4 +15,6 @@ export interface ChatServeInput {
   requestId: string
   hold: Hold
   tags?: GenerationTags
+  /** The host's policies (docs/policies.md#policy-hooks): they filter the answer's text. */
+  policy?: PolicyRun
 }

@@ -10,6 +10,7 @@ import type { ChatCompletionChunk, ChatStreamRenderer } from './result'
 import { shapeChunkChoices } from './shape'
 import { chatStreamBilling } from './stream-billing'
 import { chatUsageView } from './usage-view'
+import { policyStreamRenderer } from './policy-stream'
 
 // A provider chunk's fields that the gateway's chunk replaces (the usage chunk is its own) or shapes (choices).
 const OWN_FIELDS: Record<string, true> = Object.assign(Object.create(null), { usage: true, id: true, model: true, object: true, created: true, choices: true })
@@ -102,7 +103,7 @@ async function chatStream<T>(ctx: GatewayContext, input: ChatServeInput, render:
   const body = await settledStreamBody(
     ctx,
     { ...input, generationId, startedAt, billing, untilOpened },
-    chatDialect(generationId, startedAt, render),
+    chatDialect(generationId, startedAt, input.policy?.filtersOutput ? policyStreamRenderer(render, input.policy) : render),
     (attempt, options) => attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options),
   )
   return { body, generationId }

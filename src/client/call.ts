@@ -8,6 +8,8 @@ import { type AnySchema, parseInput } from '../http/validate'
 import type { Principal } from '../stores/account-types'
 import type { Capability } from '../contracts'
 import type { InProcessCallOptions } from './types'
+import { type PolicyRun, runRequestPolicies } from '../policies/run'
+import type { PolicyView } from '../policies/views'
 
 const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 // The headers of a call that gives none: one object, only ever read.
@@ -26,6 +28,8 @@ export interface InProcessInput<B> {
   headers: Headers
   /** Stops following the caller's signal: a stream calls it once it ended (a whole answer's call does it itself). */
   detach: () => void
+  /** The host's policies once they ran on the request (docs/policies.md#policy-hooks). */
+  policy?: PolicyRun
 }
 
 /** One operation of the in-process client: the route it stands for, its body's schema, and how it is served. */
@@ -34,6 +38,8 @@ export interface InProcessOperation<S extends AnySchema, R> {
   path: string
   capability: Capability
   schema: S
+  /** How the host's policies read and rewrite its body (as its route's). */
+  view: PolicyView
   serve(input: InProcessInput<import('valibot').InferOutput<S>>): Promise<R>
 }
 
@@ -79,8 +85,24 @@ export async function callInProcess<S extends AnySchema, R>(
       ...(principal.via === 'session' ? { user_id: principal.user.id } : {}),
     })
     await applyRateLimits(ctx, principal)
-    const parsed = parseInput(operation.schema, body, 'body')
-    const result = await operation.serve({ principal, body: parsed, abort, requestId, clientRequestId, headers, detach })
+    let parsed = parseInput(operation.schema, body, 'body')
+    // The host's policies, as on the route (docs/policies.md#policy-hooks): a deny throws before anything is held.
+    let policy: PolicyRun | undefined
+    if (ctx.options.policies.length > 0) {
+      const ran = await runRequestPolicies({
+        policies: ctx.options.policies,
+        capability: operation.capability,
+        route: operation.path,
+        principal,
+        body: parsed as Record<string, unknown>,
+        view: operation.view,
+        requestId,
+        logger: ctx.logger,
+      })
+      parsed = ran.body as typeof parsed
+      policy = ran.run
+    }
+    const result = await operation.serve({ principal, body: parsed, abort, requestId, clientRequestId, headers, detach, policy })
     status = 200
     // A stream follows the caller's signal until it ends (it detaches then); a whole answer is done with it now.
     if (!isStream(result)) detach()

@@ -1,3 +1,5 @@
+import { withPolicyTrail } from '../policies/run'
+import { chatView, embeddingsView, messagesView, responsesView } from '../policies/views'
 import { H3Event } from 'h3'
 import { authenticate, authenticateKey } from '../auth/bearer'
 import { serveChatInProcess } from '../chat'
@@ -59,13 +61,15 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     request: input.body,
     abort: input.abort,
     requestId: input.requestId,
-    tags: generationTagsOf(input.headers, input.requestId, input.clientRequestId, fields),
+    tags: withPolicyTrail(generationTagsOf(input.headers, input.requestId, input.clientRequestId, fields), input.policy),
+    policy: input.policy,
   })
 
   const chat: InProcessOperation<typeof chatRequestSchema, unknown> = {
     path: '/chat/completions',
     capability: 'chat',
     schema: chatRequestSchema,
+    view: chatView,
     async serve(input) {
       const answer = await serveChatInProcess(ctx, serving(input, input.body.user, 'user'))
       return 'stream' in answer ? inProcessStream(answer.stream, input.abort, input.detach) : answer.completion
@@ -75,6 +79,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     path: '/embeddings',
     capability: 'embeddings',
     schema: embeddingsRequestSchema,
+    view: embeddingsView,
     async serve(input) {
       const { abort, ...served } = serving(input, input.body.user, 'user')
       const response = await serveEmbeddings(ctx, { ...served, signal: abort.signal })
@@ -85,6 +90,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     path: '/messages',
     capability: 'chat',
     schema: messagesRequestSchema,
+    view: messagesView,
     async serve(input) {
       const userId = input.body.metadata?.user_id
       const response = await serveMessages(ctx, { ...serving(input, userId, 'metadata.user_id', { user: userId }), headers: anthropicHeaders(input.headers) })
@@ -95,6 +101,7 @@ export function createClient(ctx: GatewayContext, who: ClientPrincipal): Gateway
     path: '/responses',
     capability: 'chat',
     schema: responsesRequestSchema,
+    view: responsesView,
     async serve(input) {
       return answerOf(await serveResponses(ctx, serving(input, input.body.user, 'user')), input)
     },

@@ -1,4 +1,5 @@
 import { serveChat } from '../chat'
+import type { PolicyRun } from '../policies/run'
 import type { GatewayContext } from '../context'
 import type { GenerationTags } from '../http/attribution'
 import type { CompletionsRequest } from '../schemas/completions'
@@ -13,7 +14,7 @@ import { toChatRequest } from './request'
  */
 export function serveCompletions(
   ctx: GatewayContext,
-  input: { principal: Principal; request: CompletionsRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+  input: { principal: Principal; request: CompletionsRequest; abort: AbortController; requestId: string; tags?: GenerationTags; policy?: PolicyRun },
 ): Promise<Response> {
   const { request, ...rest } = input
   return serveChat(ctx, { ...rest, request: toChatRequest(request), rendering: completionsRendering(input.requestId) })

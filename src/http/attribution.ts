@@ -31,6 +31,8 @@ export interface GenerationTags {
   trace?: Record<string, unknown>
   /** The request's `metadata` (string pairs, as OpenAI's). */
   metadata?: Record<string, string>
+  /** What the host's policies decided (docs/policies.md#what-is-recorded); the array grows until the generation is recorded. */
+  policies?: Record<string, unknown>[]
 }
 
 /**

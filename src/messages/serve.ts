@@ -1,4 +1,5 @@
 import { serveChat } from '../chat'
+import type { PolicyRun } from '../policies/run'
 import type { ChatRendering } from '../chat/result'
 import { chatUsageView } from '../chat/usage-view'
 import type { GatewayContext } from '../context'
@@ -43,6 +44,8 @@ export async function serveMessages(
     tags?: GenerationTags
     /** The client's Anthropic headers (`anthropic-version`, `anthropic-beta`), passed on with a native request. */
     headers?: Record<string, string>
+    /** The host's policies once they ran on the request (docs/policies.md#policy-hooks). */
+    policy?: PolicyRun
   },
 ): Promise<Response> {
   const model = input.request.model ? await gatewayModelId(ctx, input.request.model) : input.request.model
@@ -50,5 +53,13 @@ export async function serveMessages(
   const stops = input.request.stop_sequences
   const modelName = answeredModel(input.request.model, model)
   const native = messagesNativeRoute(input.request, messagesRendering(stops, input.requestId, modelName), input.headers, modelName)
-  return serveChat(ctx, { principal: input.principal, request: chat, abort: input.abort, requestId: input.requestId, tags: input.tags, native })
+  return serveChat(ctx, {
+    principal: input.principal,
+    request: chat,
+    abort: input.abort,
+    requestId: input.requestId,
+    tags: input.tags,
+    policy: input.policy,
+    native,
+  })
 }

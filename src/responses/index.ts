@@ -1,4 +1,5 @@
 import { serveChat } from '../chat'
+import type { PolicyRun } from '../policies/run'
 import type { ChatRendering } from '../chat/result'
 import { chatUsageView } from '../chat/usage-view'
 import type { GatewayContext } from '../context'
@@ -52,7 +53,7 @@ export async function storedInputItems(ctx: GatewayContext, org: string, respons
  */
 export async function serveResponses(
   ctx: GatewayContext,
-  input: { principal: Principal; request: ResponsesRequest; abort: AbortController; requestId: string; tags?: GenerationTags },
+  input: { principal: Principal; request: ResponsesRequest; abort: AbortController; requestId: string; tags?: GenerationTags; policy?: PolicyRun },
 ): Promise<Response> {
   const { request, principal, requestId } = input
   const org = principal.org.id
@@ -135,10 +136,10 @@ export async function serveResponses(
   }
 
   const native = responsesNativeRoute({ request, conversation, frame, save, translated })
-  if (!held) return serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
+  if (!held) return serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, policy: input.policy, native })
   let answer: Response
   try {
-    answer = await serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, native })
+    answer = await serveChat(ctx, { principal, request: chatRequest, abort: input.abort, requestId, tags: input.tags, policy: input.policy, native })
   } catch (error) {
     await giveRoomBack()
     throw error

@@ -5,6 +5,8 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { speechRequestSchema, transcriptionFormSchema, transcriptionRequestSchema, transcriptionSchema } from '../schemas/audio'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { speechView, transcriptionView } from '../policies/views'
 
 /** POST /audio/speech (docs/audio.md#speech): answers the raw audio bytes, streamed as they arrive. */
 export const speechRoute = defineRoute({
@@ -18,13 +20,14 @@ export const speechRoute = defineRoute({
   status: 200,
   body: speechRequestSchema,
   responseType: 'audio/mpeg',
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: speechView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveSpeech(ctx, {
       principal: principal,
       request: body,
       signal: clientAbortController(event).signal,
       requestId,
-      tags: generationTags(event, requestId, body),
+      tags: withPolicyTrail(generationTags(event, requestId, body), policy),
     }),
 })
 
@@ -42,12 +45,13 @@ export const transcriptionRoute = defineRoute({
   form: transcriptionFormSchema,
   response: transcriptionSchema,
   bodyLimit: 'transcription',
-  handler: ({ ctx, principal, body, form, event, requestId }) =>
+  policyView: transcriptionView,
+  handler: ({ ctx, principal, body, form, event, requestId, policy }) =>
     serveTranscription(ctx, {
       principal: principal,
       request: form ? fromForm(form) : fromJson(body!),
       signal: clientAbortController(event).signal,
       requestId,
-      tags: generationTags(event, requestId, form ?? body),
+      tags: withPolicyTrail(generationTags(event, requestId, form ?? body), policy),
     }),
 })

@@ -4,6 +4,8 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { chatCompletionSchema, chatRequestSchema } from '../schemas/chat'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { chatView } from '../policies/views'
 import { withEndUser } from '../billing/spend-limits'
 
 /** POST /chat/completions (docs/chat.md). */
@@ -20,12 +22,14 @@ export const chatCompletionsRoute = defineRoute({
   response: chatCompletionSchema,
   bodyLimit: 'chat',
   // The request's `user` names the end user it is for (docs/usage.md#usage-per-user-and-per-end-user).
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: chatView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveChat(ctx, {
       principal: withEndUser(principal, body.user, 'user'),
       request: body,
       abort: clientAbortController(event),
       requestId,
-      tags: generationTags(event, requestId, body),
+      tags: withPolicyTrail(generationTags(event, requestId, body), policy),
+      policy,
     }),
 })

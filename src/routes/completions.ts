@@ -4,6 +4,8 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { completionsRequestSchema, textCompletionSchema } from '../schemas/completions'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { completionsView } from '../policies/views'
 
 /** POST /completions (docs/completions.md): OpenAI's legacy text completions, served as the chat capability. */
 export const completionsRoute = defineRoute({
@@ -19,12 +21,14 @@ export const completionsRoute = defineRoute({
   response: textCompletionSchema,
   bodyLimit: 'chat',
   // The request's `user` names the end user it is for (docs/usage.md#usage-per-user-and-per-end-user).
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: completionsView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveCompletions(ctx, {
       principal: withEndUser(principal, body.user, 'user'),
       request: body,
       abort: clientAbortController(event),
       requestId,
-      tags: generationTags(event, requestId, body),
+      tags: withPolicyTrail(generationTags(event, requestId, body), policy),
+      policy,
     }),
 })

@@ -6,6 +6,8 @@ import type { GatewayContext } from '../context'
 import type { ErrorBodyShape } from '../errors'
 import type { AnySchema } from '../http/validate'
 import type { Principal } from '../stores/account-types'
+import type { PolicyRun } from '../policies/run'
+import type { PolicyView } from '../policies/views'
 
 /** HTTP methods the API uses. */
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -28,6 +30,8 @@ export interface RouteInput<B, Q, P, F = undefined, A extends RouteAuth = RouteA
   form: F extends AnySchema ? Out<F> | undefined : undefined
   query: Out<Q>
   params: Out<P>
+  /** The host's policies once they ran on the request (docs/policies.md#policy-hooks); undefined when it has none. */
+  policy?: PolicyRun
 }
 
 /** One API route: method, path, schemas, auth and handler; feeds both the h3 app and the OpenAPI document. */
@@ -54,6 +58,8 @@ export interface RouteDefinition<
   keyHeaders?: 'x-api-key'[]
   /** Errors in the route's API's own shape (Anthropic's, OpenAI's Responses) instead of the gateway's envelope (docs/errors.md). */
   errorBody?: ErrorBodyShape
+  /** How the host's policies read and rewrite its body (docs/policies.md#policy-hooks); a route without one runs none. */
+  policyView?: PolicyView
   /** Which keys a route that needs one takes (docs/keys.md): API keys (default), management keys, or both. */
   keyKind?: KeyKind
   body?: B

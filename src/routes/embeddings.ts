@@ -4,6 +4,8 @@ import { generationTags } from '../http/attribution'
 import { clientAbortController } from '../http/client-abort'
 import { embeddingsRequestSchema, embeddingsResponseSchema } from '../schemas/embeddings'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { embeddingsView } from '../policies/views'
 import { withEndUser } from '../billing/spend-limits'
 
 /** POST /embeddings (docs/embeddings.md): OpenAI's and OpenRouter's embeddings request, with the chat body limit. */
@@ -19,12 +21,13 @@ export const embeddingsRoute = defineRoute({
   body: embeddingsRequestSchema,
   response: embeddingsResponseSchema,
   bodyLimit: 'chat',
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: embeddingsView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveEmbeddings(ctx, {
       principal: withEndUser(principal, body.user, 'user'),
       request: body,
       signal: clientAbortController(event).signal,
       requestId,
-      tags: generationTags(event, requestId, body),
+      tags: withPolicyTrail(generationTags(event, requestId, body), policy),
     }),
 })

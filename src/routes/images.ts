@@ -5,6 +5,8 @@ import { clientAbortController } from '../http/client-abort'
 import { serveImages } from '../images'
 import { imagesRequestSchema, imagesResponseSchema } from '../schemas/images'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { imagesView } from '../policies/views'
 
 /** POST /images/generations (docs/images.md): OpenAI's Images API request; answers base64 images with the gateway's usage. */
 export const imagesRoute = defineRoute({
@@ -19,12 +21,13 @@ export const imagesRoute = defineRoute({
   body: imagesRequestSchema,
   response: imagesResponseSchema,
   bodyLimit: 'chat',
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: imagesView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveImages(ctx, {
       principal: withEndUser(principal, body.user, 'user'),
       request: body,
       signal: clientAbortController(event).signal,
       requestId,
-      tags: generationTags(event, requestId, body),
+      tags: withPolicyTrail(generationTags(event, requestId, body), policy),
     }),
 })

@@ -5,6 +5,8 @@ import { anthropicErrorBody } from '../messages/errors'
 import { serveMessages } from '../messages/serve'
 import { countTokensRequestSchema, countTokensResponseSchema, messagesRequestSchema, messagesResponseSchema } from '../schemas/messages'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { messagesView } from '../policies/views'
 import { anthropicHeaders } from '../messages/client-headers'
 import { withEndUser } from '../billing/spend-limits'
 
@@ -23,13 +25,15 @@ export const messagesRoute = defineRoute({
   body: messagesRequestSchema,
   response: messagesResponseSchema,
   bodyLimit: 'chat',
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: messagesView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveMessages(ctx, {
       principal: withEndUser(principal, body.metadata?.user_id, 'metadata.user_id'),
       request: body,
       abort: clientAbortController(event),
       requestId,
-      tags: generationTags(event, requestId, { user: body.metadata?.user_id }),
+      tags: withPolicyTrail(generationTags(event, requestId, { user: body.metadata?.user_id }), policy),
+      policy,
       headers: anthropicHeaders(event.req.headers),
     }),
 })

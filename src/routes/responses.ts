@@ -13,6 +13,8 @@ import {
   responsesRequestSchema,
 } from '../schemas/responses'
 import { defineRoute } from './define'
+import { withPolicyTrail } from '../policies/run'
+import { responsesView } from '../policies/views'
 import { withEndUser } from '../billing/spend-limits'
 
 /** POST /responses (docs/responses.md): OpenAI's Responses API, served through chat; errors in OpenAI's shape. */
@@ -29,13 +31,15 @@ export const createResponseRoute = defineRoute({
   body: responsesRequestSchema,
   response: responseObjectSchema,
   bodyLimit: 'chat',
-  handler: ({ ctx, principal, body, event, requestId }) =>
+  policyView: responsesView,
+  handler: ({ ctx, principal, body, event, requestId, policy }) =>
     serveResponses(ctx, {
       principal: withEndUser(principal, body.user, 'user'),
       request: body,
       abort: clientAbortController(event),
       requestId,
-      tags: generationTags(event, requestId, body),
+      tags: withPolicyTrail(generationTags(event, requestId, body), policy),
+      policy,
     }),
 })
 

@@ -13,6 +13,7 @@ import { clientRequestIdOf, requestIdOf } from '../http/request-id'
 import { jsonResponse, withRequestId } from '../http/respond'
 import { preflight, withCors } from '../http/cors'
 import { parseInput } from '../http/validate'
+import { type PolicyRun, runRequestPolicies } from '../policies/run'
 
 /** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
@@ -77,7 +78,25 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
         if (read.kind === 'form') form = parseInput(route.form, read.value, 'body')
         else if (route.body) body = parseInput(route.body, read.value, 'body')
       } else if (route.body) body = parseInput(route.body, await readJsonBody(event, bodyLimit), 'body')
-      const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params } as never)
+      // The host's policies: a deny throws here, before anything is held or sent (docs/policies.md#policy-hooks).
+      let policy: PolicyRun | undefined
+      if (route.policyView && route.capability && principal && ctx.options.policies.length > 0) {
+        const subject = body !== undefined ? 'body' : 'form'
+        const ran = await runRequestPolicies({
+          policies: ctx.options.policies,
+          capability: route.capability,
+          route: route.path,
+          principal,
+          body: (subject === 'body' ? body : form) as Record<string, unknown>,
+          view: route.policyView,
+          requestId,
+          logger: ctx.logger,
+        })
+        if (subject === 'body') body = ran.body
+        else form = ran.body
+        policy = ran.run
+      }
+      const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params, policy } as never)
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
       status = response.status

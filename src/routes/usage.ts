@@ -96,6 +96,7 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
     user_id: record.user_id,
     end_user: record.end_user ?? null,
     via: record.via ?? 'key',
+    policies: record.policies ?? [],
   }
 }
 

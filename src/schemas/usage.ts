@@ -91,6 +91,8 @@ export const generationSchema = v.object({
     user_id: v.string(),
     end_user: v.nullable(v.string()),
     via: v.picklist(['key', 'session']),
+    /** What the host's policies decided on the request and its answer (docs/policies.md#what-is-recorded). */
+    policies: v.array(v.looseObject({ policy: v.string(), stage: v.string(), action: v.string() })),
   }),
 })
 

@@ -6,7 +6,7 @@
  * the decisions in GET /generation, and the same policies on the in-process client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { anthropic, type GatewayPolicy, openai, type PolicyTextStream } from '../../src/index'
+import { anthropic, type GatewayPolicy, openai, openaiImageModels, type PolicyTextStream } from '../../src/index'
 import { anthropicModels } from '../../src/providers/models/anthropic-models'
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
@@ -19,6 +19,7 @@ const HAIKU = anthropicModels.find((m) => m.id === 'anthropic/claude-haiku-4.5')
 const PLAIN = { id: 'test/plain', upstreamId: 'plain', pricing: { prompt: '0.000001', completion: '0.000002' } }
 const EXPENSIVE = { id: 'test/expensive', upstreamId: 'expensive', pricing: { prompt: '0.00001', completion: '0.00002' } }
 const CHEAP = { id: 'test/cheap', upstreamId: 'cheap', pricing: { prompt: '0.0000001', completion: '0.0000002' } }
+const IMAGE = { ...openaiImageModels.find((m) => m.id === 'openai/gpt-image-1-mini')!, id: 'test/image' }
 const EMBED = { id: 'test/embed', upstreamId: 'text-embedding-3-small', endpoints: ['/embeddings'], pricing: { prompt: '0.00000002', completion: '0' } }
 
 const PHRASE = 'open sesame'
@@ -107,7 +108,7 @@ beforeAll(async () => {
   upstream = await startFakeOpenAI({ apiKey: 'sk-policies' })
   claude = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY })
   const providers = () => [
-    openai({ apiKey: 'sk-policies', baseURL: upstream.url, models: [PLAIN, EXPENSIVE, CHEAP, EMBED] }),
+    openai({ apiKey: 'sk-policies', baseURL: upstream.url, models: [PLAIN, EXPENSIVE, CHEAP, EMBED, IMAGE] }),
     anthropic({ apiKey: ANTHROPIC_KEY, baseURL: claude.url, models: [HAIKU] }),
   ]
   t = await startGateway({ providers: providers(), policies: [spy, broken, blocklist, rewriter, masker, answerGuard], retry: { maxRetries: 0 } })
@@ -167,6 +168,18 @@ describe('a deny before the request', () => {
     const res = await post('/embeddings', { model: 'test/embed', input: ['fine', 'forbidden-topic'] })
     expect(res.status).toBe(403)
     expect((await res.json()).error.metadata).toEqual({ reason: 'policy_denied', policy: 'blocklist' })
+  })
+
+  it('/completions and /images/generations: the prompt is read', async () => {
+    for (const [path, body] of [
+      ['/completions', { model: 'test/plain', prompt: 'forbidden-topic, in a prompt' }],
+      ['/images/generations', { model: 'test/image', prompt: 'a poster of the forbidden-topic' }],
+    ] as const) {
+      const res = await post(path, body)
+      expect(res.status, path).toBe(403)
+      expect((await res.json()).error.metadata, path).toEqual({ reason: 'policy_denied', policy: 'blocklist' })
+    }
+    expect(upstream.requests.filter((r) => r.path === '/v1/completions' || r.path === '/v1/images/generations')).toHaveLength(0)
   })
 
   it('a policy that throws fails the request closed: 500 naming it, nothing sent upstream', async () => {
@@ -260,6 +273,19 @@ describe('the answer', () => {
     const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta)
     expect(text.join('')).toBe('Hello from plain: kindly [PHRASE]')
     expect(events.find((e) => e.type === 'response.completed').response.output[0].content[0].text).toBe('Hello from plain: kindly [PHRASE]')
+  })
+
+  it('/completions: the prompt mapped on the way in, its streamed text filtered on the way out', async () => {
+    const res = await post('/completions', { model: 'test/plain', prompt: `SECRET-123 says ${PHRASE}`, stream: true })
+    expect(res.status).toBe(200)
+    expect(upstream.requests.at(-1)!.body.messages).toEqual([{ role: 'user', content: `[MASKED] says ${PHRASE}` }])
+    const { events } = await readSse(res)
+    expect(
+      events
+        .filter((e) => e.choices?.length)
+        .map((e) => e.choices[0].text)
+        .join(''),
+    ).toBe('Hello from plain: [MASKED] says [PHRASE]')
   })
 
   it('a whole answer is mapped by the response hook', async () => {

@@ -13,6 +13,8 @@ import { clientRequestIdOf, requestIdOf } from '../http/request-id'
 import { jsonResponse, withRequestId } from '../http/respond'
 import { preflight, withCors } from '../http/cors'
 import { parseInput } from '../http/validate'
+import { generationTags } from '../http/attribution'
+import { serveThroughCache } from '../cache/serve'
 
 /** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
@@ -77,7 +79,16 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
         if (read.kind === 'form') form = parseInput(route.form, read.value, 'body')
         else if (route.body) body = parseInput(route.body, read.value, 'body')
       } else if (route.body) body = parseInput(route.body, await readJsonBody(event, bodyLimit), 'body')
-      const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params } as never)
+      const serve = () => route.handler({ event, ctx, requestId, principal, body, form, query, params } as never)
+      // A capability's JSON request may be answered from the response cache (docs/cache.md).
+      const result =
+        route.capability && principal && body !== undefined
+          ? await serveThroughCache(
+              ctx,
+              { principal, route: route.path, headers: event.req.headers, body, requestId, tags: () => generationTags(event, requestId, body) },
+              async () => serve(),
+            )
+          : await serve()
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
       status = response.status

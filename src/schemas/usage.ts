@@ -91,6 +91,9 @@ export const generationSchema = v.object({
     user_id: v.string(),
     end_user: v.nullable(v.string()),
     via: v.picklist(['key', 'session']),
+    /** Answered from the response cache, and the generation it replayed (docs/cache.md#what-a-hit-costs). */
+    cache_hit: v.boolean(),
+    cached_from: v.nullable(v.string()),
   }),
 })
 

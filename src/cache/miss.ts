@@ -19,7 +19,7 @@ async function recordOf(ctx: GatewayContext, orgId: string, generationId: string
 // Stores an answer that went out whole, once its generation's usage record says it succeeded (docs/cache.md#what-is-cached).
 async function store(ctx: GatewayContext, plan: CachePlan, generationId: string, contentType: string, bytes: Buffer): Promise<void> {
   const record = await recordOf(ctx, plan.orgId, generationId)
-  if (!record || record.status !== 'success' || record.cache_hit) return
+  if (record?.status !== 'success' || record.cache_hit) return
   const { cache } = ctx.options
   const saved = await ctx.responseCache.save(
     plan.orgId,

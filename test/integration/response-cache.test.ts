@@ -16,7 +16,12 @@ const models: ProviderModel[] = [
 ]
 const json = { 'content-type': 'application/json' }
 const on = { 'x-openrouter-cache': 'true' }
-const chatBody = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'fake/gpt-test', max_tokens: 20, messages: [{ role: 'user', content }], ...extra })
+const chatBody = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'fake/gpt-test',
+  max_tokens: 20,
+  messages: [{ role: 'user', content }],
+  ...extra,
+})
 type Customer = Awaited<ReturnType<typeof createCustomer>>
 
 let upstream: FakeOpenAI
@@ -298,8 +303,8 @@ describe.each(shared)('response cache on %s shared by two instances', (_name, ur
   beforeAll(async () => {
     if (!url) return
     kind = makeKind(url)
-    a = await startGateway(gatewayOptions({ storage: kind.open() }))
-    b = await startGateway(gatewayOptions({ storage: kind.open() }))
+    a = await startGateway(gatewayOptions({ storage: kind.open(), cache: { maxBytesPerOrg: 5000 } }))
+    b = await startGateway(gatewayOptions({ storage: kind.open(), cache: { maxBytesPerOrg: 5000 } }))
     frank = await createCustomer(a.gateway, { credits: '1' })
   })
   afterAll(async () => {
@@ -321,5 +326,25 @@ describe.each(shared)('response cache on %s shared by two instances', (_name, ur
     expect(upstream.requests.length).toBe(calls)
     expect(await balanceOf(b, frank)).toBe(balance)
     expect(await b.gateway.context.responseCache.usedBytes(frank.user.org_id)).toBe(await a.gateway.context.responseCache.usedBytes(frank.user.org_id))
+  })
+
+  it.runIf(url)('racing answers on both instances are stored only while the org bound has room, counted exactly', async () => {
+    const grace = await createCustomer(a.gateway, { credits: '1' })
+    const bodies = Array.from({ length: 10 }, (_, i) => chatBody(`race ${i}`))
+    const answers = await Promise.all(bodies.map((body, i) => post(i % 2 ? b : a, grace, '/chat/completions', body).then((r) => r.text())))
+    expect(answers).toHaveLength(10)
+    await storedBeyond(a, grace, 0)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const entries = await Promise.all(
+      bodies.map((body) =>
+        a.gateway.context.responseCache.get(grace.user.org_id, cacheKeyOf({ route: '/chat/completions', body, keyHash: grace.record.hash })),
+      ),
+    )
+    const stored = entries.filter((entry) => entry !== null)
+    const used = await b.gateway.context.responseCache.usedBytes(grace.user.org_id)
+    expect(stored.length).toBeGreaterThanOrEqual(1)
+    expect(used).toBe(stored.reduce((sum, entry) => sum + entry!.bytes, 0))
+    expect(used).toBeLessThanOrEqual(5000)
+    expect(used + Math.min(...stored.map((entry) => entry!.bytes))).toBeGreaterThan(5000)
   })
 })

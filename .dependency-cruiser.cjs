@@ -30,7 +30,7 @@ const LAYERS = [
   // The capability pipeline the features serve through.
   { name: 'pipeline', paths: ['^src/pipeline/'] },
   // The features: one folder per capability or API area.
-  { name: 'features', paths: ['^src/(chat|completions|messages|responses|embeddings|images|audio|native|auth|byok|maintenance)/'] },
+  { name: 'features', paths: ['^src/(chat|completions|messages|responses|embeddings|images|audio|native|auth|byok|maintenance|cache)/'] },
   // The edge: the HTTP routes, the gateway's assembly, the package's entry points (the AI SDK provider among them),
   // the in-process client, the admin API, the CLI.
   { name: 'edge', paths: ['^src/(routes|cli|client|ai-sdk)/', '^src/(gateway|index|admin|openapi)[.]ts$'] },

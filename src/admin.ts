@@ -4,7 +4,8 @@ import { GatewayError, invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
 import { applyLimits, limitsPatchOf } from './billing/spend-limits-input'
 import { sweepExpired, type SweepCounts } from './maintenance/sweep'
-import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, User } from './stores/account-types'
+import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, ResponseCacheSetting, User } from './stores/account-types'
+import { responseCacheSettingOf } from './cache/options'
 import type { Credits, LedgerEntry, PageOptions } from './stores/credits'
 import type { UsageRecord } from './stores/usage'
 import { type ActivityGrouping, dayStart, daysBetween, readActivity } from './stores/activity'
@@ -117,6 +118,12 @@ export interface GatewayAdmin {
    * docs/first-party.md#end-users), as `setUserLimits`; null removes them all.
    */
   setEndUserLimits(orgId: string, limits: SpendLimitsInput | null): Promise<Org>
+  /**
+   * Turns the response cache on or off for every request of an org's keys, or of one key (by the key or its hash),
+   * over the `cache` option, with its TTL in seconds (docs/cache.md#per-key-and-per-org); null goes back to the option
+   * (the key: to its org's). A request's `X-OpenRouter-Cache` header still decides for itself.
+   */
+  setResponseCache(target: { orgId: string } | { key: string }, setting: ResponseCacheSetting | null): Promise<Org | ApiKeyRecord>
   /**
    * Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for
    * none, and `limitReset` makes it a limit per UTC day, week or month. `management: true` issues a management key
@@ -233,6 +240,15 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
         const next = patch === null ? {} : applyLimits(end_user_limits ?? {}, patch)
         return Object.keys(next).length ? { ...org, end_user_limits: next } : org
       })
+    },
+    async setResponseCache(target, setting) {
+      const checked = setting === null ? undefined : responseCacheSettingOf(setting, ctx.options.cache.maxTtlSeconds)
+      const apply = <T extends { response_cache?: ResponseCacheSetting }>({ response_cache: _, ...record }: T) =>
+        (checked ? { ...record, response_cache: checked } : record) as T
+      if ('orgId' in target) return accounts.changeOrg(target.orgId, apply)
+      const record = await accounts.getKey(target.key)
+      if (!record) throw notFound('API key not found')
+      return accounts.updateKey(record.hash, apply)
     },
     issueKey: async (input) => accounts.issueKey({ ...keyTermsOf(input), userId: input.userId, label: input.label, management: input.management === true }),
     revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),

@@ -24,6 +24,7 @@ import type { GatewayMetrics } from './metrics/gateway-metrics'
 import type { Tracing } from './telemetry/tracing'
 import type { SettlementRetries } from './billing/settlement-retries'
 import type { Sessions } from './stores/sessions'
+import type { ResponseCacheStore } from './stores/response-cache'
 
 /**
  * What every route handler receives: options, stores, clock and logger of one gateway. Only the stores (src/stores/)
@@ -60,6 +61,8 @@ export interface GatewayContext {
   byok: ByokStore
   /** Stored responses of the Responses API (docs/responses.md#stored-responses). */
   responses: ResponsesStore
+  /** Cached answers and their bytes per org (docs/cache.md). */
+  responseCache: ResponseCacheStore
   /** Key that signs consent requests of the PKCE browser flow. */
   consentKey: Uint8Array
   now: () => number

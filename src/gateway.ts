@@ -28,6 +28,8 @@ import { createExpiringStore } from './stores/expiring'
 import { createKeyCountersStore } from './stores/key-counters'
 import { createSpendCountersStore } from './stores/spend-counters'
 import { createRateLimitStore } from './stores/rate-limits'
+import { createResponseCacheStore } from './stores/response-cache'
+import { resolveCacheOptions } from './cache/options'
 import { createResponsesStore, RESPONSES_PREFIX, STORED_RESPONSE_MAX_BYTES } from './stores/responses'
 import { createRollupStore, DEFAULT_END_USERS_PER_DAY } from './stores/rollups'
 import { createCreditsStore } from './stores/credits'
@@ -185,6 +187,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
       maxCredentials: maxCredentialsOption(options.byok?.maxCredentials),
     },
     retention: resolveRetention(options.retention),
+    cache: resolveCacheOptions(options.cache),
     activity: { endUsersPerDay: endUsersPerDayOption(options.activity?.endUsersPerDay) },
     holdTtlSeconds: positiveOption(options.holdTtlSeconds, 'holdTtlSeconds') ?? 900,
     abortedStreamUsageWaitMs: options.abortedStreamUsageWaitMs ?? 30_000,
@@ -288,6 +291,7 @@ function createContext(options: GatewayOptions, storage: Storage): { ctx: Gatewa
       maxBytesPerOrg: resolved.retention.responsesBytesPerOrg,
       holdMs: resolved.holdTtlSeconds * 1000,
     }),
+    responseCache: createResponseCacheStore({ kv, atomic, now }),
     catalogue,
     lastKeyUse: new Map(),
     inFlight: createInFlight(),

@@ -10,6 +10,7 @@ import type { CorsOption, ResolvedCors } from './http/cors'
 import type { AuthCacheOptions } from './stores/principal-cache'
 import type { SettlementRetriesOptions } from './billing/settlement-retries'
 import type { NewSessionUser, SessionUser } from './stores/sessions'
+import type { ResponseCacheOptions } from './stores/response-cache'
 
 export type { NewSessionUser, SessionUser } from './stores/sessions'
 
@@ -136,6 +137,8 @@ export interface GatewayOptions {
   retention?: RetentionOptions
   /** GET /activity's rollups (docs/usage.md#usage-per-user-and-per-end-user). */
   activity?: ActivityOptions
+  /** The response cache (docs/cache.md#configuration): off unless a request, key or org asks for it, or `enabled`. */
+  cache?: ResponseCacheOptions
   /** A request's hold on credits left by a process that died expires after this long; a running request renews its own (docs/money.md). Default 900 s. */
   holdTtlSeconds?: number
   /** How long a reasoning model's stream whose client left is still read for its provider's usage report (docs/money.md). Default 30000 ms; 0: not at all. */
@@ -301,6 +304,7 @@ export interface ResolvedOptions {
   /** The session option with its trusted origins checked; undefined when the host has no session principals. */
   session?: Omit<SessionOptions, 'trustedOrigins'> & { trustedOrigins: ReadonlySet<string> }
   cors: ResolvedCors
+  cache: Required<ResponseCacheOptions>
 }
 
 /** The circuit breaker's options (docs/routing.md). */

@@ -12,7 +12,16 @@ import { echoedRequestIdOf } from './request-id'
 /** Request headers a page may send: the key, the body's type, OpenRouter's app attribution, the request id. */
 export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'HTTP-Referer', 'X-Title', 'X-OpenRouter-Title', 'X-OpenRouter-Categories', 'X-Request-Id']
 /** Response headers a page may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ['X-Request-Id', 'X-Generation-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']
+export const CORS_EXPOSE_HEADERS = [
+  'X-Request-Id',
+  'X-Generation-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'X-OpenRouter-Cache-Status',
+  'X-OpenRouter-Cache-TTL',
+]
 /** The API's methods. */
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS']
 /** Seconds a browser may keep a preflight's answer (Chromium keeps at most 7,200, Firefox 86,400). */

@@ -185,6 +185,18 @@ function revokedKeysRule(ctx: GatewayContext): ExpiryRule {
   }
 }
 
+/** Cached answers `response-cache:<org>:<hash>` (docs/cache.md#storage): past their `expires_at` (their TTL). */
+function cachedAnswersRule(): ExpiryRule {
+  return {
+    kind: 'cached_answers',
+    expiresOnItsOwn: true,
+    expiredRecord: (record, now) => {
+      const expires = field(record, 'expires_at')
+      return typeof expires === 'number' && expires <= now
+    },
+  }
+}
+
 /** Every rule the sweep applies, in the order it applies them. */
 export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
   return [
@@ -198,6 +210,7 @@ export function expiryRules(ctx: GatewayContext): ExpiryRule[] {
     rollupsRule(ctx),
     storedResponsesRule(ctx),
     revokedKeysRule(ctx),
+    cachedAnswersRule(),
   ]
 }
 

@@ -89,6 +89,7 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
     usage_rollups: 0,
     stored_responses: 0,
     revoked_keys: 0,
+    cached_answers: 0,
     byok_claims: 0,
   }
   const signal = options.signal

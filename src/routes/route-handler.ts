@@ -13,7 +13,9 @@ import { clientRequestIdOf, requestIdOf } from '../http/request-id'
 import { jsonResponse, withRequestId } from '../http/respond'
 import { preflight, withCors } from '../http/cors'
 import { parseInput } from '../http/validate'
-import { type PolicyRun, runRequestPolicies } from '../policies/run'
+import { type PolicyRun, runRequestPolicies, withPolicyTrail } from '../policies/run'
+import { generationTags } from '../http/attribution'
+import { serveThroughCache } from '../cache/serve'
 
 /** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
@@ -96,7 +98,24 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
         else form = ran.body
         policy = ran.run
       }
-      const result = await route.handler({ event, ctx, requestId, principal, body, form, query, params, policy } as never)
+      const serve = () => route.handler({ event, ctx, requestId, principal, body, form, query, params, policy } as never)
+      // A capability's JSON request may be answered from the response cache (docs/cache.md), keyed on the request as
+      // the policies left it.
+      const result =
+        route.capability && principal && body !== undefined
+          ? await serveThroughCache(
+              ctx,
+              {
+                principal,
+                route: route.path,
+                headers: event.req.headers,
+                body,
+                requestId,
+                tags: () => withPolicyTrail(generationTags(event, requestId, body), policy),
+              },
+              async () => serve(),
+            )
+          : await serve()
       const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
       if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
       status = response.status

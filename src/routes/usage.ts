@@ -78,7 +78,7 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
     preset_id: null,
     provider_responses: null,
     request_id: record.request_id ?? null,
-    response_cache_source_id: null,
+    response_cache_source_id: record.cached_from ?? null,
     router: null,
     service_tier: null,
     session_id: record.session_id ?? null,
@@ -97,6 +97,8 @@ function generationOf(ctx: GatewayContext, record: UsageRecord) {
     end_user: record.end_user ?? null,
     via: record.via ?? 'key',
     policies: record.policies ?? [],
+    cache_hit: record.cache_hit === true,
+    cached_from: record.cached_from ?? null,
   }
 }
 

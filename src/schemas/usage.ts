@@ -93,6 +93,9 @@ export const generationSchema = v.object({
     via: v.picklist(['key', 'session']),
     /** What the host's policies decided on the request and its answer (docs/policies.md#what-is-recorded). */
     policies: v.array(v.looseObject({ policy: v.string(), stage: v.string(), action: v.string() })),
+    /** Answered from the response cache, and the generation it replayed (docs/cache.md#what-a-hit-costs). */
+    cache_hit: v.boolean(),
+    cached_from: v.nullable(v.string()),
   }),
 })
 

@@ -11,6 +11,14 @@ export interface Org {
   created_at: string
   /** The limits each end user of the org's keys has (OpenRouter's `user` field: docs/first-party.md#end-users); absent: none. */
   end_user_limits?: SpendLimits
+  /** The org's own response cache setting (docs/cache.md#per-key-and-per-org); absent: the gateway's `cache` option. */
+  response_cache?: ResponseCacheSetting
+}
+
+/** A key's or an org's own response cache setting (docs/cache.md#per-key-and-per-org): on or off, and its TTL in seconds. */
+export interface ResponseCacheSetting {
+  enabled: boolean
+  ttl_seconds?: number
 }
 
 /**
@@ -75,6 +83,8 @@ export interface ApiKeyRecord {
   updated_at?: string
   /** How many times the record was changed since it was issued (absent: never). */
   rev?: number
+  /** The key's own response cache setting (docs/cache.md#per-key-and-per-org), over its org's. */
+  response_cache?: ResponseCacheSetting
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isRedisDriver } from './atomic-redis'
 import type { Kv } from './kv'
 import { RESPONSES_PREFIX } from './responses'
+import { RESPONSE_CACHE_PREFIX } from './response-cache'
 import { REVOKED_KEYS_PREFIX } from './revoked-keys'
 import { ROLLUP_PREFIX } from './rollups'
 
@@ -16,6 +17,7 @@ export type SweepKind =
   | 'usage_rollups'
   | 'stored_responses'
   | 'revoked_keys'
+  | 'cached_answers'
 
 /** The key prefix (below the gateway's storage prefix) of each kind of expiring record. */
 const PREFIXES: Record<SweepKind, string> = {
@@ -29,6 +31,7 @@ const PREFIXES: Record<SweepKind, string> = {
   usage_rollups: ROLLUP_PREFIX,
   stored_responses: RESPONSES_PREFIX,
   revoked_keys: REVOKED_KEYS_PREFIX,
+  cached_answers: RESPONSE_CACHE_PREFIX,
 }
 
 /**

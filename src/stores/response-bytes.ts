@@ -35,14 +35,17 @@ const total = (buckets: Record<string, number>): number => Object.values(buckets
 const recordOf = (buckets: Record<string, number>): ByteCounts | null => (Object.keys(buckets).length ? { buckets } : null)
 
 /**
- * The bytes of each org's stored responses (docs/responses.md#stored-responses), in one record per org changed only
+ * The bytes of each org's stored responses (docs/responses.md#stored-responses), or with `prefix` and `bucketMs` (by the
+ * minute) of its cached answers (docs/cache.md#limits), in one record per org changed only
  * through the atomic layer's read-modify-write, so that instances sharing a storage count exactly. Bytes stop counting
  * at the end of the hour their response expires in (nothing needs to subtract them then, on storage that expires
  * records by itself too); a delete subtracts them at once.
  */
-export function createResponseBytesStore(options: { kv: Kv; atomic: AtomicOps; now: () => number }) {
+export function createResponseBytesStore(options: { kv: Kv; atomic: AtomicOps; now: () => number; prefix?: string; bucketMs?: number }) {
   const { kv, atomic, now } = options
-  const key = (org: string) => kv.key(RESPONSE_BYTES_PREFIX, org)
+  const prefix = options.prefix ?? RESPONSE_BYTES_PREFIX
+  const bucketMs = options.bucketMs ?? HOUR_MS
+  const key = (org: string) => kv.key(prefix, org)
   // Adds (or, negative, subtracts) bytes in one step: a subtraction from a bucket already gone does nothing.
   const change = (org: string, changes: { counted: CountedBytes; sign: 1 | -1 }[]) =>
     atomic.update<ByteCounts>(key(org), (current) => {
@@ -66,7 +69,7 @@ export function createResponseBytesStore(options: { kv: Kv; atomic: AtomicOps; n
      * atomic step: of concurrent requests, only those that fit together are held.
      */
     async hold(org: string, bytes: number, until: number, cap: number): Promise<RoomAsked> {
-      const held: CountedBytes = { bytes, until: countedUntil(until) }
+      const held: CountedBytes = { bytes, until: Math.ceil(until / bucketMs) * bucketMs }
       let used = 0
       let fits = true
       await atomic.update<ByteCounts>(key(org), (current) => {

@@ -59,6 +59,9 @@ export interface UsageRecord extends GenerationTags {
   /** Chat: how the generation finished (the set of docs/chat.md#finish-reasons) and the provider's own reason. */
   finish_reason?: string | null
   native_finish_reason?: string | null
+  /** Answered from the response cache (docs/cache.md#what-a-hit-costs), replaying the generation `cached_from`. */
+  cache_hit?: boolean
+  cached_from?: string
 }
 
 /** Where a generation's usage record is, by id: `generation-ids:<org>:<id>` (swept with the retention, docs/retention.md). */

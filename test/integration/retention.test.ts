@@ -151,6 +151,7 @@ function describeRetention(makeKind: () => StorageKind) {
       usage_rollups: 5,
       stored_responses: 0,
       revoked_keys: 0,
+      cached_answers: 0,
       byok_claims: 2,
     })
     if (!redis) {
@@ -169,6 +170,7 @@ function describeRetention(makeKind: () => StorageKind) {
       usage_rollups: 0,
       stored_responses: 0,
       revoked_keys: 0,
+      cached_answers: 0,
       byok_claims: 0,
     })
 

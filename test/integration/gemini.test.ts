@@ -125,7 +125,11 @@ describe('gemini() provider', () => {
     expect(provider.name).toBe('Google AI Studio')
     const mine: ProviderModel[] = [{ id: 'google/x', upstreamId: 'x', pricing: TEST_PRICING }]
     expect(gemini({ models: mine }).models).toBe(mine)
-    for (const model of geminiModels.filter((m) => !m.endpoints)) {
+    // The image models (docs/images.md#images-in-chat) are priced per image output token, without cache reads.
+    const imageModels = geminiModels.filter((m) => m.outputModalities?.includes('image'))
+    expect(imageModels.map((m) => m.id)).toEqual(['google/gemini-3-pro-image-preview', 'google/gemini-2.5-flash-image'])
+    for (const model of imageModels) expect(model.pricing.image_output).toMatch(/^0\.\d+$/)
+    for (const model of geminiModels.filter((m) => !m.endpoints && !imageModels.includes(m))) {
       expect(model.id).toBe(`google/${model.upstreamId}`)
       expect(model.pricing.prompt).toMatch(/^0\.\d+$/)
       expect(model.pricing.completion).toMatch(/^0\.\d+$/)

@@ -3,6 +3,7 @@
 // (docs/development.md#layers).
 
 import type { ProviderKeys } from '../http/provider-keys'
+import type { PiiKind } from '../policies/pii'
 
 /** An organisation: the billing entity whose credits its users share. */
 export interface Org {
@@ -11,6 +12,27 @@ export interface Org {
   created_at: string
   /** The limits each end user of the org's keys has (OpenRouter's `user` field: docs/first-party.md#end-users); absent: none. */
   end_user_limits?: SpendLimits
+  /** The org's built-in rules (docs/policies.md#built-in-rules); absent: none. */
+  rules?: Rules
+}
+
+/**
+ * Built-in rules of a key, a user or an org (docs/policies.md#built-in-rules), in OpenRouter's guardrail field names;
+ * a field absent: no such rule. Those of the org, the user and the key all apply, the strictest winning.
+ */
+export interface Rules {
+  /** Model ids (or `vendor/*`) requests may name; lowercase. */
+  allowed_models?: string[]
+  /** Provider slugs requests may be routed to; lowercase. */
+  allowed_providers?: string[]
+  /** OpenRouter's `provider.max_price`, as canonical decimal strings: applied to every request as if it sent it. */
+  max_price?: { prompt?: string; completion?: string; request?: string; image?: string }
+  /** Only providers whose data policy retains no prompts (as `provider.zdr: true` on every request). */
+  enforce_zdr?: boolean
+  /** `deny`: only providers whose data policy trains on no prompts (as `provider.data_collection: "deny"`). */
+  data_collection?: 'allow' | 'deny'
+  /** Personal data replaced in what goes to the provider and in what is answered; `kinds` absent: every kind. */
+  redact?: { input: boolean; output: boolean; kinds?: PiiKind[] }
 }
 
 /**
@@ -31,6 +53,8 @@ export interface SpendLimits {
 
 /** A user of one org, with its own limits (docs/first-party.md#budgets-for-users-and-end-users). */
 export interface User extends SpendLimits {
+  /** The user's built-in rules (docs/policies.md#built-in-rules); absent: none. */
+  rules?: Rules
   id: string
   org_id: string
   email: string
@@ -75,6 +99,8 @@ export interface ApiKeyRecord {
   updated_at?: string
   /** How many times the record was changed since it was issued (absent: never). */
   rev?: number
+  /** The key's built-in rules (docs/policies.md#built-in-rules); absent: none. */
+  rules?: Rules
 }
 
 /**
@@ -105,6 +131,8 @@ export interface IssueKeyInput {
   management?: boolean
   /** The user who created it, when not its own user. */
   creatorUserId?: string
+  /** Its built-in rules (docs/policies.md#built-in-rules). */
+  rules?: Rules
 }
 
 /** A freshly issued key: `key` is shown this once and never stored. */

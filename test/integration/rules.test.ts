@@ -198,6 +198,16 @@ describe('built-in rules', () => {
     expect(ok.body.status).toBe('completed')
   })
 
+  it('/completions: a refused model is the same 403', async () => {
+    const c = await customer()
+    await t.gateway.admin.setUserRules(c.user.id, { allowed_models: ['rl/model'] })
+    const refused = await post(c.auth, '/completions', { model: 'rl/other', prompt: 'hi' })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error).toMatchObject({ code: 403, param: 'model', metadata: { reason: 'model_not_allowed', rule: 'user', model: 'rl/other' } })
+    const ok = await post(c.auth, '/completions', { model: 'rl/model', prompt: 'hi' })
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+  })
+
   it('/embeddings: allowlists and data rules apply as on chat', async () => {
     const c = await customer()
     await t.gateway.admin.setKeyRules(c.record.hash, { allowed_models: ['rl/model'] })

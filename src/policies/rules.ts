@@ -37,9 +37,6 @@ export interface MergedRules {
   redact?: { input: boolean; output: boolean; kinds: PiiKind[] }
 }
 
-/** No rules at all. */
-export const NO_RULES: MergedRules = { allowedModels: [], allowedProviders: [], maxPrice: {} }
-
 /** The rules of the org, then the user, then the key, merged: allowlists all apply, the lowest price wins, any ZDR forces it. */
 export function mergeRules(owned: [RuleOwner, Rules | undefined][]): MergedRules {
   const merged: MergedRules = { allowedModels: [], allowedProviders: [], maxPrice: {} }
@@ -67,12 +64,16 @@ export function mergeRules(owned: [RuleOwner, Rules | undefined][]): MergedRules
   return merged
 }
 
-/** The merged rules of a request's principal: its org's, its user's and its key's (docs/policies.md#built-in-rules). */
+/**
+ * The merged rules of a request's principal: its org's, its user's and its key's, and those of every key above a
+ * minted key, read afresh with it (docs/policies.md#built-in-rules).
+ */
 export const rulesFor = (principal: Pick<Principal, 'org' | 'user' | 'key'>): MergedRules =>
   mergeRules([
     ['org', principal.org.rules],
     ['user', principal.user.rules],
     ['key', principal.key.rules],
+    ...(principal.key.ancestors ?? []).map((above): [RuleOwner, Rules | undefined] => ['key', above.rules]),
   ])
 
 /** True when the model id is in the allowlist: by its id, or by a `vendor/*` entry (case does not matter). */

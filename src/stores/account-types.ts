@@ -112,6 +112,8 @@ export interface KeyAncestor {
   credit_limit: string | null
   limit_reset?: LimitReset | null
   include_byok_in_limit?: boolean
+  /** Its built-in rules, which bound the keys it minted too (docs/policies.md#built-in-rules). */
+  rules?: Rules
 }
 
 /** What a new key is issued with. */

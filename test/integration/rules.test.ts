@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type ProviderModel } from '../../src/index'
 import type { Principal } from '../../src/stores/account-types'
@@ -218,6 +219,27 @@ describe('built-in rules', () => {
     const ok = await post(c.auth, '/embeddings', { model: 'rl/embed', input: 'hello' })
     expect(ok.status, JSON.stringify(ok.body)).toBe(200)
     expect(ok.body.provider).toBe('Logs')
+  })
+
+  it('a key minted by a key is bound by the rules of the keys above it, as they are now', async () => {
+    const c = await customer()
+    await t.gateway.admin.setKeyRules(c.record.hash, { allowed_models: ['rl/model'], allowed_providers: ['logs', 'zdrco'] })
+    const v = randomBytes(32).toString('base64url')
+    const code = await post(c.auth, '/auth/keys/code', {
+      callback_url: 'https://app.example/cb',
+      code_challenge: createHash('sha256').update(v).digest('base64url'),
+    })
+    expect(code.status).toBe(200)
+    const exchanged = await post({}, '/auth/keys', { code: code.body.code, code_verifier: v })
+    expect(exchanged.status).toBe(200)
+    const minted = { authorization: `Bearer ${exchanged.body.key}` }
+    expect(await served(minted)).toBe('Logs')
+    const refused = await chat(minted, { model: 'rl/other' })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.metadata).toMatchObject({ reason: 'model_not_allowed', rule: 'key' })
+    // A change of the parent's rules bounds the minted key at once.
+    await t.gateway.admin.setKeyRules(c.record.hash, { allowed_providers: ['zdrco'] })
+    expect(await served(minted)).toBe('ZDR Co')
   })
 
   it('bad rules are a 400 naming the field, and change nothing', async () => {

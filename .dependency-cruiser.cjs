@@ -18,6 +18,8 @@ const LAYERS = [
       '^src/(crypto|http|schemas|telemetry)/',
       '^src/billing/(money|decimal)[.]ts$',
       '^src/audio/(formats|wav)[.]ts$',
+      // The personal-data detectors import nothing (docs/policies.md#personal-data).
+      '^src/policies/pii[.]ts$',
     ],
   },
   // The upstream providers (the demo provider among them).
@@ -25,7 +27,7 @@ const LAYERS = [
   // The gateway's services over storage and memory: the catalogue, the stores, the metrics, the router's health tracker.
   { name: 'services', paths: ['^src/(catalogue|stores|metrics)/', '^src/routing/health[.]ts$'] },
   // What every request runs on: the context and options, routing (planning, attempts), billing (holds, charges), and
-  // what a generation record holds (ids, finish reasons).
+  // what a generation record holds (ids, finish reasons), and the policies (the built-in rules routing applies, the hooks).
   { name: 'core', paths: ['^src/(context|options)[.]ts$', '^src/(routing|billing|generation|policies)/'] },
   // The capability pipeline the features serve through.
   { name: 'pipeline', paths: ['^src/pipeline/'] },

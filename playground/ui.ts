@@ -29,6 +29,7 @@ table{width:100%;border-collapse:collapse;font-size:.9rem}td,th{text-align:left;
 <h1>model-gateway playground</h1>
 <span>Credits: <strong id="balance">–</strong> EUR</span>
 <span id="who" class="status"></span>
+<span id="key-limits" class="status" title="The key's limits and built-in rules (GET /key, docs/policies.md)"></span>
 <button type="button" id="connect">Connect (get a key)</button>
 <a href="${basePath}/openapi.json">OpenAPI</a>
 <a href="/example-app">Example app</a>
@@ -116,6 +117,24 @@ async function refreshMe() {
   $('who').textContent = me.email
   $('balance').textContent = me.credits.balance
   $('connect').textContent = 'Reconnect'
+  await refreshKey()
+}
+
+// The key's limits and built-in rules (GET /key): credit limit, rate limit, allowlists, max price, data policy.
+async function refreshKey() {
+  const res = await fetch(api + '/key', authed())
+  if (!res.ok) return ($('key-limits').textContent = '')
+  const k = (await res.json()).data
+  const list = (l) => (l ? l.join(', ') : 'any')
+  const prices = k.max_price ? Object.entries(k.max_price).map(([f, p]) => f + ' ' + p).join(', ') : 'none'
+  $('key-limits').textContent = [
+    'Key limit: ' + (k.limit === null ? 'none' : k.limit + ' EUR' + (k.limit_reset ? ' ' + k.limit_reset : '') + ' (' + k.limit_remaining + ' left)'),
+    'rate: ' + (k.rate_limit.requests < 0 ? 'none' : k.rate_limit.requests + '/' + k.rate_limit.interval),
+    'models: ' + list(k.allowed_models),
+    'providers: ' + list(k.allowed_providers),
+    'max price: ' + prices,
+    'ZDR: ' + (k.enforce_zdr ? 'yes' : 'no'),
+  ].join(' · ')
 }
 
 async function loadModels() {

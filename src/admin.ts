@@ -11,6 +11,9 @@ import type { UsageRecord } from './stores/usage'
 import { type ActivityGrouping, dayStart, daysBetween, readActivity } from './stores/activity'
 import { dayOf } from './stores/rollups'
 import type { HealthSnapshot } from './routing/health'
+import { parseInput } from './http/validate'
+import { applyRulesPatch } from './policies/rules'
+import { rulesPatchSchema, type RulesPatch } from './schemas/rules'
 
 export type { PageOptions }
 
@@ -125,6 +128,16 @@ export interface GatewayAdmin {
    */
   setResponseCache(target: { orgId: string } | { key: string }, setting: ResponseCacheSetting | null): Promise<Org | ApiKeyRecord>
   /**
+   * Changes the built-in rules of an org, a user or a key (docs/policies.md#built-in-rules), in OpenRouter's guardrail
+   * field names: `allowed_models`, `allowed_providers`, `max_price`, `enforce_zdr`, `data_collection`, `redact`; a field
+   * left out stays as it is, null removes it; a bad value is a 400 naming it. Takes effect on the next request, on every instance.
+   */
+  setOrgRules(orgId: string, rules: RulesPatch): Promise<Org>
+  /** Changes a user's built-in rules, as `setOrgRules`. */
+  setUserRules(userId: string, rules: RulesPatch): Promise<User>
+  /** Changes a key's built-in rules (given the key or its hash), as `setOrgRules`. */
+  setKeyRules(keyOrHash: string, rules: RulesPatch): Promise<ApiKeyRecord>
+  /**
    * Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for
    * none, and `limitReset` makes it a limit per UTC day, week or month. `management: true` issues a management key
    * instead (OpenRouter's provisioning key): it manages the org's keys through /keys and is refused everywhere else
@@ -137,6 +150,8 @@ export interface GatewayAdmin {
     limitReset?: LimitReset | null
     includeByokInLimit?: boolean
     management?: boolean
+    /** Its built-in rules (docs/policies.md#built-in-rules), as `setKeyRules` takes them. */
+    rules?: RulesPatch
   }): Promise<IssuedKey>
   /** Revokes a key given itself or its hash. */
   revokeKey(keyOrHash: string): Promise<ApiKeyRecord>
@@ -197,6 +212,9 @@ function creditLimitOf(value: unknown): string | null {
   return fromUnits(units)
 }
 
+// A record with its rules, or without the field when none is left.
+const withRules = <T extends object>(record: T, rules: ReturnType<typeof applyRulesPatch>): T => (rules ? { ...record, rules } : record)
+
 const RESETS: readonly unknown[] = ['daily', 'weekly', 'monthly']
 
 // A key's limit terms from issueKey's input: a management key takes none (it spends nothing).
@@ -250,7 +268,28 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
       if (!record) throw notFound('API key not found')
       return accounts.updateKey(record.hash, apply)
     },
-    issueKey: async (input) => accounts.issueKey({ ...keyTermsOf(input), userId: input.userId, label: input.label, management: input.management === true }),
+    async setOrgRules(orgId, rules) {
+      const patch = parseInput(rulesPatchSchema, rules, 'body')
+      return accounts.changeOrg(orgId, ({ rules: current, ...org }) => withRules(org, applyRulesPatch(current, patch)))
+    },
+    async setUserRules(userId, rules) {
+      const patch = parseInput(rulesPatchSchema, rules, 'body')
+      return accounts.changeUser(userId, ({ rules: current, ...user }) => withRules(user, applyRulesPatch(current, patch)))
+    },
+    async setKeyRules(keyOrHash, rules) {
+      const patch = parseInput(rulesPatchSchema, rules, 'body')
+      const record = await accounts.getKey(keyOrHash)
+      if (!record) throw notFound('API key not found')
+      return accounts.updateKey(record.hash, ({ rules: current, ...key }) => withRules(key, applyRulesPatch(current, patch)))
+    },
+    issueKey: async (input) =>
+      accounts.issueKey({
+        ...keyTermsOf(input),
+        userId: input.userId,
+        label: input.label,
+        management: input.management === true,
+        rules: input.rules === undefined ? undefined : applyRulesPatch(undefined, parseInput(rulesPatchSchema, input.rules, 'body')),
+      }),
     revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),
     listKeys: (userId) => accounts.listKeys(userId),
     findUserByKey: (key) => accounts.resolveKey(key),

@@ -4,14 +4,23 @@ import { serveCommand } from './commands/serve'
 import { keysCommand } from './commands/keys'
 import { creditsCommand } from './commands/credits'
 import { usersCommand } from './commands/users'
+import { rulesCommand } from './commands/rules'
 import { modelsCommand } from './commands/models'
 import { catalogueCommand } from './commands/catalogue'
 import { CliError, errorLine, usageError } from './errors'
 
-/** The root command: `model-gateway <serve|keys|credits|models>`. */
+/** The root command: `model-gateway <serve|keys|credits|users|rules|models|catalogue>`. */
 export const mainCommand = {
   meta: { name: 'model-gateway', version, description: 'An embeddable, OpenRouter-style AI gateway: serve it, and manage its keys and credits' },
-  subCommands: { serve: serveCommand, keys: keysCommand, credits: creditsCommand, users: usersCommand, models: modelsCommand, catalogue: catalogueCommand },
+  subCommands: {
+    serve: serveCommand,
+    keys: keysCommand,
+    credits: creditsCommand,
+    users: usersCommand,
+    rules: rulesCommand,
+    models: modelsCommand,
+    catalogue: catalogueCommand,
+  },
 } satisfies CommandDef
 
 type AnyCommand = CommandDef<ArgsDef>

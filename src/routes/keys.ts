@@ -5,6 +5,8 @@ import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
 import { ExactNumber } from '../http/exact-json'
+import { applyRulesPatch, rulesView } from '../policies/rules'
+import type { RulesPatch } from '../schemas/rules'
 import {
   KEYS_PAGE_SIZE,
   createKeySchema,
@@ -44,7 +46,14 @@ async function usageFields(ctx: GatewayContext, record: ApiKeyRecord, now: numbe
     expires_at: record.expires_at,
     creator_user_id: record.creator_user_id ?? record.user_id,
     minted_by: record.ancestors?.[0]?.hash ?? null,
+    ...rulesView(record.rules),
   }
+}
+
+// The rule fields of a POST or PATCH body (docs/policies.md#built-in-rules).
+const rulesPatchOf = (body: RulesPatch): RulesPatch => {
+  const { allowed_models, allowed_providers, max_price, enforce_zdr, data_collection, redact } = body
+  return { allowed_models, allowed_providers, max_price, enforce_zdr, data_collection, redact }
 }
 
 /** A key as the key management routes show it, in OpenRouter's shape (`workspace_id` is its org). */
@@ -173,6 +182,7 @@ export const createKeyRoute = defineRoute({
       includeByokInLimit: body.include_byok_in_limit === true,
       expiresAt,
       creatorUserId: creator,
+      rules: applyRulesPatch(undefined, rulesPatchOf(body)),
     })
     return { data: await managedKey(ctx, record, now), key }
   },
@@ -224,6 +234,9 @@ export const updateKeyRoute = defineRoute({
       if (creditLimit !== undefined) next.credit_limit = creditLimit
       if (body.limit_reset !== undefined) next.limit_reset = body.limit_reset
       if (body.include_byok_in_limit !== undefined) next.include_byok_in_limit = body.include_byok_in_limit
+      const rules = applyRulesPatch(current.rules, rulesPatchOf(body))
+      if (rules) next.rules = rules
+      else delete next.rules
       return next
     })
     return { data: await managedKey(ctx, record, now) }

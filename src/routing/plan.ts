@@ -1,5 +1,6 @@
 import type { CatalogueEntry } from '../catalogue/catalogue'
 import type { GatewayContext } from '../context'
+import { checkModelsAllowed, rulesFor } from '../policies/rules'
 import type { Principal } from '../stores/account-types'
 import type { HealthTracker } from './health'
 import { plan } from './planner'
@@ -38,6 +39,9 @@ export const healthFor = (health: HealthTracker, org: string | undefined): Healt
  */
 export async function planAttempts(ctx: GatewayContext, request: RoutingRequest, principal?: Principal): Promise<Attempt[]> {
   const ids = requestedModels(request)
+  // The caller's built-in rules (docs/policies.md#built-in-rules): a model outside an allowlist is a 403 before anything is read.
+  const rules = principal ? rulesFor(principal) : undefined
+  if (rules) checkModelsAllowed(rules, ids, (id) => (request.model === id ? 'model' : 'models'))
   await ctx.catalogue.ready()
   const entries = ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models'))
   const catalogue = () => ctx.catalogue.entries()
@@ -47,5 +51,5 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
     principal && byokPossible(serving)
       ? { credentials: await ctx.byok.records(principal.org.id), key: principal.key, requestKeys: principal.providerKeys }
       : undefined
-  return plan({ request, entries, catalogue, health: healthFor(ctx.health, principal?.org.id), byok })
+  return plan({ request, entries, catalogue, health: healthFor(ctx.health, principal?.org.id), byok, rules })
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { int, nonNegativeDecimal, queryInteger } from './common'
+import { rulesPatchSchema, rulesViewSchema } from './rules'
 import { limitsSchema } from './users'
 
 /** Keys a page of GET /keys holds at most (OpenRouter's page: the 100 newest, then `offset`). */
@@ -40,6 +41,8 @@ const usageFields = {
     v.nullable(v.string()),
     v.description('The hash of the API key that minted this key through a code (docs/keys.md), or null when it was not minted by a key'),
   ),
+  /** The key's built-in rules (docs/policies.md#built-in-rules), OpenRouter's guardrail fields. */
+  ...rulesViewSchema.entries,
 }
 
 /** GET /key: the calling key, in OpenRouter's shape (docs/keys.md). */
@@ -94,6 +97,7 @@ export const createKeySchema = v.strictObject({
   include_byok_in_limit: v.optional(v.boolean()),
   expires_at: v.optional(expiresAtSchema),
   creator_user_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
+  ...rulesPatchSchema.entries,
 })
 
 /** Body of PATCH /keys/{hash}. */
@@ -103,6 +107,7 @@ export const updateKeySchema = v.strictObject({
   limit: v.optional(limitSchema),
   limit_reset: v.optional(v.nullable(resetSchema)),
   include_byok_in_limit: v.optional(v.boolean()),
+  ...rulesPatchSchema.entries,
 })
 
 /** Path of the routes of one key: its SHA-256 hash. */

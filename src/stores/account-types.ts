@@ -3,6 +3,7 @@
 // (docs/development.md#layers).
 
 import type { ProviderKeys } from '../http/provider-keys'
+import type { PiiKind } from '../policies/pii'
 
 /** An organisation: the billing entity whose credits its users share. */
 export interface Org {
@@ -13,12 +14,33 @@ export interface Org {
   end_user_limits?: SpendLimits
   /** The org's own response cache setting (docs/cache.md#per-key-and-per-org); absent: the gateway's `cache` option. */
   response_cache?: ResponseCacheSetting
+  /** The org's built-in rules (docs/policies.md#built-in-rules); absent: none. */
+  rules?: Rules
 }
 
 /** A key's or an org's own response cache setting (docs/cache.md#per-key-and-per-org): on or off, and its TTL in seconds. */
 export interface ResponseCacheSetting {
   enabled: boolean
   ttl_seconds?: number
+}
+
+/**
+ * Built-in rules of a key, a user or an org (docs/policies.md#built-in-rules), in OpenRouter's guardrail field names;
+ * a field absent: no such rule. Those of the org, the user and the key all apply, the strictest winning.
+ */
+export interface Rules {
+  /** Model ids (or `vendor/*`) requests may name; lowercase. */
+  allowed_models?: string[]
+  /** Provider slugs requests may be routed to; lowercase. */
+  allowed_providers?: string[]
+  /** OpenRouter's `provider.max_price`, as canonical decimal strings: applied to every request as if it sent it. */
+  max_price?: { prompt?: string; completion?: string; request?: string; image?: string }
+  /** Only providers whose data policy retains no prompts (as `provider.zdr: true` on every request). */
+  enforce_zdr?: boolean
+  /** `deny`: only providers whose data policy trains on no prompts (as `provider.data_collection: "deny"`). */
+  data_collection?: 'allow' | 'deny'
+  /** Personal data replaced in what goes to the provider and in what is answered; `kinds` absent: every kind. */
+  redact?: { input: boolean; output: boolean; kinds?: PiiKind[] }
 }
 
 /**
@@ -39,6 +61,8 @@ export interface SpendLimits {
 
 /** A user of one org, with its own limits (docs/first-party.md#budgets-for-users-and-end-users). */
 export interface User extends SpendLimits {
+  /** The user's built-in rules (docs/policies.md#built-in-rules); absent: none. */
+  rules?: Rules
   id: string
   org_id: string
   email: string
@@ -85,6 +109,8 @@ export interface ApiKeyRecord {
   rev?: number
   /** The key's own response cache setting (docs/cache.md#per-key-and-per-org), over its org's. */
   response_cache?: ResponseCacheSetting
+  /** The key's built-in rules (docs/policies.md#built-in-rules); absent: none. */
+  rules?: Rules
 }
 
 /**
@@ -96,6 +122,8 @@ export interface KeyAncestor {
   credit_limit: string | null
   limit_reset?: LimitReset | null
   include_byok_in_limit?: boolean
+  /** Its built-in rules, which bound the keys it minted too (docs/policies.md#built-in-rules). */
+  rules?: Rules
 }
 
 /** What a new key is issued with. */
@@ -115,6 +143,8 @@ export interface IssueKeyInput {
   management?: boolean
   /** The user who created it, when not its own user. */
   creatorUserId?: string
+  /** Its built-in rules (docs/policies.md#built-in-rules). */
+  rules?: Rules
 }
 
 /** A freshly issued key: `key` is shown this once and never stored. */

@@ -16,6 +16,7 @@ export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
     credit_limit: record.credit_limit,
     ...(record.limit_reset ? { limit_reset: record.limit_reset } : {}),
     ...(record.include_byok_in_limit ? { include_byok_in_limit: true } : {}),
+    ...(record.rules ? { rules: record.rules } : {}),
   }
 }
 
@@ -214,6 +215,7 @@ export function createAccountsStore(options: AccountsOptions) {
         ...(input.ancestors?.length ? { ancestors: input.ancestors } : {}),
         ...(input.management ? { management: true } : {}),
         ...(input.creatorUserId && input.creatorUserId !== user.id ? { creator_user_id: input.creatorUserId } : {}),
+        ...(input.rules ? { rules: input.rules } : {}),
       }
       // Counted against the org's cap first (403 past it); the count is given back if the key cannot be written.
       await cap.claim(user.org_id)

@@ -19,6 +19,10 @@ describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]')
     expect(await page.locator('#who').textContent()).toBe('demo@example.com')
     expect(await page.locator('#balance').textContent()).toBe('10')
+    // The key's limits and built-in rules, from GET /key: the demo key has none.
+    await expect
+      .poll(() => page.locator('#key-limits').textContent())
+      .toBe('Key limit: none · rate: none · models: any · providers: any · max price: none · ZDR: no')
 
     // Chat, streamed.
     expect(await page.locator('#model').inputValue()).toBe('demo/echo')

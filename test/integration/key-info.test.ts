@@ -85,6 +85,13 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
       expires_at: null,
       creator_user_id: customer.user.id,
       minted_by: null,
+      // No built-in rules (docs/policies.md#built-in-rules).
+      allowed_models: null,
+      allowed_providers: null,
+      max_price: null,
+      enforce_zdr: false,
+      data_collection: null,
+      redact: null,
       is_free_tier: false,
       is_management_key: false,
       is_provisioning_key: false,

@@ -84,6 +84,13 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
       expires_at: '2027-12-31T23:59:59.000Z',
       creator_user_id: owner.user.id,
       minted_by: null,
+      // No built-in rules (docs/policies.md#built-in-rules).
+      allowed_models: null,
+      allowed_providers: null,
+      max_price: null,
+      enforce_zdr: false,
+      data_collection: null,
+      redact: null,
       created_at: '2026-11-26T12:00:00.000Z',
       updated_at: null,
       external_user: null,

@@ -29,7 +29,14 @@ describe('npm start (the playground)', () => {
       })
       const page = await fetch(first.url)
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
-      expect(await page.text()).toContain('/api/v1/openapi.json')
+      const html = await page.text()
+      expect(html).toContain('/api/v1/openapi.json')
+      // The key's limits and rules the page shows come from GET /key (docs/policies.md#built-in-rules).
+      expect(html).toContain('<span id="key-limits"')
+      expect(html).toContain("fetch(api + '/key', authed())")
+      const own = await (await fetch(`${first.url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()
+      expect(own.data).toMatchObject({ limit: null, allowed_models: null, allowed_providers: null, max_price: null, enforce_zdr: false })
+      expect(own.data.rate_limit).toMatchObject({ requests: -1, interval: 'none' })
       expect((await fetch(`${first.url}/api/v1/openapi.json`)).status).toBe(200)
       expect(statSync(join(dataDir, 'secret')).mode & 0o777).toBe(0o600)
 

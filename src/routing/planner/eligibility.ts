@@ -2,6 +2,7 @@ import { pricingForPrompt } from '../../billing/cost'
 import { compare, decimal, multiply, type Decimal } from '../../billing/decimal'
 import { offerServes, type ModelPricing } from '../../contracts'
 import type { CatalogueEntry, ModelOffer } from '../../catalogue/catalogue'
+import { ownersRule, providerRefusedBy } from '../../policies/rules'
 import type { MaxPrice, Preferences } from './preferences'
 import type { Candidate, LeftOut, RoutingRequest } from './types'
 
@@ -28,6 +29,9 @@ type EligibilityRequest = Pick<RoutingRequest, 'capability' | 'accept' | 'prompt
  */
 export function exclusionOf(offer: ModelOffer, preferences: Preferences, promptTokens?: number): [string, string] | undefined {
   const slug = offer.provider.slug.toLowerCase()
+  const { rules } = preferences
+  const refusedBy = providerRefusedBy(rules.allowedProviders, slug)
+  if (refusedBy) return ['allowed_providers', `not in ${ownersRule(refusedBy)} allowed_providers`]
   if (preferences.ignore.has(slug)) return ['ignore', 'ignored by provider.ignore']
   if (preferences.only && !preferences.only.includes(slug)) return ['only', 'not in provider.only']
   if (preferences.noFallbacks && preferences.order.length && !preferences.order.includes(slug)) return ['order', 'not in provider.order and fallbacks are off']
@@ -36,16 +40,19 @@ export function exclusionOf(offer: ModelOffer, preferences: Preferences, promptT
   if (missing.length) return ['require_parameters', `does not support ${missing.join(', ')}`]
   if (preferences.maxPrice) {
     const field = priceAboveMax(pricingForPrompt(offer.model.pricing, promptTokens ?? 0), preferences.maxPrice)
-    if (field) return ['max_price', `${field} price${promptTokens ? ` for a prompt of up to ${promptTokens} tokens` : ''} is above provider.max_price.${field}`]
+    const owner = field ? rules.maxPrice[field as keyof typeof rules.maxPrice] : undefined
+    const whose = owner ? `${ownersRule(owner)} max_price.${field} rule` : `provider.max_price.${field}`
+    if (field) return ['max_price', `${field} price${promptTokens ? ` for a prompt of up to ${promptTokens} tokens` : ''} is above ${whose}`]
   }
   const facts = offer.dataPolicy
   if (preferences.zdr && facts.retainsPrompts !== false) {
     const says = facts.retainsPrompts === undefined ? 'does not say whether it retains prompts' : 'lets it retain prompts'
-    return ['zdr', `excluded by provider.zdr: its data policy ${says}`]
+    return ['zdr', `excluded by ${rules.zdr ? `${ownersRule(rules.zdr)} enforce_zdr rule` : 'provider.zdr'}: its data policy ${says}`]
   }
   if (preferences.denyDataCollection && facts.training !== false) {
     const says = facts.training === undefined ? 'does not say whether it trains on prompts' : 'lets it train on prompts'
-    return ['data_collection', `excluded by provider.data_collection "deny": its data policy ${says}`]
+    const by = rules.denyDataCollection ? `${ownersRule(rules.denyDataCollection)} data_collection "deny" rule` : 'provider.data_collection "deny"'
+    return ['data_collection', `excluded by ${by}: its data policy ${says}`]
   }
   if (preferences.quantizations?.length) {
     const served = offer.model.quantization?.toLowerCase() ?? 'unknown'

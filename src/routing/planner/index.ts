@@ -4,6 +4,7 @@ import { withCredentials } from './credentials'
 import { eligibleOffers } from './eligibility'
 import { readPreferences } from './preferences'
 import { rankCandidates } from './ranking'
+import { providerRefusedBy } from '../../policies/rules'
 import { refusal } from './refusal'
 import { groupsByThresholds } from './thresholds'
 import type { Attempt, PlanInput } from './types'
@@ -21,12 +22,12 @@ export function plan(input: PlanInput): Attempt[] {
   const { request, health } = input
   if (!input.entries.length) throw invalidRequest('model: is required', 'model')
   const entries = servingEntries(request, input.entries, input.catalogue)
-  const preferences = readPreferences(request.provider, request.parameters)
+  const preferences = readPreferences(request.provider, request.parameters, input.rules)
   const eligible = eligibleOffers(request, entries, preferences)
   const ranked = rankCandidates(eligible.offers, preferences, health)
   const groups = groupsByThresholds(ranked, entries, preferences, health)
   const { attempts, leftOut } = withCredentials(groups, input.byok, preferences)
   if (attempts.length) return attempts
   const models = input.entries.map((entry) => entry.id)
-  throw refusal(models, request.capability, [...eligible.leftOut, ...leftOut])
+  throw refusal(models, request.capability, [...eligible.leftOut, ...leftOut], (provider) => providerRefusedBy(preferences.rules.allowedProviders, provider))
 }

@@ -3,6 +3,7 @@ import type { CatalogueEntry, ModelOffer } from '../../catalogue/catalogue'
 import type { ProviderPreferences } from '../../schemas/provider-preferences'
 import type { ProviderKeys, RequestKey } from '../../http/provider-keys'
 import type { CredentialRecord } from '../../stores/byok'
+import type { MergedRules } from '../../policies/rules'
 
 /** One way to serve the request: a model entry, one provider's offer of it, and the customer's key for it (BYOK) or the service's. */
 export interface Attempt {
@@ -85,6 +86,8 @@ export interface PlanInput {
   health: HealthView
   /** The org's BYOK credentials (sorted), the calling key and the request's own provider keys; absent when nobody calls (no principal: no credential applies). */
   byok?: { credentials: CredentialRecord[]; key: CallingKey; requestKeys?: ProviderKeys }
+  /** The built-in rules of the caller's org, user and key (docs/policies.md#built-in-rules); absent: none. */
+  rules?: MergedRules
 }
 
 /** An offer left out of the plan and why; `preference` names the request's `provider.…` field that excluded it, if one did. */
@@ -99,7 +102,10 @@ export interface LeftOut {
 export interface Exclusion {
   provider: string
   model: string
-  /** The `provider.…` field: `ignore`, `only`, `order`, `require_parameters`, `max_price`, `zdr`, `data_collection`, `quantizations`. */
+  /**
+   * The `provider.…` field: `ignore`, `only`, `order`, `require_parameters`, `max_price`, `zdr`, `data_collection`,
+   * `quantizations`; or the rule `allowed_providers` (docs/policies.md#built-in-rules).
+   */
   preference: string
   reason: string
 }

@@ -10,6 +10,7 @@ import type { Capability } from '../contracts'
 import type { InProcessCallOptions } from './types'
 import { type PolicyRun, runRequestPolicies } from '../policies/run'
 import type { PolicyView } from '../policies/views'
+import { policiesFor } from '../policies/redaction'
 
 const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 // The headers of a call that gives none: one object, only ever read.
@@ -88,9 +89,10 @@ export async function callInProcess<S extends AnySchema, R>(
     let parsed = parseInput(operation.schema, body, 'body')
     // The host's policies, as on the route (docs/policies.md#policy-hooks): a deny throws before anything is held.
     let policy: PolicyRun | undefined
-    if (ctx.options.policies.length > 0) {
+    const policies = policiesFor(ctx.options.policies, principal)
+    if (policies.length > 0) {
       const ran = await runRequestPolicies({
-        policies: ctx.options.policies,
+        policies,
         capability: operation.capability,
         route: operation.path,
         principal,

@@ -16,6 +16,7 @@ import { parseInput } from '../http/validate'
 import { type PolicyRun, runRequestPolicies, withPolicyTrail } from '../policies/run'
 import { generationTags } from '../http/attribution'
 import { serveThroughCache } from '../cache/serve'
+import { policiesFor } from '../policies/redaction'
 
 /** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
@@ -82,15 +83,16 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
       } else if (route.body) body = parseInput(route.body, await readJsonBody(event, bodyLimit), 'body')
       // The host's policies: a deny throws here, before anything is held or sent (docs/policies.md#policy-hooks).
       let policy: PolicyRun | undefined
-      if (route.policyView && route.capability && principal && ctx.options.policies.length > 0) {
+      const policies = route.policyView && route.capability && principal ? policiesFor(ctx.options.policies, principal) : []
+      if (policies.length > 0) {
         const subject = body !== undefined ? 'body' : 'form'
         const ran = await runRequestPolicies({
-          policies: ctx.options.policies,
-          capability: route.capability,
+          policies,
+          capability: route.capability!,
           route: route.path,
-          principal,
+          principal: principal!,
           body: (subject === 'body' ? body : form) as Record<string, unknown>,
-          view: route.policyView,
+          view: route.policyView!,
           requestId,
           logger: ctx.logger,
         })

@@ -10,6 +10,8 @@ import { chatRouting } from './routing-request'
 import { maxChatCost } from './max-cost'
 import { assertToolMessagesAnswered } from './tool-messages'
 import { withPricedFields } from './priced-fields'
+import { withRulePrices } from '../routing/planner/preferences'
+import { rulesFor } from '../policies/rules'
 import { withChoices } from './choices'
 import { completeStream, completeStreamParts } from './stream'
 import { completeWhole } from './whole'
@@ -73,7 +75,11 @@ function servedChat<R>(
     principal: input.principal,
     routing: chatRouting(input.request),
     requestId: input.requestId,
-    refine: (planned) => withChoices(input.request, withPricedFields(input.request, planned, pricedFields)),
+    refine: (planned) =>
+      withChoices(
+        input.request,
+        withPricedFields(input.request, planned, pricedFields, withRulePrices(input.request.provider?.max_price, rulesFor(input.principal))[0]),
+      ),
     maxCost: (attempts) => maxChatCost(ctx, input.request, attempts),
     run: (attempts, hold) => answer({ ...input, signal: input.abort.signal, attempts, hold }),
   })

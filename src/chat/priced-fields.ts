@@ -1,3 +1,4 @@
+import type { MaxPrice } from '../routing/planner/preferences'
 import { PLAIN_TIERS, pricingForPrompt, pricingWithOptions, type PricedOptions } from '../billing/cost'
 import { GatewayError, invalidRequest } from '../errors'
 import type { ModelPricing } from '../contracts'
@@ -51,9 +52,15 @@ export function pricedFieldsOf(request: ChatRequest): PricedField[] {
  * Fields that change a provider's price (docs/money.md#priced-options): the chat request's own (`service_tier`,
  * `web_search_options`, audio output) and `extra` ones of another client API (Anthropic's `speed`, `inference_geo`,
  * one-hour cache writes). Keeps the attempts whose model the catalogue prices them for, billed at those prices; 400
- * naming the field when no attempt's model prices it.
+ * naming the field when no attempt's model prices it. `maxPrice` (default the request's `provider.max_price`) bounds
+ * the prices the options bill: the caller's rules make it lower (docs/policies.md#built-in-rules).
  */
-export function withPricedFields(request: ChatRequest, attempts: Attempt[], extra: readonly PricedField[] = []): Attempt[] {
+export function withPricedFields(
+  request: ChatRequest,
+  attempts: Attempt[],
+  extra: readonly PricedField[] = [],
+  maxPrice: MaxPrice | undefined = request.provider?.max_price ?? undefined,
+): Attempt[] {
   const own = pricedFieldsOf(request)
   const fields = extra.length ? [...own, ...extra] : own
   if (!fields.length) return attempts
@@ -78,12 +85,11 @@ export function withPricedFields(request: ChatRequest, attempts: Attempt[], extr
     const model = Object.assign({}, attempt.offer.model, { pricing: pricingWithOptions(attempt.offer.model.pricing, options) })
     return Object.assign({}, attempt, { offer: Object.assign({}, attempt.offer, { model }) })
   })
-  return withinMaxPrice(request, priced, fields)
+  return withinMaxPrice(request, priced, fields, maxPrice)
 }
 
 // provider.max_price against the prices the options bill (a priority tier's, fast mode's): routing compared the plain ones.
-function withinMaxPrice(request: ChatRequest, attempts: Attempt[], fields: readonly PricedField[]): Attempt[] {
-  const maxPrice = request.provider?.max_price
+function withinMaxPrice(request: ChatRequest, attempts: Attempt[], fields: readonly PricedField[], maxPrice: MaxPrice | undefined): Attempt[] {
   if (!maxPrice) return attempts
   const prompt = maxPromptTokens(request)
   const within = attempts.filter((a) => priceAboveMax(pricingForPrompt(a.offer.model.pricing, prompt), maxPrice) === undefined)

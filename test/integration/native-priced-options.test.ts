@@ -322,4 +322,13 @@ describe('chat completions: audio output and max_price', () => {
     expect((await res.json()).error.message).toContain('max_price')
     expect((await chat(customer, { model: 'openai/tiered', provider: { max_price: { prompt: 1.5 } } })).status).toBe(200)
   })
+
+  it('a max_price rule of the key bounds the service tier asked for as the request’s own would (docs/policies.md)', async () => {
+    const customer = await createCustomer(t.gateway, { credits: '5' })
+    await t.gateway.admin.setKeyRules(customer.key, { max_price: { prompt: '1.5' } })
+    const res = await chat(customer, { model: 'openai/tiered', service_tier: 'priority' })
+    expect(res.status).toBe(404)
+    expect((await res.json()).error.message).toContain('max_price')
+    expect((await chat(customer, { model: 'openai/tiered' })).status).toBe(200)
+  })
 })

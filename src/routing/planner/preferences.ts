@@ -59,8 +59,8 @@ const cutoffsOf = (threshold: PerformanceThreshold | null | undefined): [Percent
 
 const lower = (list?: string[] | null) => list?.map((s) => s.toLowerCase())
 
-// The request's max_price with each rule's field that is lower (or that the request left out), and whose those are.
-function withRulePrices(requested: MaxPrice | null | undefined, rules: MergedRules | undefined): [MaxPrice | undefined, RulePreferences['maxPrice']] {
+/** The request's max_price with each rule's field that is lower (or that the request left out), and whose those are. */
+export function withRulePrices(requested: MaxPrice | null | undefined, rules: MergedRules | undefined): [MaxPrice | undefined, RulePreferences['maxPrice']] {
   const owners: RulePreferences['maxPrice'] = {}
   const prices: MaxPrice = { ...requested }
   for (const [field, rule] of Object.entries(rules?.maxPrice ?? {}) as [PriceField, { value: string; owner: RuleOwner }][]) {

@@ -4,6 +4,7 @@ import { serveCommand } from './commands/serve'
 import { keysCommand } from './commands/keys'
 import { creditsCommand } from './commands/credits'
 import { usersCommand } from './commands/users'
+import { orgsCommand } from './commands/orgs'
 import { modelsCommand } from './commands/models'
 import { catalogueCommand } from './commands/catalogue'
 import { CliError, errorLine, usageError } from './errors'
@@ -11,7 +12,7 @@ import { CliError, errorLine, usageError } from './errors'
 /** The root command: `model-gateway <serve|keys|credits|models>`. */
 export const mainCommand = {
   meta: { name: 'model-gateway', version, description: 'An embeddable, OpenRouter-style AI gateway: serve it, and manage its keys and credits' },
-  subCommands: { serve: serveCommand, keys: keysCommand, credits: creditsCommand, users: usersCommand, models: modelsCommand, catalogue: catalogueCommand },
+  subCommands: { serve: serveCommand, keys: keysCommand, credits: creditsCommand, users: usersCommand, orgs: orgsCommand, models: modelsCommand, catalogue: catalogueCommand },
 } satisfies CommandDef
 
 type AnyCommand = CommandDef<ArgsDef>

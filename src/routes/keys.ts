@@ -1,6 +1,6 @@
 import { keyUsage } from '../billing/key-usage'
 import { userUsage } from '../billing/spend-limits'
-import { limitsOf } from '../billing/spend-limits-input'
+import { applyTraffic, limitsOf, trafficFieldsOf, trafficLimitsOf } from '../billing/spend-limits-input'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
@@ -43,6 +43,8 @@ async function usageFields(ctx: GatewayContext, record: ApiKeyRecord, now: numbe
     byok_usage_monthly: exact(used.byok_usage_monthly),
     expires_at: record.expires_at,
     creator_user_id: record.creator_user_id ?? record.user_id,
+    // Its tokens, spend and requests limits (docs/limits.md#tokens-spend-and-requests-in-flight).
+    ...trafficLimitsOf(record.traffic_limits),
     minted_by: record.ancestors?.[0]?.hash ?? null,
   }
 }
@@ -171,6 +173,7 @@ export const createKeyRoute = defineRoute({
       creditLimit: limitOf(body.limit ?? null),
       limitReset: body.limit_reset ?? null,
       includeByokInLimit: body.include_byok_in_limit === true,
+      trafficLimits: applyTraffic(undefined, trafficFieldsOf(body)),
       expiresAt,
       creatorUserId: creator,
     })
@@ -215,6 +218,7 @@ export const updateKeyRoute = defineRoute({
   async handler({ ctx, principal, params, body }) {
     const now = ctx.now()
     const creditLimit = body.limit === undefined ? undefined : limitOf(body.limit)
+    const traffic = trafficFieldsOf(body)
     const record = await ctx.accounts.updateKey(params.hash.toLowerCase(), (current) => {
       checkManaged(current, principal)
       if (body.disabled === false && current.revoked) throw new GatewayError(409, 'This key was revoked: it cannot be enabled again', { param: 'disabled' })
@@ -224,6 +228,11 @@ export const updateKeyRoute = defineRoute({
       if (creditLimit !== undefined) next.credit_limit = creditLimit
       if (body.limit_reset !== undefined) next.limit_reset = body.limit_reset
       if (body.include_byok_in_limit !== undefined) next.include_byok_in_limit = body.include_byok_in_limit
+      if (Object.keys(traffic).length) {
+        const limits = applyTraffic(current.traffic_limits, traffic)
+        if (Object.keys(limits).length) next.traffic_limits = limits
+        else delete next.traffic_limits
+      }
       return next
     })
     return { data: await managedKey(ctx, record, now) }

@@ -11,6 +11,30 @@ export interface Org {
   created_at: string
   /** The limits each end user of the org's keys has (OpenRouter's `user` field: docs/first-party.md#end-users); absent: none. */
   end_user_limits?: SpendLimits
+  /** The org's own tokens, spend and requests limits, over all its keys and users (docs/limits.md#tokens-spend-and-requests-in-flight). */
+  traffic_limits?: TrafficLimits
+}
+
+/** The window a spend limit counts: one UTC minute, hour or day (docs/limits.md#tokens-spend-and-requests-in-flight). */
+export type SpendWindow = 'minute' | 'hour' | 'day'
+
+/**
+ * Limits on what a key, a user, an end user or an org may use per window (docs/limits.md#tokens-spend-and-requests-in-flight):
+ * tokens per UTC minute and day, EUR per window, requests per minute and requests at once. null (or absent): no such limit.
+ */
+export interface TrafficLimits {
+  /** Tokens (prompt and completion) a UTC minute admits at most. */
+  tokens_per_minute?: number | null
+  /** Tokens a UTC day admits at most. */
+  tokens_per_day?: number | null
+  /** Most spent per `spend_window`, in EUR (a canonical decimal string). */
+  spend_limit?: string | null
+  /** The window `spend_limit` counts. */
+  spend_window?: SpendWindow | null
+  /** Requests a UTC minute admits at most. */
+  requests_per_minute?: number | null
+  /** Requests running at once at most. */
+  max_in_flight?: number | null
 }
 
 /**
@@ -18,15 +42,11 @@ export interface Org {
  * spend (per UTC day, week or month when `limit_reset` is set), how many requests a UTC minute may admit, and how
  * many may run at once. null (or absent): no such limit.
  */
-export interface SpendLimits {
+export interface SpendLimits extends TrafficLimits {
   /** Most they may spend, in EUR (a canonical decimal string), or null for no limit. */
   credit_limit?: string | null
   /** When set, `credit_limit` is what they may spend per UTC day, week or month. */
   limit_reset?: LimitReset | null
-  /** Requests a UTC minute admits at most. */
-  requests_per_minute?: number | null
-  /** Requests running at once at most. */
-  max_in_flight?: number | null
 }
 
 /** A user of one org, with its own limits (docs/first-party.md#budgets-for-users-and-end-users). */
@@ -75,6 +95,8 @@ export interface ApiKeyRecord {
   updated_at?: string
   /** How many times the record was changed since it was issued (absent: never). */
   rev?: number
+  /** Its tokens, spend and requests limits (docs/limits.md#tokens-spend-and-requests-in-flight); absent: none. */
+  traffic_limits?: TrafficLimits
 }
 
 /**
@@ -105,6 +127,8 @@ export interface IssueKeyInput {
   management?: boolean
   /** The user who created it, when not its own user. */
   creatorUserId?: string
+  /** Its tokens, spend and requests limits. */
+  trafficLimits?: TrafficLimits
 }
 
 /** A freshly issued key: `key` is shown this once and never stored. */

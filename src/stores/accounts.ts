@@ -214,6 +214,7 @@ export function createAccountsStore(options: AccountsOptions) {
         ...(input.ancestors?.length ? { ancestors: input.ancestors } : {}),
         ...(input.management ? { management: true } : {}),
         ...(input.creatorUserId && input.creatorUserId !== user.id ? { creator_user_id: input.creatorUserId } : {}),
+        ...(input.trafficLimits && Object.keys(input.trafficLimits).length ? { traffic_limits: input.trafficLimits } : {}),
       }
       // Counted against the org's cap first (403 past it); the count is given back if the key cannot be written.
       await cap.claim(user.org_id)

@@ -251,8 +251,7 @@ export function limitRefusal(limit: LimitBudget, available: bigint, required: bi
       metadata: { limit: who, limit_type: 'max_in_flight', max_in_flight: limits.max_in_flight },
       headers: { 'retry-after': '1' },
     })
-  const end =
-    kind === 'tokens_per_day' ? windowOf(DAY_MS, now).end : kind === 'spend' ? spendWindowOf(spendWindowIn(limits), now).end : minuteWindow(now).end
+  const end = kind === 'tokens_per_day' ? windowOf(DAY_MS, now).end : kind === 'spend' ? spendWindowOf(spendWindowIn(limits), now).end : minuteWindow(now).end
   const retryAfter = secondsUntil(end, now)
   const resets_at = new Date(end).toISOString()
   const headers = { 'retry-after': String(retryAfter) }

@@ -12,7 +12,15 @@ import { CliError, errorLine, usageError } from './errors'
 /** The root command: `model-gateway <serve|keys|credits|models>`. */
 export const mainCommand = {
   meta: { name: 'model-gateway', version, description: 'An embeddable, OpenRouter-style AI gateway: serve it, and manage its keys and credits' },
-  subCommands: { serve: serveCommand, keys: keysCommand, credits: creditsCommand, users: usersCommand, orgs: orgsCommand, models: modelsCommand, catalogue: catalogueCommand },
+  subCommands: {
+    serve: serveCommand,
+    keys: keysCommand,
+    credits: creditsCommand,
+    users: usersCommand,
+    orgs: orgsCommand,
+    models: modelsCommand,
+    catalogue: catalogueCommand,
+  },
 } satisfies CommandDef
 
 type AnyCommand = CommandDef<ArgsDef>

@@ -62,8 +62,7 @@ function describeRaces(name: string, makeKind: () => StorageKind) {
     return res.status
   }
   // Request i goes to instance i % 2 with key ⌊i / 2⌋ % keys, streamed every third time.
-  const race = (keys: string[]) =>
-    Promise.all(Array.from({ length: RACERS }, (_, i) => ask(i % 2 ? b : a, keys[Math.floor(i / 2) % keys.length], i % 3 === 0)))
+  const race = (keys: string[]) => Promise.all(Array.from({ length: RACERS }, (_, i) => ask(i % 2 ? b : a, keys[Math.floor(i / 2) % keys.length], i % 3 === 0)))
   const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length
   /** The usage records number `served`, the org was charged for them exactly, and no hold is left on any budget. */
   const reconcile = async (customer: Awaited<ReturnType<typeof createCustomer>>, served: number) => {

@@ -45,7 +45,11 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
     return res.headers.get('content-type')?.startsWith('text/event-stream') ? readSse(res) : res.json()
   }
   const call = (key: string, method: string, path: string, body?: unknown) =>
-    t.request(`/api/v1${path}`, { method, headers: { ...bearer(key), ...(body === undefined ? {} : json) }, body: body === undefined ? undefined : JSON.stringify(body) })
+    t.request(`/api/v1${path}`, {
+      method,
+      headers: { ...bearer(key), ...(body === undefined ? {} : json) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
   /** A customer with credits and a management key of its org. */
   const customerWithManager = async () => {
     const customer = await createCustomer(t.gateway, { credits: '5' })
@@ -60,7 +64,14 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
     const res = await call(manager, 'POST', '/keys', { name: 'tpm', tokens_per_minute: 50 })
     expect(res.status).toBe(201)
     const created = await res.json()
-    expect(created.data).toMatchObject({ tokens_per_minute: 50, tokens_per_day: null, spend_limit: null, spend_window: null, requests_per_minute: null, max_in_flight: null })
+    expect(created.data).toMatchObject({
+      tokens_per_minute: 50,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
+      requests_per_minute: null,
+      max_in_flight: null,
+    })
     const key: string = created.key
     const hash: string = created.data.hash
     // GET /key shows the calling key's limits.
@@ -121,7 +132,12 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
     expect(anthropic.error.type).toBe('rate_limit_error')
     expect(anthropic.error.message).toContain("This API key's limit of 5 tokens per minute cannot take this request")
     expect(anthropic.error.message).toContain('lower max_tokens')
-    expect(anthropic.error.metadata).toMatchObject({ limit: 'key', limit_type: 'tokens_per_minute', tokens_per_minute: 5, resets_at: '2026-11-26T12:01:00.000Z' })
+    expect(anthropic.error.metadata).toMatchObject({
+      limit: 'key',
+      limit_type: 'tokens_per_minute',
+      tokens_per_minute: 5,
+      resets_at: '2026-11-26T12:01:00.000Z',
+    })
 
     const responses = await t.request('/api/v1/responses', {
       method: 'POST',
@@ -207,7 +223,12 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
     expect(hourRefused.status).toBe(429)
     // 58 minutes 50 seconds to the hour's end.
     expect(hourRefused.headers.get('retry-after')).toBe('3530')
-    expect((await hourRefused.json()).error.metadata).toMatchObject({ limit: 'key', limit_type: 'spend_limit', spend_window: 'hour', resets_at: '2026-11-26T13:00:00.000Z' })
+    expect((await hourRefused.json()).error.metadata).toMatchObject({
+      limit: 'key',
+      limit_type: 'spend_limit',
+      spend_window: 'hour',
+      resets_at: '2026-11-26T13:00:00.000Z',
+    })
     // Removed: no limit.
     const removed = await call(manager, 'PATCH', `/keys/${customer.record.hash}`, { spend_limit: null })
     expect((await removed.json()).data).toMatchObject({ spend_limit: null, spend_window: null })
@@ -320,7 +341,10 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
     const zero = await call(manager, 'PATCH', `/keys/${customer.record.hash}`, { spend_limit: '0' })
     expect(zero.status).toBe(400)
     expect((await zero.json()).error.param).toBe('spend_limit')
-    await expect(t.gateway.admin.setOrgLimits(customer.user.org_id, { tokens_per_minute: 0 })).rejects.toMatchObject({ status: 400, param: 'tokens_per_minute' })
+    await expect(t.gateway.admin.setOrgLimits(customer.user.org_id, { tokens_per_minute: 0 })).rejects.toMatchObject({
+      status: 400,
+      param: 'tokens_per_minute',
+    })
     await expect(t.gateway.admin.setKeyLimits(customer.record.hash, { nope: 1 } as never)).rejects.toMatchObject({ status: 400, param: 'nope' })
   })
 })

@@ -85,15 +85,42 @@ describe('model-gateway users set-limits / show (docs/cli.md)', () => {
       cwd,
     )
     expect(endUsers.code).toBe(0)
-    expect(JSON.parse(endUsers.stdout).end_user_limits).toEqual({ credit_limit: '0.5', limit_reset: 'daily', requests_per_minute: null, max_in_flight: null, tokens_per_minute: null, tokens_per_day: null, spend_limit: null, spend_window: null })
+    expect(JSON.parse(endUsers.stdout).end_user_limits).toEqual({
+      credit_limit: '0.5',
+      limit_reset: 'daily',
+      requests_per_minute: null,
+      max_in_flight: null,
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
+    })
 
     // `none` removes one; the others stay.
     expect((await cli(['users', 'set-limits', '--email', 'ada@example.com', '--max-in-flight', 'none'], cwd)).code).toBe(0)
     const shown = JSON.parse((await cli(['users', 'show', '--email', 'ada@example.com', '--json'], cwd)).stdout)
     expect(shown).toMatchObject({
       user: { email: 'ada@example.com' },
-      limits: { credit_limit: '2.5', limit_reset: 'weekly', requests_per_minute: 1, max_in_flight: null, tokens_per_minute: null, tokens_per_day: null, spend_limit: null, spend_window: null },
-      end_user_limits: { credit_limit: '0.5', limit_reset: 'daily', requests_per_minute: null, max_in_flight: null, tokens_per_minute: null, tokens_per_day: null, spend_limit: null, spend_window: null },
+      limits: {
+        credit_limit: '2.5',
+        limit_reset: 'weekly',
+        requests_per_minute: 1,
+        max_in_flight: null,
+        tokens_per_minute: null,
+        tokens_per_day: null,
+        spend_limit: null,
+        spend_window: null,
+      },
+      end_user_limits: {
+        credit_limit: '0.5',
+        limit_reset: 'daily',
+        requests_per_minute: null,
+        max_in_flight: null,
+        tokens_per_minute: null,
+        tokens_per_day: null,
+        spend_limit: null,
+        spend_window: null,
+      },
     })
     const text = await cli(['users', 'show', '--email', 'ada@example.com'], cwd)
     expect(text.stdout).toMatch(/Limits of each end user of org "ada@example.com"/)

@@ -53,7 +53,7 @@ export const spendWindowIn = (limits: TrafficLimits): SpendWindow => limits.spen
 
 /**
  * The subjects whose limits a principal's request counts against: its user, its end user when the org limits end
- * users, its API key and its org when they have tokens, spend or requests limits.
+ * users, its API key (and the keys that minted it) and its org when they have tokens, spend or requests limits.
  */
 function subjectsOf(principal: Principal): { who: LimitSubject; subject: SpendSubject; limits: SpendLimits }[] {
   const subjects: { who: LimitSubject; subject: SpendSubject; limits: SpendLimits }[] = [
@@ -62,8 +62,9 @@ function subjectsOf(principal: Principal): { who: LimitSubject; subject: SpendSu
   const endUserLimits = principal.org.end_user_limits
   if (principal.endUser !== undefined && endUserLimits)
     subjects.push({ who: 'end_user', subject: endUserSubject(principal.org.id, principal.endUser), limits: endUserLimits })
-  const keyLimits = principal.key.traffic_limits
-  if (keyLimits) subjects.push({ who: 'key', subject: { kind: 'key', hash: principal.key.hash }, limits: keyLimits })
+  // The key's own limits, and those of the keys that minted it: minting never escapes a key's limits.
+  for (const key of [principal.key, ...(principal.key.ancestors ?? [])])
+    if (key.traffic_limits) subjects.push({ who: 'key', subject: { kind: 'key', hash: key.hash }, limits: key.traffic_limits })
   const orgLimits = principal.org.traffic_limits
   if (orgLimits) subjects.push({ who: 'org', subject: { kind: 'org', id: principal.org.id }, limits: orgLimits })
   return subjects

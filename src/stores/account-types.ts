@@ -108,6 +108,8 @@ export interface KeyAncestor {
   credit_limit: string | null
   limit_reset?: LimitReset | null
   include_byok_in_limit?: boolean
+  /** Its tokens, spend and requests limits, which bound the keys it minted too (docs/limits.md#tokens-spend-and-requests-in-flight). */
+  traffic_limits?: TrafficLimits
 }
 
 /** What a new key is issued with. */

@@ -16,6 +16,7 @@ export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
     credit_limit: record.credit_limit,
     ...(record.limit_reset ? { limit_reset: record.limit_reset } : {}),
     ...(record.include_byok_in_limit ? { include_byok_in_limit: true } : {}),
+    ...(record.traffic_limits ? { traffic_limits: record.traffic_limits } : {}),
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible, type ProviderModel } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
@@ -314,6 +315,43 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
       requests_per_minute: 2,
       resets_at: '2026-11-26T12:01:00.000Z',
     })
+  })
+
+  it('a key’s limits bound the keys it minted: their tokens count in its window too, fresh when its limits change', async () => {
+    clock = START
+    const customer = await createCustomer(t.gateway, { credits: '5' })
+    await t.gateway.admin.setKeyLimits(customer.record.hash, { tokens_per_minute: 40 })
+    const v = randomBytes(32).toString('base64url')
+    const code = await t.request('/api/v1/auth/keys/code', {
+      method: 'POST',
+      headers: { ...json, ...bearer(customer.key) },
+      body: JSON.stringify({ callback_url: 'https://app.example/cb', code_challenge: createHash('sha256').update(v).digest('base64url') }),
+    })
+    expect(code.status).toBe(200)
+    const issued = await t.request('/api/v1/auth/keys', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ code: (await code.json()).code, code_verifier: v }),
+    })
+    expect(issued.status).toBe(200)
+    const child: string = (await issued.json()).key
+    // 12 counted by the parent's key, then 12 + 21 fit in 40 through the child; 24 + 21 do not, through either.
+    await served(await chat(customer.key))
+    await served(await chat(child))
+    expect(await keyTokens(customer.record.hash, 'minute', Date.parse('2026-11-26T12:00:00.000Z'))).toBe(2n * TOKENS)
+    for (const key of [child, customer.key]) {
+      const refused = await chat(key)
+      expect(refused.status).toBe(429)
+      expect((await refused.json()).error.metadata).toMatchObject({
+        limit: 'key',
+        limit_type: 'tokens_per_minute',
+        tokens_per_minute: 40,
+        available_tokens: 16,
+      })
+    }
+    // The parent's limit raised: the child sees it at once.
+    await t.gateway.admin.setKeyLimits(customer.record.hash, { tokens_per_minute: 100 })
+    await served(await chat(child))
   })
 
   it('bad limits are a 400 naming the field, on every way in', async () => {

@@ -263,9 +263,10 @@ export function limitRefusal(limit: LimitBudget, available: bigint, required: bi
     })
   if (kind === 'spend') {
     const window = spendWindowIn(limits)
+    const never = required > toUnits(limits.spend_limit ?? '0')
     return new GatewayError(
       429,
-      `${whose(who)}'s spend limit of ${limits.spend_limit} EUR per ${window} cannot cover this request: it may cost up to ${fromUnits(required)} EUR, and ${fromUnits(left)} EUR is left in this ${window}: try again in ${retryAfter} s.`,
+      `${whose(who)}'s spend limit of ${limits.spend_limit} EUR per ${window} cannot cover this request: it may cost up to ${fromUnits(required)} EUR, and ${fromUnits(left)} EUR is left in this ${window}${never ? ': lower max_tokens' : `: try again in ${retryAfter} s`}.`,
       {
         metadata: {
           limit: who,

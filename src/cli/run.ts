@@ -9,7 +9,7 @@ import { modelsCommand } from './commands/models'
 import { catalogueCommand } from './commands/catalogue'
 import { CliError, errorLine, usageError } from './errors'
 
-/** The root command: `model-gateway <serve|keys|credits|models>`. */
+/** The root command: `model-gateway <serve|keys|credits|users|orgs|models|catalogue>`. */
 export const mainCommand = {
   meta: { name: 'model-gateway', version, description: 'An embeddable, OpenRouter-style AI gateway: serve it, and manage its keys and credits' },
   subCommands: {
@@ -41,6 +41,8 @@ const examples: Record<string, string[]> = {
   ],
   'model-gateway keys list': ['model-gateway keys list --email ada@example.com'],
   'model-gateway keys revoke': ['model-gateway keys revoke sk-service-v1-…', 'model-gateway keys revoke <hash from keys list>'],
+  'model-gateway keys set-limits': ['model-gateway keys set-limits <hash from keys list> --tokens-per-minute 10000 --max-in-flight 4'],
+  'model-gateway orgs set-limits': ['model-gateway orgs set-limits --email ada@example.com --spend-limit 50 --spend-window day'],
   'model-gateway credits add': ['model-gateway credits add --email ada@example.com --amount 10 --note "welcome"'],
   'model-gateway credits show': ['model-gateway credits show --email ada@example.com --ledger'],
   'model-gateway users set-limits': [

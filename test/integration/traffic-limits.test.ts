@@ -174,6 +174,52 @@ describe('tokens, spend and requests in flight for keys, users and orgs (docs/li
     expect(upstream.requests.length).toBe(sent)
   })
 
+  // Each limit, once one request used it up, refuses the next with its 429 in every API's shape, whole and streamed.
+  const used: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+    ['tokens_per_minute', { tokens_per_minute: 30 }, { tokens_per_minute: 30, resets_at: '2026-11-26T12:01:00.000Z' }, '30'],
+    ['tokens_per_day', { tokens_per_day: 30 }, { tokens_per_day: 30, resets_at: '2026-11-27T00:00:00.000Z' }, '43170'],
+    ['spend_limit', { spend_limit: '0.00004', spend_window: 'minute' }, { spend_limit: '0.00004', spend_window: 'minute', available: '0.00002624' }, '30'],
+    ['requests_per_minute', { requests_per_minute: 1 }, { requests_per_minute: 1, resets_at: '2026-11-26T12:01:00.000Z' }, '30'],
+  ]
+  for (const [limitType, limits, metadata, retryAfter] of used)
+    it(`a key's ${limitType}, used up, refuses chat, /messages and /responses, whole and streamed, each in its shape with Retry-After`, async () => {
+      clock = START
+      const customer = await createCustomer(t.gateway, { credits: '5' })
+      await t.gateway.admin.setKeyLimits(customer.record.hash, limits)
+      await served(await chat(customer.key))
+      const sent = upstream.requests.length
+      const expected = { limit: 'key', limit_type: limitType, ...metadata }
+      for (const stream of [false, true]) {
+        const whole = await chat(customer.key, { stream })
+        expect(whole.status).toBe(429)
+        expect(whole.headers.get('retry-after')).toBe(retryAfter)
+        const error = (await whole.json()).error
+        expect(error).toMatchObject({ code: 429, type: 'rate_limited', metadata: expected })
+
+        const messages = await t.request('/api/v1/messages', {
+          method: 'POST',
+          headers: { ...json, 'x-api-key': customer.key, 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 10, stream, messages: [{ role: 'user', content: 'hi' }] }),
+        })
+        expect(messages.status).toBe(429)
+        expect(messages.headers.get('retry-after')).toBe(retryAfter)
+        const anthropic = await messages.json()
+        expect(anthropic).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', metadata: expected } })
+        expect(anthropic.request_id).toEqual(expect.any(String))
+
+        const responses = await t.request('/api/v1/responses', {
+          method: 'POST',
+          headers: { ...json, ...bearer(customer.key) },
+          body: JSON.stringify({ model: 'fake/gpt-test', input: 'hi', max_output_tokens: 16, stream }),
+        })
+        expect(responses.status).toBe(429)
+        expect(responses.headers.get('retry-after')).toBe(retryAfter)
+        expect((await responses.json()).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', param: null, metadata: expected })
+      }
+      // Nothing refused reached the provider.
+      expect(upstream.requests.length).toBe(sent)
+    })
+
   it('embeddings count the provider’s reported tokens', async () => {
     clock = START
     const customer = await createCustomer(t.gateway, { credits: '5' })

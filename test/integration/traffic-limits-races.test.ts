@@ -30,7 +30,7 @@ function describeRaces(name: string, makeKind: () => StorageKind) {
   const START = Date.parse('2026-11-26T12:00:10.000Z')
   const MINUTE = Date.parse('2026-11-26T12:00:00.000Z')
   const clock = () => START
-  const models: ProviderModel[] = [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing, maxCompletionTokens: 1000 }]
+  const models: ProviderModel[] = ['gpt-test', 'slow'].map((id) => ({ id: `fake/${id}`, upstreamId: id, pricing, maxCompletionTokens: 1000 }))
   const options = () => ({
     storage: kind.open(),
     clock,
@@ -51,18 +51,25 @@ function describeRaces(name: string, makeKind: () => StorageKind) {
     await kind?.cleanup()
   })
 
-  const ask = async (g: TestGateway, key: string, stream: boolean) => {
+  const ask = async (g: TestGateway, key: string, stream: boolean, model = 'fake/gpt-test') => {
     const res = await g.request('/api/v1/chat/completions', {
       method: 'POST',
       headers: { ...json, authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'fake/gpt-test', max_tokens: 10, stream, messages: [{ role: 'user', content: 'hi' }] }),
+      body: JSON.stringify({ model, max_tokens: 10, stream, messages: [{ role: 'user', content: 'hi' }] }),
     })
     if (res.status === 200) await (res.headers.get('content-type')?.startsWith('text/event-stream') ? readSse(res) : res.json())
     else await res.json()
     return res.status
   }
   // Request i goes to instance i % 2 with key ⌊i / 2⌋ % keys, streamed every third time.
-  const race = (keys: string[]) => Promise.all(Array.from({ length: RACERS }, (_, i) => ask(i % 2 ? b : a, keys[Math.floor(i / 2) % keys.length], i % 3 === 0)))
+  const race = (keys: string[], model?: string, answered?: { count: number }) =>
+    Promise.all(
+      Array.from({ length: RACERS }, async (_, i) => {
+        const status = await ask(i % 2 ? b : a, keys[Math.floor(i / 2) % keys.length], i % 3 === 0, model)
+        if (answered) answered.count++
+        return status
+      }),
+    )
   const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length
   /** The usage records number `served`, the org was charged for them exactly, and no hold is left on any budget. */
   const reconcile = async (customer: Awaited<ReturnType<typeof createCustomer>>, served: number) => {
@@ -115,6 +122,32 @@ function describeRaces(name: string, makeKind: () => StorageKind) {
     expect(after).toBeLessThanOrEqual(limit)
     expect(limit - after).toBeLessThan(toUnits('0.00002666'))
     await reconcile(customer, more)
+  })
+
+  it(`${name}: an org's requests in flight over two keys: the cap runs upstream, the others are 429 while it does, never more`, async () => {
+    const cap = 3
+    const customer = await createCustomer(a.gateway, { credits: '5' })
+    const second = (await a.gateway.admin.issueKey({ userId: customer.user.id, label: 'second' })).key
+    await a.gateway.admin.setOrgLimits(customer.user.org_id, { max_in_flight: cap })
+    let open!: () => void
+    upstream.slowGate = new Promise<void>((resolve) => (open = resolve))
+    const sent = upstream.requests.length
+    let statuses: number[]
+    try {
+      const answered = { count: 0 }
+      const racing = race([customer.key, second], 'fake/slow', answered)
+      // The admitted requests wait upstream until every other one was answered: they were all refused meanwhile.
+      await expect.poll(() => answered.count, { timeout: 15_000 }).toBe(RACERS - cap)
+      expect(upstream.requests.length - sent).toBe(cap)
+      open()
+      statuses = await racing
+    } finally {
+      open()
+      upstream.slowGate = undefined
+    }
+    expect(count(statuses, 200)).toBe(cap)
+    expect(count(statuses, 429)).toBe(RACERS - cap)
+    await reconcile(customer, cap)
   })
 }
 

@@ -2,9 +2,9 @@ import { fromUnits, toUnits } from './billing/money'
 import type { GatewayContext } from './context'
 import { GatewayError, invalidRequest, notFound } from './errors'
 import { settleByokFees } from './billing/byok-fees'
-import { applyLimits, limitsPatchOf } from './billing/spend-limits-input'
+import { applyLimits, applyTraffic, limitsPatchOf, trafficPatchOf, withLimits } from './billing/spend-limits-input'
 import { sweepExpired, type SweepCounts } from './maintenance/sweep'
-import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, ResponseCacheSetting, User } from './stores/account-types'
+import type { ApiKeyRecord, IssuedKey, LimitReset, Org, Principal, ResponseCacheSetting, SpendWindow, User } from './stores/account-types'
 import { responseCacheSettingOf } from './cache/options'
 import type { Credits, LedgerEntry, PageOptions } from './stores/credits'
 import type { UsageRecord } from './stores/usage'
@@ -18,9 +18,21 @@ import { rulesPatchSchema, type RulesPatch } from './schemas/rules'
 export type { PageOptions }
 
 /** A change of limits as the admin API takes it: each field absent (unchanged), null (removed) or its new value (a number or decimal string for `credit_limit`). */
-export interface SpendLimitsInput {
+export interface SpendLimitsInput extends TrafficLimitsInput {
   credit_limit?: string | number | null
   limit_reset?: LimitReset | null
+}
+
+/**
+ * A change of a key's, an org's (or a user's) tokens, spend and requests limits as the admin API takes it
+ * (docs/limits.md#tokens-spend-and-requests-in-flight): each field absent (unchanged), null (removed) or its new value.
+ */
+export interface TrafficLimitsInput {
+  tokens_per_minute?: number | null
+  tokens_per_day?: number | null
+  /** EUR per `spend_window`, a number or decimal string. */
+  spend_limit?: string | number | null
+  spend_window?: SpendWindow | null
   requests_per_minute?: number | null
   max_in_flight?: number | null
 }
@@ -138,6 +150,14 @@ export interface GatewayAdmin {
   /** Changes a key's built-in rules (given the key or its hash), as `setOrgRules`. */
   setKeyRules(keyOrHash: string, rules: RulesPatch): Promise<ApiKeyRecord>
   /**
+   * Changes an org's own tokens, spend and requests limits, over all its keys and users
+   * (docs/limits.md#tokens-spend-and-requests-in-flight); a field left out stays as it is, null removes it, and null
+   * instead of the limits removes them all. A bad value is a 400 naming it. Takes effect on the next request, on every instance.
+   */
+  setOrgLimits(orgId: string, limits: TrafficLimitsInput | null): Promise<Org>
+  /** Changes an API key's tokens, spend and requests limits (by its hash), as `setOrgLimits`; returns its record. */
+  setKeyLimits(keyHash: string, limits: TrafficLimitsInput | null): Promise<ApiKeyRecord>
+  /**
    * Issues an API key for a user: `key` is shown this once; `creditLimit` is a positive exact decimal (EUR), or null for
    * none, and `limitReset` makes it a limit per UTC day, week or month. `management: true` issues a management key
    * instead (OpenRouter's provisioning key): it manages the org's keys through /keys and is refused everywhere else
@@ -247,10 +267,7 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
     updateUser: (id, patch) => accounts.updateUser(id, patch),
     async setUserLimits(userId, limits) {
       const patch = limitsPatchOf(limits)
-      return accounts.changeUser(userId, (user) => {
-        const { credit_limit, limit_reset, requests_per_minute, max_in_flight, ...rest } = user
-        return { ...rest, ...applyLimits({ credit_limit, limit_reset, requests_per_minute, max_in_flight }, patch) }
-      })
+      return accounts.changeUser(userId, (user) => withLimits(user, patch))
     },
     async setEndUserLimits(orgId, limits) {
       const patch = limits === null ? null : limitsPatchOf(limits)
@@ -290,6 +307,20 @@ export function createAdmin(ctx: GatewayContext): GatewayAdmin {
         management: input.management === true,
         rules: input.rules === undefined ? undefined : applyRulesPatch(undefined, parseInput(rulesPatchSchema, input.rules, 'body')),
       }),
+    async setOrgLimits(orgId, limits) {
+      const patch = limits === null ? null : trafficPatchOf(limits)
+      return accounts.changeOrg(orgId, ({ traffic_limits, ...org }) => {
+        const next = patch === null ? {} : applyTraffic(traffic_limits, patch)
+        return Object.keys(next).length ? { ...org, traffic_limits: next } : org
+      })
+    },
+    async setKeyLimits(keyHash, limits) {
+      const patch = limits === null ? null : trafficPatchOf(limits)
+      return accounts.updateKey(keyHash.toLowerCase(), ({ traffic_limits, ...record }) => {
+        const next = patch === null ? {} : applyTraffic(traffic_limits, patch)
+        return Object.keys(next).length ? { ...record, traffic_limits: next } : record
+      })
+    },
     revokeKey: (keyOrHash) => accounts.revokeKey(keyOrHash),
     listKeys: (userId) => accounts.listKeys(userId),
     findUserByKey: (key) => accounts.resolveKey(key),

@@ -1,6 +1,6 @@
 export { createGateway, type Gateway } from './gateway'
 export type { GatewayOptions } from './options'
-export type { ActivityQuery, ActivityUsageRow, GatewayAdmin, SpendLimitsInput } from './admin'
+export type { ActivityQuery, ActivityUsageRow, GatewayAdmin, SpendLimitsInput, TrafficLimitsInput } from './admin'
 export type { ActivityGrouping } from './stores/activity'
 export type { GatewayContext } from './context'
 export { GatewayError, errorTypes, type ErrorEnvelope, type ErrorStatus, type ErrorType } from './errors'

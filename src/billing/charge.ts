@@ -128,7 +128,15 @@ export async function chargeAndRecord(
   ]
   try {
     // Once: the generation pointer (written by the step) says it ran, so a resent or retried step charges nothing more.
-    await hold.settle(charged, byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined, written, ctx.usage.pointerKey(record))
+    // The provider's tokens count against the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight).
+    const tokens = (record.prompt_tokens ?? 0) + (record.completion_tokens ?? 0)
+    await hold.settle(
+      charged,
+      byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined,
+      written,
+      ctx.usage.pointerKey(record),
+      tokens,
+    )
   } catch (error) {
     if (error instanceof RecordNotWrittenError) {
       // The money is exact in the counters; only the ledger entry or the usage record is missing (never retried into a second charge).

@@ -17,9 +17,10 @@ export interface Hold {
    * the keys above it (docs/keys.md); only the first call (or release) counts. A request a customer's own key served
    * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost. `records`
    * (the charge's ledger entry, the usage record and its generation pointer) are written in the same step; `once` (the
-   * full key of one of them) makes the step run once however often it is sent (HoldOps.settle).
+   * full key of one of them) makes the step run once however often it is sent (HoldOps.settle). `tokens` (the
+   * provider's prompt and completion tokens) count against the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight).
    */
-  settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string): Promise<void>
+  settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string, tokens?: number): Promise<void>
   /**
    * Releases the hold without charging anything (no provider served the request); a no-op once settled. A settlement
    * or release the storage does not take is kept and tried again until it lands (settle and release then resolve),
@@ -40,13 +41,16 @@ const keysOf = (principal: Principal): KeyAncestor[] => [principal.key, ...(prin
 /**
  * The budgets a principal's request counts against at `now`: the org's credits, its key's credit limit, those of
  * the keys that minted it (a limit that resets counts the current window's spending: docs/keys.md), then its user's
- * and end user's limits (docs/first-party.md#budgets-for-users-and-end-users). `keys[i]` is the key of budget i
+ * and end user's limits (docs/first-party.md#budgets-for-users-and-end-users), and the tokens, spend and requests
+ * limits of its key and org, a request holding `maxTokens` on the tokens ones
+ * (docs/limits.md#tokens-spend-and-requests-in-flight). `keys[i]` is the key of budget i
  * (null for the others), `limits[i]` the user's or end user's limit of budget i (null for the others).
  */
 export function budgetsOf(
   ctx: GatewayContext,
   principal: Principal,
   now = ctx.now(),
+  maxTokens = 0,
 ): { budgets: Budget[]; kinds: ('org' | 'key' | 'limit')[]; keys: (KeyAncestor | null)[]; limits: (LimitBudget | null)[] } {
   const orgId = principal.org.id
   const budgets: Budget[] = [ctx.holds.orgBudget(orgId)]
@@ -61,7 +65,7 @@ export function budgetsOf(
     keys.push(key)
     limits.push(null)
   }
-  for (const limit of limitBudgets(ctx, principal, now)) {
+  for (const limit of limitBudgets(ctx, principal, now, maxTokens)) {
     budgets.push(limit.budget)
     kinds.push('limit')
     keys.push(null)
@@ -83,6 +87,11 @@ export interface MaxCost {
    * cost plus fee): what a key whose limit includes BYOK usage holds. Absent: `eurUnits`.
    */
   withByokEurUnits?: bigint
+  /**
+   * The most tokens the request may use (its prompt estimate and its most completion tokens), held on the tokens limits
+   * (docs/limits.md#tokens-spend-and-requests-in-flight); absent: 1.
+   */
+  maxTotalTokens?: number
 }
 
 /**
@@ -92,7 +101,7 @@ export interface MaxCost {
  */
 export async function placeHold(ctx: GatewayContext, principal: Principal, id: string, cost: MaxCost): Promise<Hold> {
   const now = ctx.now()
-  const { budgets, kinds, keys, limits } = budgetsOf(ctx, principal, now)
+  const { budgets, kinds, keys, limits } = budgetsOf(ctx, principal, now, cost.maxTotalTokens)
   const withByok = cost.withByokEurUnits
   if (withByok !== undefined && withByok > cost.eurUnits)
     keys.forEach((key, i) => {
@@ -117,7 +126,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
   ctx.metrics?.holds(1)
   let done = false
   const stopRenewing = keepRenewed(ctx, id, budgets)
-  const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string) => {
+  const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string, tokens = 0) => {
     if (done) return
     done = true
     stopRenewing()
@@ -132,7 +141,7 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       id,
       budgets,
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
-      counters: [...keyCharges(ctx, keysOf(principal), usage, endedAt), ...limitCharges(ctx, principal, usage.usage, served, endedAt)],
+      counters: [...keyCharges(ctx, keysOf(principal), usage, endedAt), ...limitCharges(ctx, principal, usage.usage, served, endedAt, tokens)],
       records,
       once,
     }

@@ -115,10 +115,13 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   let worst: { eurUnits: bigint; attempt: Attempt; tokens: number } | undefined
   // With a customer's key, what a key whose limit counts BYOK usage holds: the upstream cost and the fee (docs/keys.md).
   let withByok = 0n
+  // The most tokens any attempt may use, held on the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight).
+  let mostTokens = 0
   for (const attempt of attempts) {
     // The prices a prompt this long is billed at (long-context ones past their threshold), at their dearest.
     const pricing = pricingForPrompt(attempt.offer.model.pricing, prompt)
     const tokens = maxCompletionTokens(request, attempt, prompt) * choices
+    if (prompt + tokens > mostTokens) mostTokens = prompt + tokens
     const rate = ctx.options.exchangeRates[pricing.currency ?? 'USD']
     const cost = priceUsage(
       Object.assign({}, pricing, {
@@ -146,6 +149,7 @@ export function maxChatCost(ctx: GatewayContext, request: ChatRequest, attempts:
   return {
     eurUnits: worst.eurUnits,
     withByokEurUnits: withByok,
+    maxTotalTokens: mostTokens,
     // The 402 speaks of max_tokens, which is per choice: so are both counts.
     maxTokens: tokens / choices,
     affordableTokens: (available) => (perToken > 0n ? Math.floor(Number((available - fixed) / perToken) / choices) : tokens / choices),

@@ -140,7 +140,7 @@ export async function resolveConfig(exported: unknown, context: ConfigContext, n
 
 /** Where the CLI's gateway gets what it needs, from the flags and the environment. */
 export interface OpenOptions {
-  command: 'serve' | 'keys' | 'credits' | 'users' | 'rules' | 'models' | 'catalogue'
+  command: 'serve' | 'keys' | 'credits' | 'users' | 'rules' | 'orgs' | 'models' | 'catalogue'
   /** `--config`. */
   config?: string
   /** `--data`. */

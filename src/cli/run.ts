@@ -5,11 +5,12 @@ import { keysCommand } from './commands/keys'
 import { creditsCommand } from './commands/credits'
 import { usersCommand } from './commands/users'
 import { rulesCommand } from './commands/rules'
+import { orgsCommand } from './commands/orgs'
 import { modelsCommand } from './commands/models'
 import { catalogueCommand } from './commands/catalogue'
 import { CliError, errorLine, usageError } from './errors'
 
-/** The root command: `model-gateway <serve|keys|credits|users|rules|models|catalogue>`. */
+/** The root command: `model-gateway <serve|keys|credits|users|rules|orgs|models|catalogue>`. */
 export const mainCommand = {
   meta: { name: 'model-gateway', version, description: 'An embeddable, OpenRouter-style AI gateway: serve it, and manage its keys and credits' },
   subCommands: {
@@ -18,6 +19,7 @@ export const mainCommand = {
     credits: creditsCommand,
     users: usersCommand,
     rules: rulesCommand,
+    orgs: orgsCommand,
     models: modelsCommand,
     catalogue: catalogueCommand,
   },
@@ -41,6 +43,8 @@ const examples: Record<string, string[]> = {
   ],
   'model-gateway keys list': ['model-gateway keys list --email ada@example.com'],
   'model-gateway keys revoke': ['model-gateway keys revoke sk-service-v1-…', 'model-gateway keys revoke <hash from keys list>'],
+  'model-gateway keys set-limits': ['model-gateway keys set-limits <hash from keys list> --tokens-per-minute 10000 --max-in-flight 4'],
+  'model-gateway orgs set-limits': ['model-gateway orgs set-limits --email ada@example.com --spend-limit 50 --spend-window day'],
   'model-gateway credits add': ['model-gateway credits add --email ada@example.com --amount 10 --note "welcome"'],
   'model-gateway credits show': ['model-gateway credits show --email ada@example.com --ledger'],
   'model-gateway users set-limits': [

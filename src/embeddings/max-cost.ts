@@ -21,5 +21,5 @@ export function maxEmbeddingsCost(ctx: GatewayContext, attempts: Attempt[], maxT
     const both = cost.eurUnits + (attempt.credential ? eurUnits : 0n)
     if (both > withByok) withByok = both
   }
-  return { eurUnits: worst, withByokEurUnits: withByok }
+  return { eurUnits: worst, withByokEurUnits: withByok, maxTotalTokens: maxTokens }
 }

@@ -1,6 +1,6 @@
 import { keyUsage } from '../billing/key-usage'
 import { userUsage } from '../billing/spend-limits'
-import { limitsOf } from '../billing/spend-limits-input'
+import { applyTraffic, limitsOf, trafficFieldsOf, trafficLimitsOf } from '../billing/spend-limits-input'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
 import { GatewayError, invalidRequest, notFound } from '../errors'
@@ -45,6 +45,8 @@ async function usageFields(ctx: GatewayContext, record: ApiKeyRecord, now: numbe
     byok_usage_monthly: exact(used.byok_usage_monthly),
     expires_at: record.expires_at,
     creator_user_id: record.creator_user_id ?? record.user_id,
+    // Its tokens, spend and requests limits (docs/limits.md#tokens-spend-and-requests-in-flight).
+    ...trafficLimitsOf(record.traffic_limits),
     minted_by: record.ancestors?.[0]?.hash ?? null,
     ...rulesView(record.rules),
   }
@@ -180,6 +182,7 @@ export const createKeyRoute = defineRoute({
       creditLimit: limitOf(body.limit ?? null),
       limitReset: body.limit_reset ?? null,
       includeByokInLimit: body.include_byok_in_limit === true,
+      trafficLimits: applyTraffic(undefined, trafficFieldsOf(body)),
       expiresAt,
       creatorUserId: creator,
       rules: applyRulesPatch(undefined, rulesPatchOf(body)),
@@ -225,6 +228,7 @@ export const updateKeyRoute = defineRoute({
   async handler({ ctx, principal, params, body }) {
     const now = ctx.now()
     const creditLimit = body.limit === undefined ? undefined : limitOf(body.limit)
+    const traffic = trafficFieldsOf(body)
     const record = await ctx.accounts.updateKey(params.hash.toLowerCase(), (current) => {
       checkManaged(current, principal)
       if (body.disabled === false && current.revoked) throw new GatewayError(409, 'This key was revoked: it cannot be enabled again', { param: 'disabled' })
@@ -237,6 +241,11 @@ export const updateKeyRoute = defineRoute({
       const rules = applyRulesPatch(current.rules, rulesPatchOf(body))
       if (rules) next.rules = rules
       else delete next.rules
+      if (Object.keys(traffic).length) {
+        const limits = applyTraffic(current.traffic_limits, traffic)
+        if (Object.keys(limits).length) next.traffic_limits = limits
+        else delete next.traffic_limits
+      }
       return next
     })
     return { data: await managedKey(ctx, record, now) }

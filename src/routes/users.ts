@@ -1,6 +1,6 @@
 import { fromUnits } from '../billing/money'
 import { userUsage } from '../billing/spend-limits'
-import { applyLimits, limitsOf, limitsPatchOf } from '../billing/spend-limits-input'
+import { limitsOf, limitsPatchOf, withLimits } from '../billing/spend-limits-input'
 import type { GatewayContext } from '../context'
 import { notFound } from '../errors'
 import type { User } from '../stores/account-types'
@@ -41,8 +41,7 @@ export const updateUserRoute = defineRoute({
     const user = await ctx.accounts
       .changeUser(params.id, (current) => {
         if (current.org_id !== principal.org.id) throw notFound(`User ${params.id} not found`)
-        const { credit_limit, limit_reset, requests_per_minute, max_in_flight, ...rest } = current
-        return { ...rest, ...applyLimits({ credit_limit, limit_reset, requests_per_minute, max_in_flight }, patch) }
+        return withLimits(current, patch)
       })
       .catch((error) => {
         throw error?.status === 404 ? notFound(`User ${params.id} not found`) : error

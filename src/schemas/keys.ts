@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { int, nonNegativeDecimal, queryInteger } from './common'
 import { rulesPatchSchema, rulesViewSchema } from './rules'
-import { limitsSchema } from './users'
+import { limitsSchema, trafficLimitsSchema, trafficPatchEntries } from './users'
 
 /** Keys a page of GET /keys holds at most (OpenRouter's page: the 100 newest, then `offset`). */
 export const KEYS_PAGE_SIZE = 100
@@ -36,6 +36,8 @@ const usageFields = {
   include_byok_in_limit: v.boolean(),
   expires_at: v.nullable(v.string()),
   creator_user_id: v.nullable(v.string()),
+  /** The gateway's: the key's tokens, spend and requests limits (docs/limits.md#tokens-spend-and-requests-in-flight). */
+  ...trafficLimitsSchema.entries,
   /** The gateway's: the key that minted this one (docs/keys.md). */
   minted_by: v.pipe(
     v.nullable(v.string()),
@@ -98,6 +100,7 @@ export const createKeySchema = v.strictObject({
   expires_at: v.optional(expiresAtSchema),
   creator_user_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
   ...rulesPatchSchema.entries,
+  ...trafficPatchEntries,
 })
 
 /** Body of PATCH /keys/{hash}. */
@@ -108,6 +111,7 @@ export const updateKeySchema = v.strictObject({
   limit_reset: v.optional(v.nullable(resetSchema)),
   include_byok_in_limit: v.optional(v.boolean()),
   ...rulesPatchSchema.entries,
+  ...trafficPatchEntries,
 })
 
 /** Path of the routes of one key: its SHA-256 hash. */

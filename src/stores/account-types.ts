@@ -16,6 +16,8 @@ export interface Org {
   response_cache?: ResponseCacheSetting
   /** The org's built-in rules (docs/policies.md#built-in-rules); absent: none. */
   rules?: Rules
+  /** The org's own tokens, spend and requests limits, over all its keys and users (docs/limits.md#tokens-spend-and-requests-in-flight). */
+  traffic_limits?: TrafficLimits
 }
 
 /** A key's or an org's own response cache setting (docs/cache.md#per-key-and-per-org): on or off, and its TTL in seconds. */
@@ -43,20 +45,38 @@ export interface Rules {
   redact?: { input: boolean; output: boolean; kinds?: PiiKind[] }
 }
 
+/** The window a spend limit counts: one UTC minute, hour or day (docs/limits.md#tokens-spend-and-requests-in-flight). */
+export type SpendWindow = 'minute' | 'hour' | 'day'
+
+/**
+ * Limits on what a key, a user, an end user or an org may use per window (docs/limits.md#tokens-spend-and-requests-in-flight):
+ * tokens per UTC minute and day, EUR per window, requests per minute and requests at once. null (or absent): no such limit.
+ */
+export interface TrafficLimits {
+  /** Tokens (prompt and completion) a UTC minute admits at most. */
+  tokens_per_minute?: number | null
+  /** Tokens a UTC day admits at most. */
+  tokens_per_day?: number | null
+  /** Most spent per `spend_window`, in EUR (a canonical decimal string). */
+  spend_limit?: string | null
+  /** The window `spend_limit` counts. */
+  spend_window?: SpendWindow | null
+  /** Requests a UTC minute admits at most. */
+  requests_per_minute?: number | null
+  /** Requests running at once at most. */
+  max_in_flight?: number | null
+}
+
 /**
  * Limits on a user's or an end user's requests (docs/first-party.md#budgets-for-users-and-end-users): what they may
  * spend (per UTC day, week or month when `limit_reset` is set), how many requests a UTC minute may admit, and how
  * many may run at once. null (or absent): no such limit.
  */
-export interface SpendLimits {
+export interface SpendLimits extends TrafficLimits {
   /** Most they may spend, in EUR (a canonical decimal string), or null for no limit. */
   credit_limit?: string | null
   /** When set, `credit_limit` is what they may spend per UTC day, week or month. */
   limit_reset?: LimitReset | null
-  /** Requests a UTC minute admits at most. */
-  requests_per_minute?: number | null
-  /** Requests running at once at most. */
-  max_in_flight?: number | null
 }
 
 /** A user of one org, with its own limits (docs/first-party.md#budgets-for-users-and-end-users). */
@@ -111,6 +131,8 @@ export interface ApiKeyRecord {
   response_cache?: ResponseCacheSetting
   /** The key's built-in rules (docs/policies.md#built-in-rules); absent: none. */
   rules?: Rules
+  /** Its tokens, spend and requests limits (docs/limits.md#tokens-spend-and-requests-in-flight); absent: none. */
+  traffic_limits?: TrafficLimits
 }
 
 /**
@@ -124,6 +146,8 @@ export interface KeyAncestor {
   include_byok_in_limit?: boolean
   /** Its built-in rules, which bound the keys it minted too (docs/policies.md#built-in-rules). */
   rules?: Rules
+  /** Its tokens, spend and requests limits, which bound the keys it minted too (docs/limits.md#tokens-spend-and-requests-in-flight). */
+  traffic_limits?: TrafficLimits
 }
 
 /** What a new key is issued with. */
@@ -145,6 +169,8 @@ export interface IssueKeyInput {
   creatorUserId?: string
   /** Its built-in rules (docs/policies.md#built-in-rules). */
   rules?: Rules
+  /** Its tokens, spend and requests limits. */
+  trafficLimits?: TrafficLimits
 }
 
 /** A freshly issued key: `key` is shown this once and never stored. */

@@ -17,6 +17,7 @@ export function ancestorOf(record: ApiKeyRecord): KeyAncestor {
     ...(record.limit_reset ? { limit_reset: record.limit_reset } : {}),
     ...(record.include_byok_in_limit ? { include_byok_in_limit: true } : {}),
     ...(record.rules ? { rules: record.rules } : {}),
+    ...(record.traffic_limits ? { traffic_limits: record.traffic_limits } : {}),
   }
 }
 
@@ -216,6 +217,7 @@ export function createAccountsStore(options: AccountsOptions) {
         ...(input.management ? { management: true } : {}),
         ...(input.creatorUserId && input.creatorUserId !== user.id ? { creator_user_id: input.creatorUserId } : {}),
         ...(input.rules ? { rules: input.rules } : {}),
+        ...(input.trafficLimits && Object.keys(input.trafficLimits).length ? { traffic_limits: input.trafficLimits } : {}),
       }
       // Counted against the org's cap first (403 past it); the count is given back if the key cannot be written.
       await cap.claim(user.org_id)

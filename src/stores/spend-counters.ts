@@ -1,4 +1,4 @@
-import type { LimitReset } from './account-types'
+import type { LimitReset, SpendWindow } from './account-types'
 import type { AtomicOps, Budget, CounterCharge, CounterWindow } from './engine-types'
 import type { Kv } from './kv'
 
@@ -6,7 +6,14 @@ import type { Kv } from './kv'
  * Whose limits a budget counts against (docs/first-party.md#budgets-for-users-and-end-users): a user (by id), or an
  * end user of an org (by the org's id and a hash of the end user's id).
  */
-export type SpendSubject = { kind: 'user'; id: string } | { kind: 'end-user'; orgId: string; hash: string }
+export type SpendSubject =
+  | { kind: 'user'; id: string }
+  | { kind: 'end-user'; orgId: string; hash: string }
+  | { kind: 'key'; hash: string }
+  | { kind: 'org'; id: string }
+
+/** The windows a tokens limit counts (docs/limits.md#tokens-spend-and-requests-in-flight). */
+export type TokensWindow = 'minute' | 'day'
 
 /** All time, or one of the windows a credit limit may reset with. */
 export type SpendPeriod = 'total' | LimitReset
@@ -19,13 +26,20 @@ export type SpendPeriod = 'total' | LimitReset
  * prefixes).
  */
 export function createSpendCountersStore({ kv, atomic }: { kv: Kv; atomic: AtomicOps }) {
-  const base = (subject: SpendSubject) => (subject.kind === 'user' ? ['user', subject.id] : ['end-user', subject.orgId, subject.hash])
-  const holdsKey = (subject: SpendSubject, what: '' | '-running' | '-rate') => {
+  const base = (subject: SpendSubject) => {
+    if (subject.kind === 'user') return ['user', subject.id]
+    if (subject.kind === 'end-user') return ['end-user', subject.orgId, subject.hash]
+    if (subject.kind === 'key') return ['key', subject.hash]
+    return ['org', subject.id]
+  }
+  const holdsKey = (subject: SpendSubject, what: '' | '-running' | '-rate' | `-tokens-${TokensWindow}` | '-spend') => {
     const [kind, ...rest] = base(subject)
     return kv.key('holds', `${kind}${what}`, ...rest)
   }
   const usedKey = (subject: SpendSubject, period: SpendPeriod) => kv.key('credits', ...base(subject), period === 'total' ? 'used' : `used-${period}`)
   const requestsKey = (subject: SpendSubject) => kv.key('credits', ...base(subject), 'requests-minute')
+  const tokensKey = (subject: SpendSubject, window: TokensWindow) => kv.key('credits', ...base(subject), `tokens-${window}`)
+  const spentKey = (subject: SpendSubject, window: SpendWindow) => kv.key('credits', ...base(subject), `spent-${window}`)
   return {
     /** The budget of a subject's credit limit: `units` − what it spent in the period (from `windowStart` when it resets) − live holds. */
     creditBudget: (subject: SpendSubject, period: SpendPeriod, units: bigint, windowStart?: number): Budget => ({
@@ -49,6 +63,40 @@ export function createSpendCountersStore({ kv, atomic }: { kv: Kv; atomic: Atomi
       limit: { units: BigInt(cap) },
       units: 1n,
     }),
+    /**
+     * The budget of a subject's tokens per minute or day: `limit` − the tokens the UTC window from `windowStart` counted −
+     * the tokens running requests hold; a request holds `tokens`, its most (docs/limits.md#tokens-spend-and-requests-in-flight).
+     */
+    tokensBudget: (subject: SpendSubject, window: TokensWindow, limit: number, windowStart: number, tokens: number): Budget => ({
+      usedKey: tokensKey(subject, window),
+      usedWindow: windowStart,
+      holdsKey: holdsKey(subject, `-tokens-${window}`),
+      limit: { units: BigInt(limit) },
+      units: BigInt(tokens),
+    }),
+    /** The budget of a subject's spend per window: `units` − what the UTC window from `windowStart` spent − live holds (the request's most cost). */
+    spendBudget: (subject: SpendSubject, window: SpendWindow, units: bigint, windowStart: number): Budget => ({
+      usedKey: spentKey(subject, window),
+      usedWindow: windowStart,
+      holdsKey: holdsKey(subject, '-spend'),
+      limit: { units },
+    }),
+    /** The count of a request's `tokens` in a subject's tokens window, for a hold's settlement to add. */
+    tokensCharge: (subject: SpendSubject, window: TokensWindow, tokens: number, counted: CounterWindow): CounterCharge => ({
+      key: tokensKey(subject, window),
+      units: BigInt(tokens),
+      window: counted,
+    }),
+    /** The charge of `units` to a subject's spend window, for a hold's settlement to add. */
+    spendCharge: (subject: SpendSubject, window: SpendWindow, units: bigint, counted: CounterWindow): CounterCharge => ({
+      key: spentKey(subject, window),
+      units,
+      window: counted,
+    }),
+    /** The tokens a subject's UTC window from `windowStart` counted. */
+    readTokens: (subject: SpendSubject, window: TokensWindow, windowStart: number): Promise<bigint> => atomic.getUnits(tokensKey(subject, window), windowStart),
+    /** What a subject spent in its spend window from `windowStart`. */
+    readSpent: (subject: SpendSubject, window: SpendWindow, windowStart: number): Promise<bigint> => atomic.getUnits(spentKey(subject, window), windowStart),
     /** The charge of `units` to a subject's spending in a period, for a hold's settlement to add (with `window` for a windowed one). */
     usageCharge: (subject: SpendSubject, period: SpendPeriod, units: bigint, window?: CounterWindow): CounterCharge => ({
       key: usedKey(subject, period),

@@ -325,7 +325,7 @@ describe('the model-gateway CLI', () => {
       [
         ['kyes', 'create'],
         2,
-        'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, users, rules, models, catalogue) (see: model-gateway --help)',
+        'model-gateway: unknown command "kyes" (model-gateway has: serve, keys, credits, users, rules, orgs, models, catalogue) (see: model-gateway --help)',
       ],
       [['models', '--config', 'missing.mjs'], 1, 'model-gateway: config file not found: missing.mjs'],
     ]

@@ -53,7 +53,7 @@ describe('end users (OpenRouter’s `user` field): limits set per org, usage cou
     }
     const error = (await (await chat(customer.key, 'alice')).json()).error
     expect(error.message).toContain("This end user's rate limit of 2 requests per minute is reached")
-    expect(error.metadata).toEqual({ limit: 'end_user', requests_per_minute: 2, resets_at: '2026-11-26T12:01:00.000Z' })
+    expect(error.metadata).toEqual({ limit: 'end_user', limit_type: 'requests_per_minute', requests_per_minute: 2, resets_at: '2026-11-26T12:01:00.000Z' })
 
     // Bob has his own count; a request naming no end user is the user's own, not limited per end user.
     expect((await responses(customer.key, 'bob')).status).toBe(200)
@@ -92,7 +92,16 @@ describe('end users (OpenRouter’s `user` field): limits set per org, usage cou
     expect((await chat(customer.key, 'dave')).status).toBe(200)
     // GET /key shows the org's end-user limits.
     const key = (await (await t.request('/api/v1/key', { headers: customer.auth })).json()).data
-    expect(key.end_user_limits).toEqual({ credit_limit: '0.00003', limit_reset: 'monthly', requests_per_minute: null, max_in_flight: null })
+    expect(key.end_user_limits).toEqual({
+      credit_limit: '0.00003',
+      limit_reset: 'monthly',
+      requests_per_minute: null,
+      max_in_flight: null,
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
+    })
     // Next month, Carol is served again; removing the limits (null) ends them.
     clock = Date.parse('2026-12-01T00:00:00.000Z')
     expect((await chat(customer.key, 'carol')).status).toBe(200)
@@ -105,7 +114,13 @@ describe('end users (OpenRouter’s `user` field): limits set per org, usage cou
   it('requests at once per end user: 429 while its cap runs, another end user still served', async () => {
     clock = Date.parse('2026-11-26T12:00:10.000Z')
     const customer = await createCustomer(t.gateway, { credits: '5' })
-    await t.gateway.admin.setEndUserLimits(customer.user.org_id, { max_in_flight: 1 })
+    await t.gateway.admin.setEndUserLimits(customer.user.org_id, {
+      max_in_flight: 1,
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
+    })
     let open!: () => void
     upstream.slowGate = new Promise<void>((resolve) => (open = resolve))
     try {
@@ -115,7 +130,7 @@ describe('end users (OpenRouter’s `user` field): limits set per org, usage cou
       const refused = await chat(customer.key, 'erin')
       expect(refused.status).toBe(429)
       expect(refused.headers.get('retry-after')).toBe('1')
-      expect((await refused.json()).error.metadata).toEqual({ limit: 'end_user', max_in_flight: 1 })
+      expect((await refused.json()).error.metadata).toEqual({ limit: 'end_user', limit_type: 'max_in_flight', max_in_flight: 1 })
       expect((await chat(customer.key, 'frank')).status).toBe(200)
       open()
       expect((await running).status).toBe(200)
@@ -172,10 +187,18 @@ describe('end users (OpenRouter’s `user` field): limits set per org, usage cou
 
   it('the admin API validates the org’s end-user limits and 404s an unknown org', async () => {
     const customer = await createCustomer(t.gateway, { credits: '5' })
-    const bad = await t.gateway.admin.setEndUserLimits(customer.user.org_id, { max_in_flight: 0 }).catch((e) => e)
+    const bad = await t.gateway.admin
+      .setEndUserLimits(customer.user.org_id, { max_in_flight: 0, tokens_per_minute: null, tokens_per_day: null, spend_limit: null, spend_window: null })
+      .catch((e) => e)
     expect(bad.status).toBe(400)
     expect(bad.param).toBe('max_in_flight')
-    expect((await t.gateway.admin.setEndUserLimits('no-such-org', { max_in_flight: 1 }).catch((e) => e)).status).toBe(404)
+    expect(
+      (
+        await t.gateway.admin
+          .setEndUserLimits('no-such-org', { max_in_flight: 1, tokens_per_minute: null, tokens_per_day: null, spend_limit: null, spend_window: null })
+          .catch((e) => e)
+      ).status,
+    ).toBe(404)
     expect((await t.gateway.admin.getOrg(customer.user.org_id))!.end_user_limits).toBeUndefined()
   })
 })

@@ -84,6 +84,13 @@ describe('GET /api/v1/key: the calling key in OpenRouter’s shape, with its usa
       byok_usage_monthly: 0,
       expires_at: null,
       creator_user_id: customer.user.id,
+      // The key's tokens, spend and requests limits (docs/limits.md#tokens-spend-and-requests-in-flight): none set.
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
+      requests_per_minute: null,
+      max_in_flight: null,
       minted_by: null,
       // No built-in rules (docs/policies.md#built-in-rules).
       allowed_models: null,

@@ -83,6 +83,12 @@ describe('API key management (GET|POST /keys, GET|PATCH|DELETE /keys/{hash}) wit
       byok_usage_monthly: 0,
       expires_at: '2027-12-31T23:59:59.000Z',
       creator_user_id: owner.user.id,
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
+      requests_per_minute: null,
+      max_in_flight: null,
       minted_by: null,
       // No built-in rules (docs/policies.md#built-in-rules).
       allowed_models: null,

@@ -70,6 +70,10 @@ describe('a user’s limits: credit limit with reset, requests per minute, reque
       limit_reset: 'daily',
       requests_per_minute: null,
       max_in_flight: null,
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      spend_limit: null,
+      spend_window: null,
       usage: '0.00002752',
       usage_daily: '0.00002752',
       usage_weekly: '0.00002752',
@@ -113,7 +117,7 @@ describe('a user’s limits: credit limit with reset, requests per minute, reque
     expect(refused.headers.get('retry-after')).toBe('30')
     const error = (await refused.json()).error
     expect(error.type).toBe('rate_limited')
-    expect(error.metadata).toEqual({ limit: 'user', requests_per_minute: 2, resets_at: '2026-11-26T12:01:00.000Z' })
+    expect(error.metadata).toEqual({ limit: 'user', limit_type: 'requests_per_minute', requests_per_minute: 2, resets_at: '2026-11-26T12:01:00.000Z' })
     expect(await me(keys[0])).toMatchObject({ requests_per_minute: 2, requests_this_minute: 2 })
     clock = Date.parse('2026-11-26T12:01:00.000Z')
     expect((await chat(keys[0])).status).toBe(200)
@@ -134,7 +138,7 @@ describe('a user’s limits: credit limit with reset, requests per minute, reque
       const refused = await chat(keys[0])
       expect(refused.status).toBe(429)
       expect(refused.headers.get('retry-after')).toBe('1')
-      expect((await refused.json()).error.metadata).toEqual({ limit: 'user', max_in_flight: 2 })
+      expect((await refused.json()).error.metadata).toEqual({ limit: 'user', limit_type: 'max_in_flight', max_in_flight: 2 })
       open()
       for (const res of await Promise.all(running)) expect(res.status).toBe(200)
     } finally {
@@ -167,6 +171,10 @@ describe('a user’s limits: credit limit with reset, requests per minute, reque
         limit_reset: 'weekly',
         requests_per_minute: 1,
         max_in_flight: 3,
+        tokens_per_minute: null,
+        tokens_per_day: null,
+        spend_limit: null,
+        spend_window: null,
         usage: COST,
         usage_daily: COST,
         usage_weekly: COST,

@@ -1,4 +1,6 @@
 import { defineCommand } from 'citty'
+import { trafficLimitsOf } from '../../billing/spend-limits-input'
+import { requireSomeLimit, trafficArgs, trafficFromFlags, trafficLines } from '../traffic-flags'
 import type { ApiKeyRecord } from '../../stores/account-types'
 import { CliError } from '../errors'
 import { table } from '../format'
@@ -120,8 +122,32 @@ const revoke = defineCommand({
   },
 })
 
-/** `model-gateway keys`: create, list and revoke API keys. */
+const setLimits = defineCommand({
+  meta: { name: 'set-limits', description: 'Set a key’s tokens, spend and requests limits, given the key itself or its hash' },
+  args: {
+    key: { type: 'positional', required: true, valueHint: 'key-or-hash', description: 'The key (sk-…) or its SHA-256 hash' },
+    ...trafficArgs,
+    ...jsonArg,
+    ...configArg,
+    ...dataArg,
+    ...storageArgs,
+  },
+  async run({ args }) {
+    const limits = trafficFromFlags(args)
+    requireSomeLimit(limits)
+    await withGateway({ command: 'keys', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
+      const before = await cli.gateway.context.accounts.getKey(args.key.trim())
+      if (!before) throw new CliError(`no such key (storage: ${cli.storageNote}); give the key itself or its full hash from: model-gateway keys list --email …`)
+      const record = await cli.gateway.admin.setKeyLimits(before.hash, limits)
+      if (args.json) return outJson({ hash: record.hash, label: record.label, limits: trafficLimitsOf(record.traffic_limits) })
+      out(`Limits of key ${record.hash} ("${record.label}"):`)
+      out(trafficLines(record.traffic_limits))
+    })
+  },
+})
+
+/** `model-gateway keys`: create, list and revoke API keys, and set their limits. */
 export const keysCommand = defineCommand({
-  meta: { name: 'keys', description: 'Create, list and revoke API keys' },
-  subCommands: { create, list, revoke },
+  meta: { name: 'keys', description: 'Create, list and revoke API keys, and set their limits' },
+  subCommands: { create, list, revoke, 'set-limits': setLimits },
 })

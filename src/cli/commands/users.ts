@@ -5,20 +5,21 @@ import { limitsOf } from '../../billing/spend-limits-input'
 import { table } from '../format'
 import { configArg, dataArg, storageArgs, emailArg, jsonArg, out, outJson, requireUser, withGateway } from '../common'
 import { usageError } from '../errors'
+import { trafficArgs, trafficFlagList, trafficFromFlags, trafficLines } from '../traffic-flags'
 
 // A flag's value, or null for `none` (the limit removed); undefined when the flag is absent (left as it is).
 const flagValue = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === 'none' ? null : value)
 
 const PER = { daily: 'day', weekly: 'week', monthly: 'month' } as const
 
-const lines = (limits: SpendLimits | undefined) => {
+const creditLine = (limits: SpendLimits | undefined) => {
   const shown = limitsOf(limits)
   return table([
     ['  credit limit', shown.credit_limit === null ? 'none' : `${shown.credit_limit} EUR${shown.limit_reset ? ` per ${PER[shown.limit_reset]}` : ''}`],
-    ['  requests per minute', shown.requests_per_minute === null ? 'none' : String(shown.requests_per_minute)],
-    ['  requests at once', shown.max_in_flight === null ? 'none' : String(shown.max_in_flight)],
   ])
 }
+
+const lines = (limits: SpendLimits | undefined) => `${creditLine(limits)}\n${trafficLines(limits)}`
 
 const setLimits = defineCommand({
   meta: { name: 'set-limits', description: 'Set a user’s limits, or (with --end-users) those of each end user of its org' },
@@ -31,8 +32,7 @@ const setLimits = defineCommand({
       valueHint: 'daily|weekly|monthly|none',
       description: 'The credit limit starts over each UTC day, week or month; none: never',
     },
-    'requests-per-minute': { type: 'string', valueHint: 'n|none', description: 'Requests a UTC minute admits at most; none removes it' },
-    'max-in-flight': { type: 'string', valueHint: 'n|none', description: 'Requests running at once at most; none removes it' },
+    ...trafficArgs,
     ...jsonArg,
     ...configArg,
     ...dataArg,
@@ -48,9 +48,8 @@ const setLimits = defineCommand({
     }
     set('credit_limit', args['credit-limit'])
     set('limit_reset', args['limit-reset'])
-    set('requests_per_minute', args['requests-per-minute'])
-    set('max_in_flight', args['max-in-flight'])
-    if (!Object.keys(limits).length) throw usageError('name at least one limit: --credit-limit, --limit-reset, --requests-per-minute or --max-in-flight')
+    trafficFromFlags(args, limits as Record<string, unknown>)
+    if (!Object.keys(limits).length) throw usageError(`name at least one limit: --credit-limit, --limit-reset, ${trafficFlagList}`)
     await withGateway({ command: 'users', config: args.config, data: args.data, storage: args.storage, nuxt: args.nuxt }, async (cli) => {
       const user = await requireUser(cli, args.email)
       if (args['end-users']) {

@@ -120,7 +120,8 @@ async function refreshMe() {
   await refreshKey()
 }
 
-// The key's limits and built-in rules (GET /key): credit limit, rate limit, allowlists, max price, data policy.
+// The key's limits and built-in rules (GET /key): credit limit, rate limit, tokens, spend and requests in flight,
+// allowlists, max price, data policy.
 async function refreshKey() {
   const res = await fetch(api + '/key', authed())
   if (!res.ok) return ($('key-limits').textContent = '')
@@ -130,6 +131,9 @@ async function refreshKey() {
   $('key-limits').textContent = [
     'Key limit: ' + (k.limit === null ? 'none' : k.limit + ' EUR' + (k.limit_reset ? ' ' + k.limit_reset : '') + ' (' + k.limit_remaining + ' left)'),
     'rate: ' + (k.rate_limit.requests < 0 ? 'none' : k.rate_limit.requests + '/' + k.rate_limit.interval),
+    'tokens: ' + ([k.tokens_per_minute && k.tokens_per_minute + '/min', k.tokens_per_day && k.tokens_per_day + '/day'].filter(Boolean).join(', ') || 'none'),
+    'spend: ' + (k.spend_limit ? k.spend_limit + ' EUR/' + (k.spend_window || 'day') : 'none'),
+    'in flight: ' + (k.max_in_flight || 'none'),
     'models: ' + list(k.allowed_models),
     'providers: ' + list(k.allowed_providers),
     'max price: ' + prices,

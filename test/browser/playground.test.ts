@@ -22,7 +22,7 @@ describe.skipIf(!hasChromium)('the playground page in Chromium', () => {
     // The key's limits and built-in rules, from GET /key: the demo key has none.
     await expect
       .poll(() => page.locator('#key-limits').textContent())
-      .toBe('Key limit: none · rate: none · models: any · providers: any · max price: none · ZDR: no')
+      .toBe('Key limit: none · rate: none · tokens: none · spend: none · in flight: none · models: any · providers: any · max price: none · ZDR: no')
 
     // Chat, streamed.
     expect(await page.locator('#model').inputValue()).toBe('demo/echo')

@@ -1,53 +1,24 @@
-import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { build } from 'esbuild'
+import { mkdtempSync, } from 'node:fs'
+import { join, } from 'node:path'
 import { createStorage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiCompatible } from '../../src/index'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { startGateway } from '../helpers/server'
+import { bundledCli } from '../helpers/cli-bundle'
 
 // `model-gateway users set-limits` and `users show` as users run them: real processes over a data folder, the CLI
 // bundled once with esbuild (as test/integration/cli.test.ts does); then a gateway over the same records enforces them.
-const root = resolve(import.meta.dirname, '../..')
-const scratch = mkdtempSync(join(tmpdir(), 'mg-users-cli-'))
-const bundle = join(scratch, 'bundle')
-const entry = join(bundle, 'cli.mjs')
-const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
-for (const name of Object.keys(env)) if (/_(API_KEY|BASE_URL)$/.test(name) || ['GATEWAY_SECRET', 'DATA_DIR'].includes(name)) delete env[name]
+const { scratch, cli } = bundledCli('mg-users-cli-')
 
 let upstream: FakeOpenAI
 beforeAll(async () => {
-  mkdirSync(bundle)
-  symlinkSync(join(root, 'node_modules'), join(bundle, 'node_modules'), 'dir')
-  await build({
-    entryPoints: [join(root, 'src/cli/main.ts')],
-    outfile: entry,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  })
   upstream = await startFakeOpenAI({ apiKey: 'sk-up' })
-}, 60_000)
+})
 afterAll(async () => {
   await upstream?.close()
-  rmSync(scratch, { recursive: true, force: true })
 })
-
-/** Runs `model-gateway <args>` in `cwd` to completion. */
-function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, [entry, ...args], { cwd, env, timeout: 45_000 }, (error, stdout, stderr) => {
-      done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr })
-    })
-  })
-}
 
 describe('model-gateway users set-limits / show (docs/cli.md)', () => {
   it('sets a user’s limits and its org’s end users’, shows them, refuses bad values, and a gateway over the records enforces them', async () => {

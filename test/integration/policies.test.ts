@@ -66,13 +66,11 @@ const rewriter: GatewayPolicy = {
   request: (r) =>
     r.model === 'test/expensive' ? { rewrite: { model: 'test/cheap', maxTokens: 3, system: 'Be brief.' }, note: { reason: 'downgrade' } } : undefined,
 }
-let masked = 0
 const masker: GatewayPolicy = {
   name: 'masker',
   request: (r) => {
     const count = r.texts.reduce((n, t) => n + t.split('SECRET-123').length - 1, 0)
     if (!count) return undefined
-    masked += count
     return { rewrite: { text: (t) => t.replaceAll('SECRET-123', '[MASKED]') }, note: { secrets: count } }
   },
   stream: () => phraseFilter(),

@@ -1,5 +1,5 @@
-import { mkdtempSync, } from 'node:fs'
-import { join, } from 'node:path'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
 import { createStorage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

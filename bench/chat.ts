@@ -41,15 +41,16 @@ const WARMUP = Math.round(intEnv('BENCH_WARMUP', 300))
 const ROUNDS = Math.max(1, Math.min(REQUESTS, Math.round(intEnv('BENCH_ROUNDS', 3))))
 const RESULTS = resolve(process.env.BENCH_RESULTS || join(here, 'results.json'))
 const KINDS = listEnv('BENCH_KINDS', 'whole,stream', ['whole', 'stream'] as const)
-const PHASES = listEnv('BENCH_PHASES', 'latency,capacity,in-process,redis-trips,profile', [
+const PHASES = listEnv('BENCH_PHASES', 'latency,capacity,in-process,redis-trips,promises,profile', [
   'latency',
   'capacity',
   'in-process',
   'redis-trips',
+  'promises',
   'profile',
   'memory',
 ] as const)
-const TARGETS = listEnv('BENCH_TARGETS', 'proxy,gateway,gateway-redis', ['proxy', 'h3', 'gateway', 'gateway-redis'] as const)
+const TARGETS = listEnv('BENCH_TARGETS', 'proxy,h3,gateway,gateway-redis', ['proxy', 'h3', 'gateway', 'gateway-redis'] as const)
 const LATENCIES = (process.env.BENCH_UPSTREAM_LATENCY_MS || process.env.BENCH_UPSTREAM_LATENCIES_MS || '100,20').split(',').map((x, i) => {
   const ms = Number(x)
   if (!Number.isFinite(ms) || ms <= 0) throw new Error(`BENCH_UPSTREAM_LATENCIES_MS: entry ${i} must be a positive number of ms, got ${x}`)
@@ -57,6 +58,7 @@ const LATENCIES = (process.env.BENCH_UPSTREAM_LATENCY_MS || process.env.BENCH_UP
 })
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379'
 const TRIPS_REQUESTS = Math.max(1, Math.round(intEnv('BENCH_TRIPS_REQUESTS', 20)))
+const PROMISE_REQUESTS = Math.max(1, Math.round(intEnv('BENCH_PROMISE_REQUESTS', 200)))
 const PROFILE_REQUESTS = Math.max(1, Math.round(intEnv('BENCH_PROFILE_REQUESTS', 3000)))
 const PROFILE_INTERVAL_US = Math.max(50, Math.round(intEnv('BENCH_PROFILE_INTERVAL_US', 500)))
 const PROFILE_DIR = resolve(process.env.BENCH_PROFILE_DIR || join(here, 'profiles'))
@@ -78,6 +80,16 @@ const LIMITS = {
   streamsMb: 100,
   v1AddedP50: 2,
   inProcessCpuRatio: 0.5,
+}
+// Issue 34's targets, against the framework floor (the h3 hop) of the same run (bench/README.md#issue-34s-targets).
+const FLOOR_LIMITS = {
+  ownCpuWholeMs: 0.1,
+  ownCpuStreamMs: 0.15,
+  addedP50OverFloorMs: 0.3,
+  addedP99OverFloorMs: 2,
+  redisP50OverMemoryMs: 0.5,
+  redisCapacityOfMemory: 0.8,
+  inProcessCpuMs: 0.1,
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -236,8 +248,11 @@ function toProxy(g: Added, p: Added | undefined) {
 interface PhaseResult {
   upstream_latency_ms: number
   scenarios: Record<string, Report>
-  /** Per hop and kind: what it adds to direct, and `x_proxy`: each figure divided by the bare proxy's of this phase. */
-  added: Record<string, Added & { x_proxy?: ReturnType<typeof toProxy> }>
+  /**
+   * Per hop and kind: what it adds to direct, `x_proxy`: each figure divided by the bare proxy's of this phase, and
+   * `x_floor`: divided by the framework floor's (the h3 hop: bench/README.md#the-framework-floor).
+   */
+  added: Record<string, Added & { x_proxy?: ReturnType<typeof toProxy>; x_floor?: ReturnType<typeof toProxy> }>
 }
 
 async function runPhase(latencyMs: number, world: World): Promise<PhaseResult> {
@@ -307,10 +322,14 @@ async function runPhase(latencyMs: number, world: World): Promise<PhaseResult> {
   const added: PhaseResult['added'] = {}
   for (const kind of KINDS) {
     const proxy = addedOf(results, 'proxy', kind)
+    const floor = addedOf(results, 'h3', kind)
     for (const b of benches) {
       if (b.target.name === 'direct') continue
       const a = addedOf(results, b.target.name, kind)
-      if (a) added[`${b.target.name}-${kind}`] = b.target.name === 'proxy' ? a : { ...a, x_proxy: toProxy(a, proxy) }
+      if (!a) continue
+      if (b.target.name === 'proxy') added[`proxy-${kind}`] = a
+      else if (b.target.name === 'h3') added[`h3-${kind}`] = { ...a, x_proxy: toProxy(a, proxy) }
+      else added[`${b.target.name}-${kind}`] = { ...a, x_proxy: toProxy(a, proxy), x_floor: toProxy(a, floor) }
     }
   }
   return { upstream_latency_ms: latencyMs, scenarios: results, added }
@@ -365,6 +384,28 @@ function printPhase(title: string, phase: PhaseResult) {
       ),
     )
   }
+  const floors = Object.entries(phase.added).filter(([, a]) => a.x_floor)
+  if (floors.length) {
+    console.log("the same, × the framework floor's (h3)")
+    for (const [key, a] of floors.sort((x, y) => Number(x[0].endsWith('stream')) - Number(y[0].endsWith('stream')))) {
+      const x = a.x_floor!
+      const cell = (v: number | null | undefined) => (v == null ? '-' : `×${v.toFixed(2)}`)
+      console.log(
+        row(
+          [
+            key,
+            cell(x.added_latency_p50),
+            cell(x.added_latency_p99),
+            cell(x.added_ttfb_p50),
+            cell(x.added_ttfb_p99),
+            cell(x.cpu_per_request),
+            cell(x.throughput),
+          ],
+          w2,
+        ),
+      )
+    }
+  }
   for (const [key, r] of Object.entries(phase.scenarios)) {
     if (r.new_connections.to_upstream > r.requests / 10)
       console.log(`note: ${key} opened ${r.new_connections.to_upstream} new connections to the upstream for ${r.requests} requests (keep-alive not kept)`)
@@ -388,6 +429,22 @@ async function countTrips(world: World, gatewayRedis: Bench) {
   await ask(world.upstream, 'trim')
   return out
 }
+/** Promises a hop makes per request (v8.promiseHooks in the hop's process), one request at a time, per kind. */
+async function countPromises(world: World, bench: Bench): Promise<Record<string, number>> {
+  await ask(world.upstream, 'latency', { ms: 0 })
+  const out: Record<string, number> = {}
+  for (const kind of KINDS) {
+    const stream = kind === 'stream'
+    await load(bench.target, () => stream, { count: 50, loops: 1 })
+    await ask(bench.hop!, 'promises-start')
+    await load(bench.target, () => stream, { count: PROMISE_REQUESTS, loops: 1, gapMs: 5 })
+    const { promises } = await ask<{ promises: number }>(bench.hop!, 'promises-stop')
+    out[kind] = Math.round((promises / PROMISE_REQUESTS) * 10) / 10
+  }
+  await ask(world.upstream, 'trim')
+  return out
+}
+
 function printTrips(trips: Record<string, RedisCounts>) {
   console.log()
   console.log(
@@ -659,6 +716,74 @@ function checks(
   return out
 }
 
+/**
+ * Issue 34's targets on this run's figures: the gateway's own CPU per request (its CPU minus the floor's) at capacity,
+ * its added latency over the floor's at 32 connections for each upstream latency, Redis against memory storage, and
+ * the in-process client's CPU per whole call.
+ */
+function floorChecks(phases: Record<string, PhaseResult>, inProcess: Partial<Record<'whole' | 'stream', InProcessResult>>): Check[] {
+  const out: Check[] = []
+  const add = (what: string, value: number | null | undefined, limit: number, op: '<=' | '>=') => {
+    if (value === undefined) return
+    const v = value === null ? null : round3(value)
+    out.push({ what, value: v, limit: `${op} ${limit}`, met: v === null ? null : op === '<=' ? v <= limit : v >= limit })
+  }
+  const diff = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b)
+  const cap = phases.capacity?.added
+  for (const kind of KINDS) {
+    const own = diff(cap?.[`gateway-${kind}`]?.cpu_ms_per_request, cap?.[`h3-${kind}`]?.cpu_ms_per_request)
+    add(
+      `gateway ${kind}: own CPU per request at capacity (gateway − floor), ms`,
+      own,
+      kind === 'whole' ? FLOOR_LIMITS.ownCpuWholeMs : FLOOR_LIMITS.ownCpuStreamMs,
+      '<=',
+    )
+  }
+  for (const [name, phase] of Object.entries(phases)) {
+    if (name === 'capacity') continue
+    const at = `${phase.upstream_latency_ms} ms upstream`
+    const g = phase.added
+    const f = phase.added
+    add(
+      `gateway whole, ${at}: added p50 over the floor's, ms`,
+      diff(g['gateway-whole']?.latency_p50_ms, f['h3-whole']?.latency_p50_ms),
+      FLOOR_LIMITS.addedP50OverFloorMs,
+      '<=',
+    )
+    add(
+      `gateway whole, ${at}: added p99 over the floor's, ms`,
+      diff(g['gateway-whole']?.latency_p99_ms, f['h3-whole']?.latency_p99_ms),
+      FLOOR_LIMITS.addedP99OverFloorMs,
+      '<=',
+    )
+    add(
+      `gateway stream, ${at}: added TTFB p50 over the floor's, ms`,
+      diff(g['gateway-stream']?.ttfb_p50_ms, f['h3-stream']?.ttfb_p50_ms),
+      FLOOR_LIMITS.addedP50OverFloorMs,
+      '<=',
+    )
+    add(
+      `gateway stream, ${at}: added TTFB p99 over the floor's, ms`,
+      diff(g['gateway-stream']?.ttfb_p99_ms, f['h3-stream']?.ttfb_p99_ms),
+      FLOOR_LIMITS.addedP99OverFloorMs,
+      '<=',
+    )
+    add(
+      `gateway-redis whole, ${at}: p50 over memory storage's, ms`,
+      diff(g['gateway-redis-whole']?.latency_p50_ms, g['gateway-whole']?.latency_p50_ms),
+      FLOOR_LIMITS.redisP50OverMemoryMs,
+      '<=',
+    )
+  }
+  for (const kind of KINDS) {
+    const r = cap?.[`gateway-redis-${kind}`]?.throughput_rps
+    const m = cap?.[`gateway-${kind}`]?.throughput_rps
+    add(`gateway-redis ${kind}: capacity, × memory storage's`, r === undefined || m === undefined ? undefined : r / m, FLOOR_LIMITS.redisCapacityOfMemory, '>=')
+  }
+  add('in-process whole: CPU per chat call, ms', inProcess.whole?.cpu_ms_per_call, FLOOR_LIMITS.inProcessCpuMs, '<=')
+  return out
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The run
 
@@ -681,6 +806,7 @@ async function main() {
   const phases: Record<string, PhaseResult> = {}
   let trips: Record<string, RedisCounts> | undefined
   const profiles: Record<string, ProfileSummary> = {}
+  const promises: Record<string, Record<string, number>> = {}
   const memory: Awaited<ReturnType<typeof memoryPhase>>[] = []
   const endMemory: Record<string, { rss: number; heap_used: number }> = {}
   const inProcess: Partial<Record<'whole' | 'stream', InProcessResult>> = {}
@@ -767,6 +893,17 @@ async function main() {
         printTrips(trips)
       } else skipped.push('redis-trips (no Redis gateway)')
     }
+    if (PHASES.includes('promises')) {
+      for (const b of benches) {
+        if (!b.hop) continue
+        promises[b.target.name] = await countPromises(world, b)
+        console.log(
+          `promises per request, ${b.target.name}: ${Object.entries(promises[b.target.name])
+            .map(([kind, n]) => `${kind} ${n}`)
+            .join(', ')}`,
+        )
+      }
+    }
     if (PHASES.includes('profile')) {
       for (const b of benches) {
         if (!b.target.name.startsWith('gateway')) continue
@@ -802,6 +939,7 @@ async function main() {
         met: ratio === null ? null : ratio <= LIMITS.inProcessCpuRatio,
       })
   }
+  const issue34Checks = floorChecks(phases, inProcess)
   const latencyV1 = phases.latency_100ms?.added['gateway-whole']?.latency_p50_ms
   const output = {
     date: new Date().toISOString(),
@@ -831,10 +969,12 @@ async function main() {
     },
     phases,
     redis_trips: trips ?? null,
+    promises_per_request: promises,
     profiles,
     memory,
     in_process: inProcess,
     issue20_targets: targetChecks,
+    issue34_targets: issue34Checks,
     readme_target_v1: {
       description: `added p50 < ${LIMITS.v1AddedP50} ms at 32 connections, whole requests, memory storage, upstream answering after 100 ms`,
       whole_added_p50_ms: latencyV1 ?? null,
@@ -864,6 +1004,11 @@ async function main() {
       console.log(
         `  ${c.met === null ? '  ?   ' : c.met ? '  met ' : 'MISSED'}  ${c.what}: ${c.value === null ? 'n/a' : sign(c.value, 2).replace(/^\+/, '')} (${c.limit})`,
       )
+  }
+  if (issue34Checks.length) {
+    console.log('issue 34 targets (against the framework floor, the h3 hop, of this run):')
+    for (const c of issue34Checks)
+      console.log(`  ${c.met === null ? '  ?   ' : c.met ? '  met ' : 'MISSED'}  ${c.what}: ${c.value === null ? 'n/a' : c.value.toFixed(3)} (${c.limit})`)
   }
   if (latencyV1 !== undefined)
     console.log(`The earlier target (whole added p50 < 2 ms, 100 ms upstream, memory storage): ${latencyV1 < 2 ? 'MET' : 'MISSED'} (${sign(latencyV1)} ms)`)

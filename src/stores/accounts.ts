@@ -117,6 +117,21 @@ export function createAccountsStore(options: AccountsOptions) {
     indexed = true
   }
 
+  // Key hashes whose stale cache entry is being read again (one read at a time per key).
+  const refreshing = new Set<string>()
+  // A key's record, user and org read from storage, cached when usable; null when unknown, revoked, disabled or expired.
+  const loadKey = async (hash: string, expired: (record: ApiKeyRecord) => boolean): Promise<Principal | null> => {
+    const generation = options.cache?.generation() ?? 0
+    const record = await atomic.read<ApiKeyRecord>(recordKey(hash))
+    if (!record || record.revoked || record.disabled || expired(record)) return null
+    const [user, ancestors] = await Promise.all([getUser(record.user_id), record.ancestors?.length ? currentAncestors(record.ancestors) : undefined])
+    if (ancestors === null) return null // a key above it is revoked, deleted, disabled or expired
+    const org = user && (await getOrg(user.org_id))
+    if (!user || !org) return null
+    const principal = { key: ancestors ? { ...record, ancestors } : record, user, org }
+    options.cache?.set(hash, principal, generation)
+    return principal
+  }
   const store = {
     getOrg,
     getUser,
@@ -367,16 +382,20 @@ export function createAccountsStore(options: AccountsOptions) {
       const expired = (record: ApiKeyRecord) => record.expires_at !== null && record.expires_at !== undefined && Date.parse(record.expires_at) <= now()
       const cached = options.cache?.get(hash)
       if (cached) return expired(cached.key) ? null : cached
-      const generation = options.cache?.generation() ?? 0
-      const record = await atomic.read<ApiKeyRecord>(recordKey(hash))
-      if (!record || record.revoked || record.disabled || expired(record)) return null
-      const [user, ancestors] = await Promise.all([getUser(record.user_id), record.ancestors?.length ? currentAncestors(record.ancestors) : undefined])
-      if (ancestors === null) return null // a key above it is revoked, deleted, disabled or expired
-      const org = user && (await getOrg(user.org_id))
-      if (!user || !org) return null
-      const principal = { key: ancestors ? { ...record, ancestors } : record, user, org }
-      options.cache?.set(hash, principal, generation)
-      return principal
+      // Past its time but not emptied by a change: served as it is while it is read again off the request path, so that
+      // a busy key never waits for its three records (docs/keys.md#the-authentication-cache).
+      const stale = options.cache?.stale(hash)
+      if (stale) {
+        if (!refreshing.has(hash)) {
+          refreshing.add(hash)
+          void loadKey(hash, expired)
+            .then((principal) => principal ?? options.cache?.delete(hash))
+            .catch(() => options.cache?.delete(hash))
+            .finally(() => refreshing.delete(hash))
+        }
+        return expired(stale.key) ? null : stale
+      }
+      return loadKey(hash, expired)
     },
   }
   return store

@@ -17,6 +17,13 @@ export interface AuthCacheOptions {
 export interface PrincipalCache {
   /** The cached key, user and org of a key hash, if fresh. */
   get(hash: string): Principal | undefined
+  /**
+   * An entry past its `ttlMs` but not past twice that, which no change has emptied since it was cached: served while
+   * it is read again off the request path (docs/keys.md#the-authentication-cache).
+   */
+  stale(hash: string): Principal | undefined
+  /** Forgets one key hash (its refresh found it no longer usable). */
+  delete(hash: string): void
   /** The cache's generation: read before resolving a key, given back to `set`. */
   generation(): number
   /** Caches what a key hash resolved to, unless the cache was emptied since `generation` was read (a change raced the read). */
@@ -74,8 +81,17 @@ export function createPrincipalCache(kv: Kv, options: AuthCacheOptions, logger: 
       const entry = entries.get(hash)
       if (!entry) return undefined
       if (entry.until > performance.now()) return entry.principal
+      return undefined
+    },
+    stale(hash) {
+      const entry = entries.get(hash)
+      if (!entry) return undefined
+      if (entry.until + ttlMs > performance.now()) return entry.principal
       entries.delete(hash)
       return undefined
+    },
+    delete(hash) {
+      entries.delete(hash)
     },
     generation: () => generation,
     set(hash, principal, at) {

@@ -108,3 +108,57 @@ describe('the authentication cache turned off (ttlMs: 0)', () => {
     }
   })
 })
+
+describe('a cached key past its ttlMs (docs/keys.md#the-authentication-cache)', () => {
+  it('is served as it is while it is read again off the request path; one not usable any more is then refused; past twice ttlMs it is read first', async () => {
+    const base = memoryKind().open()
+    let failing = false
+    const getItem = base.getItem.bind(base)
+    // Account records that cannot be read while `failing`: a request that needed them would fail.
+    base.getItem = ((key: string, ...rest: never[]) => {
+      if (failing && /^gateway:(keys|users|orgs):/.test(key)) return Promise.reject(new Error('storage unreachable'))
+      return getItem(key, ...rest)
+    }) as typeof base.getItem
+    const t = await startGateway({ providers: [demo()], storage: base, authCache: { ttlMs: 1000, epochPollMs: 0 } })
+    const me = (key: string) => t.request('/api/v1/me', { headers: { authorization: `Bearer ${key}` } })
+    try {
+      const { key } = await createCustomer(t.gateway, { credits: '1' })
+      expect((await me(key)).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      // Stale: served without its records (they cannot be read now); the read behind it fails and drops the entry.
+      failing = true
+      expect((await me(key)).status).toBe(200)
+      expect(
+        await eventually(
+          async () => (await me(key)).status,
+          (status) => status === 500,
+        ),
+      ).toBe(500)
+      failing = false
+      expect((await me(key)).status).toBe(200)
+
+      // A key revoked behind the cache's back (its record changed in storage, no shared epoch): served stale once, then refused.
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      const hash = (await t.gateway.admin.findUserByKey(key))!.key.hash
+      const record = (await base.getItem(`gateway:keys:${hash}`)) as Record<string, unknown>
+      await base.setItem(`gateway:keys:${hash}`, { ...record, revoked: true })
+      expect((await me(key)).status).toBe(200)
+      expect(
+        await eventually(
+          async () => (await me(key)).status,
+          (status) => status === 401,
+        ),
+      ).toBe(401)
+
+      // Past twice ttlMs an entry is not served: the records are read first.
+      const other = await createCustomer(t.gateway, { credits: '1' })
+      expect((await me(other.key)).status).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, 2100))
+      failing = true
+      expect((await me(other.key)).status).toBe(500)
+    } finally {
+      failing = false
+      await t.close()
+    }
+  })
+})

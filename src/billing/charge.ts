@@ -108,12 +108,14 @@ export async function chargeAndRecord(
     { cost: fromUnits(owed.units), cost_eur: fromUnits(owed.eurUnits), is_byok: byok, upstream_inference_cost: fromUnits(cost.units) },
     byok ? { credential_id: attempt.credential!.id, upstream_cost_eur: fromUnits(cost.eurUnits), byok_counted: counted, byok_free: fee!.free } : undefined,
   )
-  // The day's rollups behind GET /activity (docs/usage.md): apart from the charge, whose failure means something else.
-  const rolledUp = ctx.rollups
-    .add(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
-    .catch((error) =>
-      ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message }),
-    )
+  // The day's rollups behind GET /activity (docs/usage.md), added by the settlement's own step: the usage record and its
+  // rollups count together. Finding the day's entry may fail (storage unreachable): the charge goes on without them.
+  const rollups = await ctx.rollups
+    .counters(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
+    .catch((error) => {
+      ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message })
+      return []
+    })
   // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
   const charged = byok ? 0n : cost.eurUnits
   // The charge's ledger entry and the usage record (docs/money.md) are written by the settlement's own atomic step: the
@@ -130,13 +132,13 @@ export async function chargeAndRecord(
     // Once: the generation pointer (written by the step) says it ran, so a resent or retried step charges nothing more.
     // The provider's tokens count against the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight).
     const tokens = (record.prompt_tokens ?? 0) + (record.completion_tokens ?? 0)
-    await hold.settle(
-      charged,
-      byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined,
-      written,
-      ctx.usage.pointerKey(record),
+    await hold.settle(charged, {
+      byok: byok ? { feeEurUnits: fee!.eurUnits, upstreamEurUnits: cost.eurUnits } : undefined,
+      records: written,
+      once: ctx.usage.pointerKey(record),
       tokens,
-    )
+      counters: rollups,
+    })
   } catch (error) {
     if (error instanceof RecordNotWrittenError) {
       // The money is exact in the counters; only the ledger entry or the usage record is missing (never retried into a second charge).
@@ -169,6 +171,5 @@ export async function chargeAndRecord(
     cost_eur: record.cost_eur,
     billed_status: record.status,
   })
-  await rolledUp
   return { units: owed.units, eurUnits: owed.eurUnits, byok }
 }

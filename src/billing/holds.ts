@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../context'
 import { GatewayError } from '../errors'
 import type { KeyAncestor, Principal } from '../stores/account-types'
-import type { Budget, WrittenRecord } from '../stores/engine-types'
+import type { Budget, CounterCharge, WrittenRecord } from '../stores/engine-types'
 import { keyBudget, keyCharges, resetWindow } from './key-usage'
 import { fromUnits } from './money'
 import { RecordNotWrittenError } from '../stores/record-not-written'
@@ -18,15 +18,25 @@ export interface Hold {
    * (BYOK) charges the org nothing now and gives `byok`: the fee its key's usage counts and the upstream cost. `records`
    * (the charge's ledger entry, the usage record and its generation pointer) are written in the same step; `once` (the
    * full key of one of them) makes the step run once however often it is sent (HoldOps.settle). `tokens` (the
-   * provider's prompt and completion tokens) count against the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight).
+   * provider's prompt and completion tokens) count against the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight);
+   * `counters` (the day's rollups: docs/usage.md) are added in the same step.
    */
-  settle(chargeEurUnits: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string, tokens?: number): Promise<void>
+  settle(chargeEurUnits: bigint, options?: SettleOptions): Promise<void>
   /**
    * Releases the hold without charging anything (no provider served the request); a no-op once settled. A settlement
    * or release the storage does not take is kept and tried again until it lands (settle and release then resolve),
    * except a charge on the in-process engine, which throws (docs/operations.md#settlements-that-fail).
    */
   release(): Promise<void>
+}
+
+/** What a hold's settlement writes and counts besides the charge (Hold.settle). */
+export interface SettleOptions {
+  byok?: ByokCharge
+  records?: WrittenRecord[]
+  once?: string
+  tokens?: number
+  counters?: CounterCharge[]
 }
 
 /** What a request a customer's own provider key served adds to its key's usage: the platform fee, and the upstream cost. */
@@ -126,7 +136,8 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
   ctx.metrics?.holds(1)
   let done = false
   const stopRenewing = keepRenewed(ctx, id, budgets)
-  const settle = async (charge: bigint, byok?: ByokCharge, records?: WrittenRecord[], once?: string, tokens = 0) => {
+  const settle = async (charge: bigint, options: SettleOptions = {}) => {
+    const { byok, records, once, tokens = 0 } = options
     if (done) return
     done = true
     stopRenewing()
@@ -141,7 +152,11 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
       id,
       budgets,
       charges: budgets.map((_, i) => (i === 0 ? charge : 0n)),
-      counters: [...keyCharges(ctx, keysOf(principal), usage, endedAt), ...limitCharges(ctx, principal, usage.usage, served, endedAt, tokens)],
+      counters: [
+        ...keyCharges(ctx, keysOf(principal), usage, endedAt),
+        ...limitCharges(ctx, principal, usage.usage, served, endedAt, tokens),
+        ...(options.counters ?? []),
+      ],
       records,
       once,
     }

@@ -59,15 +59,18 @@ async function chargeHit(ctx: GatewayContext, entry: CachedAnswer, input: HitInp
   })
   const ledger = fee > 0n ? ctx.credits.chargeEntry(record.org_id, fee, `${record.endpoint} ${record.model} (cache hit)`, record.id) : undefined
   const written = [...(ledger ? [{ key: ledger.key, value: ledger.entry }] : []), ...ctx.usage.entriesOf(record)]
+  const rollups = await ctx.rollups
+    .counters(record, { model_permaslug: record.model, provider_name: record.provider_name ?? record.provider })
+    .catch((error) => {
+      ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, error: (error as Error).message })
+      return []
+    })
   try {
-    await hold.settle(fee, undefined, written, ctx.usage.pointerKey(record))
+    await hold.settle(fee, { records: written, once: ctx.usage.pointerKey(record), counters: rollups })
   } catch (error) {
     await hold.release().catch(() => undefined)
     throw error
   }
-  await ctx.rollups
-    .add(record, { model_permaslug: record.model, provider_name: record.provider_name ?? record.provider })
-    .catch((error) => ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, error: (error as Error).message }))
   ctx.requestLog.note(input.requestId, { generation_id: record.id, model: record.model, cost_eur: record.cost_eur, billed_status: 'success' })
   return { units: fee, eurUnits: fee, byok: false }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { toUnits } from '../billing/money'
-import type { AtomicOps } from './engine-types'
+import type { AtomicOps, CounterCharge } from './engine-types'
 import type { Kv } from './kv'
 import type { UsageRecord } from './usage'
 
@@ -156,6 +156,32 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
     return counting
   }
 
+  /**
+   * What `add` adds, as counters for a settlement to add in its own step (the usage record and its rollups then count
+   * together or not at all): the entry is found (or listed) first.
+   */
+  async function countersOf(record: UsageRecord, names: { model_permaslug: string; provider_name: string }): Promise<CounterCharge[]> {
+    const day = record.created_at.slice(0, 10)
+    const entry = await entryFor(record.org_id, day, {
+      model: record.model,
+      model_permaslug: names.model_permaslug,
+      provider: record.provider,
+      provider_name: names.provider_name,
+      key_hash: record.key_hash,
+      user_id: record.user_id,
+      end_user: record.end_user ?? null,
+    })
+    const deltas: Record<Field, bigint> = {
+      requests: 1n,
+      prompt_tokens: BigInt(record.prompt_tokens),
+      completion_tokens: BigInt(record.completion_tokens),
+      reasoning_tokens: BigInt(record.reasoning_tokens),
+      usage: toUnits(record.cost_eur),
+      byok_usage_inference: record.is_byok && record.upstream_cost_eur ? toUnits(record.upstream_cost_eur) : 0n,
+    }
+    return FIELDS.filter((field) => deltas[field] !== 0n).map((field) => ({ key: counterKey(record.org_id, day, entry.id, field), units: deltas[field] }))
+  }
+
   async function totalsOf(orgId: string, day: string, entry: RollupEntry): Promise<RollupTotals> {
     const [requests, prompt, completion, reasoning, usage, byok] = await Promise.all(
       FIELDS.map((field) => atomic.getUnits(counterKey(orgId, day, entry.id, field))),
@@ -176,28 +202,12 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
      * the model and provider. Additions that are 0 are skipped (an absent counter reads 0).
      */
     async add(record: UsageRecord, names: { model_permaslug: string; provider_name: string }): Promise<void> {
-      const day = record.created_at.slice(0, 10)
-      const entry = await entryFor(record.org_id, day, {
-        model: record.model,
-        model_permaslug: names.model_permaslug,
-        provider: record.provider,
-        provider_name: names.provider_name,
-        key_hash: record.key_hash,
-        user_id: record.user_id,
-        end_user: record.end_user ?? null,
-      })
-      const deltas: Record<Field, bigint> = {
-        requests: 1n,
-        prompt_tokens: BigInt(record.prompt_tokens),
-        completion_tokens: BigInt(record.completion_tokens),
-        reasoning_tokens: BigInt(record.reasoning_tokens),
-        usage: toUnits(record.cost_eur),
-        byok_usage_inference: record.is_byok && record.upstream_cost_eur ? toUnits(record.upstream_cost_eur) : 0n,
-      }
-      await atomic.addUnitsMany(
-        FIELDS.filter((field) => deltas[field] !== 0n).map((field) => ({ key: counterKey(record.org_id, day, entry.id, field), delta: deltas[field] })),
-      )
+      const counters = await countersOf(record, names)
+      await atomic.addUnitsMany(counters.map((c) => ({ key: c.key, delta: c.units })))
     },
+
+    /** What `add` adds, as counters for a settlement to add in its own step (docs/usage.md). */
+    counters: countersOf,
 
     /** One day's entries of an org with their totals (entries that counted nothing yet are left out), filtered as asked. */
     async day(orgId: string, day: string, filter: RollupFilter = {}): Promise<{ entry: RollupEntry; totals: RollupTotals }[]> {

@@ -105,6 +105,17 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
   }
   const ops: AtomicOps = {
     kind: 'local',
+    // The counters that can be changed at once are (no promise); the others wait for their locks.
+    addCountersNow(counters) {
+      let waiting: Promise<bigint>[] | undefined
+      for (const c of counters) {
+        if (!c.units) continue
+        const map = now(c.key)
+        if (map) map.set(c.key, added(readNow(map, c.key), c.units, c.window).record)
+        else (waiting ??= []).push(ops.addUnits(c.key, c.units, c.window))
+      }
+      return waiting ? Promise.all(waiting).then(() => undefined) : undefined
+    },
     // In one process each counter's lock makes each addition exact; readers see them one by one.
     async addUnitsMany(changes) {
       await Promise.all(changes.map((change) => ops.addUnits(change.key, change.delta)))

@@ -3,7 +3,7 @@ import { createLocalAtomic } from './atomic-local'
 import { createPostgresAtomic } from './atomic-postgres'
 import { createRedisAtomic } from './atomic-redis'
 import { customEngineOf, engineKindOf } from './engine-kind'
-import type { AtomicOps, AtomicOption } from './engine-types'
+import type { AtomicOps, AtomicOption, CounterCharge } from './engine-types'
 import { mountEngines } from './mount-engines'
 
 /**
@@ -37,6 +37,24 @@ export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto')
         byEngine.set(engine, [...(byEngine.get(engine) ?? []), change])
       }
       await Promise.all([...byEngine].map(([engine, own]) => engine.addUnitsMany(own)))
+    },
+    addCountersNow(counters) {
+      // Each engine's own counters: at once where it can (the local engine), else through addUnits.
+      let waiting: Promise<unknown>[] | undefined
+      const byEngine = new Map<AtomicOps, CounterCharge[]>()
+      for (const c of counters) {
+        const engine = engineFor(c.key)
+        const own = byEngine.get(engine)
+        if (own) own.push(c)
+        else byEngine.set(engine, [c])
+      }
+      for (const [engine, own] of byEngine) {
+        const pending = engine.addCountersNow
+          ? engine.addCountersNow(own)
+          : Promise.all(own.map((c) => (c.units ? engine.addUnits(c.key, c.units, c.window) : undefined)))
+        if (pending) (waiting ??= []).push(pending)
+      }
+      return waiting ? Promise.all(waiting).then(() => undefined) : undefined
     },
     getUnits: (key, windowStart) => engineFor(key).getUnits(key, windowStart),
     increment: (key, by, ttl) => engineFor(key).increment(key, by, ttl),

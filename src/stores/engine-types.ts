@@ -40,6 +40,11 @@ export interface AtomicOps {
    * to the decimal counter at `counterKey` (as `addUnits`); true when claimed and added, false when already claimed.
    */
   claimAndAddUnits(claimKey: string, claim: unknown, counterKey: string, delta: bigint): Promise<boolean>
+  /**
+   * Adds to several decimal counters (windowed or not, as `addUnits`) where it can at once, with no promise (the local
+   * engine's idle counters in the gateway's own memory storage); a promise only when some had to wait. Optional.
+   */
+  addCountersNow?(counters: CounterCharge[]): Promise<void> | undefined
 }
 
 /** The window of a windowed counter: when it began (epoch ms), and how long storage keeps the counter after a write. */

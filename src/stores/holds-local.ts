@@ -127,7 +127,10 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
             if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
           }),
         )
-        await Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
+        const counting = atomic.addCountersNow
+          ? atomic.addCountersNow(counters)
+          : Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
+        if (counting) await counting
         // Last, under the same lock: a failure here leaves the charge made, which the error says (the other records are
         // still written).
         let failure: unknown

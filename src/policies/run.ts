@@ -2,7 +2,7 @@ import type { Capability } from '../contracts'
 import { errorTypes, GatewayError, type ErrorStatus } from '../errors'
 import type { Logger } from '../logger'
 import type { Principal } from '../stores/account-types'
-import type { GatewayPolicy, PolicyPrincipal, PolicyRequest, PolicyTextStream, PolicyTrailEntry } from './types'
+import type { GatewayPolicy, PolicyPrincipal, PolicyRequest, PolicyRewrite, PolicyTextStream, PolicyTrailEntry } from './types'
 import { rewriteBody, textsOf, type PolicyView } from './views'
 
 // Runs the host's policies on one request (docs/policies.md#policy-hooks): before it is served, on its whole answer
@@ -107,12 +107,28 @@ export async function runRequestPolicies<B>(input: PolicyInput<B>): Promise<{ bo
       throw denied(policy.name, decision.deny)
     }
     if (decision.rewrite) {
+      checkRewrite(policy.name, decision.rewrite)
       body = rewriteBody(input.view, body, decision.rewrite)
       trail.push({ policy: policy.name, stage: 'request', action: 'rewrite', note: { ...rewriteSummary(decision.rewrite), ...decision.note } })
     } else if (decision.note) trail.push({ policy: policy.name, stage: 'request', action: 'note', note: decision.note })
   }
   const streamed = requestView()
   return { body: body as B, run: policyRun(policies, input, principal, trail, streamed) }
+}
+
+const MODEL_ID_RE = /^[^\s]{1,256}$/
+
+// A rewrite the gateway can apply: a model id as a request could send it, a positive whole number of tokens, text and
+// a text map of the right types; else the policy is at fault (500 policy_failed), as a hook that throws.
+function checkRewrite(policy: string, rewrite: PolicyRewrite): void {
+  const bad = (what: string) =>
+    new GatewayError(500, `The policy ${policy} rewrote the request with an invalid ${what}.`, { metadata: { reason: 'policy_failed', policy } })
+  if (rewrite.model !== undefined && (typeof rewrite.model !== 'string' || !MODEL_ID_RE.test(rewrite.model))) throw bad('model')
+  if (rewrite.models !== undefined && (!Array.isArray(rewrite.models) || rewrite.models.some((m) => typeof m !== 'string' || !MODEL_ID_RE.test(m))))
+    throw bad('models')
+  if (rewrite.maxTokens !== undefined && !(Number.isSafeInteger(rewrite.maxTokens) && rewrite.maxTokens > 0)) throw bad('maxTokens')
+  if (rewrite.system !== undefined && typeof rewrite.system !== 'string') throw bad('system')
+  if (rewrite.text !== undefined && typeof rewrite.text !== 'function') throw bad('text')
 }
 
 // What a rewrite changed, for the trail (never the text itself).

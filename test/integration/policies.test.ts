@@ -86,6 +86,10 @@ const broken: GatewayPolicy = {
     if (r.texts.some((t) => t.includes('break-the-policy'))) throw new Error('bug in the host’s policy')
   },
 }
+const careless: GatewayPolicy = {
+  name: 'careless',
+  request: (r) => (r.texts.some((t) => t.includes('cap-at-zero')) ? { rewrite: { maxTokens: 0 } } : undefined),
+}
 const seen: { route: string; principal: unknown; model: string }[] = []
 const spy: GatewayPolicy = {
   name: 'spy',
@@ -109,7 +113,7 @@ beforeAll(async () => {
     openai({ apiKey: 'sk-policies', baseURL: upstream.url, models: [PLAIN, EXPENSIVE, CHEAP, EMBED, IMAGE] }),
     anthropic({ apiKey: ANTHROPIC_KEY, baseURL: claude.url, models: [HAIKU] }),
   ]
-  t = await startGateway({ providers: providers(), policies: [spy, broken, blocklist, rewriter, masker, answerGuard], retry: { maxRetries: 0 } })
+  t = await startGateway({ providers: providers(), policies: [spy, broken, careless, blocklist, rewriter, masker, answerGuard], retry: { maxRetries: 0 } })
   inputOnly = await startGateway({ providers: providers(), policies: [{ name: 'masker', request: masker.request }], retry: { maxRetries: 0 } })
   customer = await createCustomer(t.gateway, { credits: '5' })
   nativeCustomer = await createCustomer(inputOnly.gateway, { credits: '5' })
@@ -178,6 +182,17 @@ describe('a deny before the request', () => {
       expect((await res.json()).error.metadata, path).toEqual({ reason: 'policy_denied', policy: 'blocklist' })
     }
     expect(upstream.requests.filter((r) => r.path === '/v1/completions' || r.path === '/v1/images/generations')).toHaveLength(0)
+  })
+
+  it('a rewrite the gateway cannot apply (maxTokens 0) fails the request closed: 500 naming the policy and the field', async () => {
+    const calls = chatCalls()
+    const res = await post('/chat/completions', { model: 'test/plain', messages: user('cap-at-zero please') })
+    expect(res.status).toBe(500)
+    expect((await res.json()).error).toMatchObject({
+      message: 'The policy careless rewrote the request with an invalid maxTokens.',
+      metadata: { reason: 'policy_failed', policy: 'careless' },
+    })
+    expect(chatCalls()).toBe(calls)
   })
 
   it('a policy that throws fails the request closed: 500 naming it, nothing sent upstream', async () => {

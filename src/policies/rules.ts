@@ -64,17 +64,30 @@ export function mergeRules(owned: [RuleOwner, Rules | undefined][]): MergedRules
   return merged
 }
 
-/**
- * The merged rules of a request's principal: its org's, its user's and its key's, and those of every key above a
- * minted key, read afresh with it (docs/policies.md#built-in-rules).
- */
-export const rulesFor = (principal: Pick<Principal, 'org' | 'user' | 'key'>): MergedRules =>
+// The org's, the user's and the key's rules, and those of every key above a minted key, merged.
+const mergedRulesOf = (principal: Pick<Principal, 'org' | 'user' | 'key'>): MergedRules =>
   mergeRules([
     ['org', principal.org.rules],
     ['user', principal.user.rules],
     ['key', principal.key.rules],
     ...(principal.key.ancestors ?? []).map((above): [RuleOwner, Rules | undefined] => ['key', above.rules]),
   ])
+
+// The merged rules of the key, user and org records a principal was resolved to (the authentication cache shares them
+// between requests): merged once per set of records, as routing, the policies and chat's priced options all ask.
+const merged = new WeakMap<object, { org: object; user: object; rules: MergedRules }>()
+
+/**
+ * The merged rules of a request's principal: its org's, its user's and its key's, and those of every key above a
+ * minted key, read afresh with it (docs/policies.md#built-in-rules).
+ */
+export const rulesFor = (principal: Pick<Principal, 'org' | 'user' | 'key'>): MergedRules => {
+  const known = merged.get(principal.key)
+  if (known && known.org === principal.org && known.user === principal.user) return known.rules
+  const rules = mergedRulesOf(principal)
+  merged.set(principal.key, { org: principal.org, user: principal.user, rules })
+  return rules
+}
 
 /** True when the model id is in the allowlist: by its id, or by a `vendor/*` entry (case does not matter). */
 export function modelAllowed(entries: string[], model: string): boolean {

@@ -15,16 +15,13 @@ export interface CliRun {
 }
 
 /**
- * The CLI bundled once for a test file with esbuild (dependencies external, as test/integration/cli.test.ts does), in a
- * scratch folder removed after the file; `cli(args, cwd)` runs `model-gateway <args>` as a real process with no
- * provider keys, secret or data folder from the environment.
+ * The CLI bundled once for a test file with esbuild (dependencies external, as test/integration/cli.test.ts does), at
+ * `entry` in a scratch folder removed after the file.
  */
-export function bundledCli(prefix: string): { scratch: string; cli: (args: string[], cwd: string) => Promise<CliRun> } {
+export function cliBundle(prefix: string): { scratch: string; entry: string } {
   const scratch = mkdtempSync(join(tmpdir(), prefix))
   const bundle = join(scratch, 'bundle')
   const entry = join(bundle, 'cli.mjs')
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
-  for (const name of Object.keys(env)) if (/_(API_KEY|BASE_URL)$/.test(name) || ['GATEWAY_SECRET', 'DATA_DIR'].includes(name)) delete env[name]
   beforeAll(async () => {
     mkdirSync(bundle)
     symlinkSync(join(root, 'node_modules'), join(bundle, 'node_modules'), 'dir')
@@ -40,6 +37,17 @@ export function bundledCli(prefix: string): { scratch: string; cli: (args: strin
     })
   }, 60_000)
   afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+  return { scratch, entry }
+}
+
+/**
+ * The bundled CLI (cliBundle) and `cli(args, cwd)`, which runs `model-gateway <args>` as a real process with no
+ * provider keys, secret or data folder from the environment.
+ */
+export function bundledCli(prefix: string): { scratch: string; cli: (args: string[], cwd: string) => Promise<CliRun> } {
+  const { scratch, entry } = cliBundle(prefix)
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
+  for (const name of Object.keys(env)) if (/_(API_KEY|BASE_URL)$/.test(name) || ['GATEWAY_SECRET', 'DATA_DIR'].includes(name)) delete env[name]
   const cli = (args: string[], cwd: string) =>
     new Promise<CliRun>((done) => {
       execFile(process.execPath, [entry, ...args], { cwd, env, timeout: 45_000 }, (error, stdout, stderr) => {

@@ -1,10 +1,9 @@
 import { execFile, spawn } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { build } from 'esbuild'
+import { cliBundle } from '../helpers/cli-bundle'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway, openaiCompatible, type Provider, type ProviderModel } from '../../src/index'
 import { applyCatalogueFile, parseCatalogueFile } from '../../src/catalogue/catalogue-file'
@@ -18,8 +17,7 @@ import { decimalText, roundUnits, units } from '../helpers/sse'
 // created with the file it wrote lists and bills the new prices. Nothing reaches the internet.
 const root = resolve(import.meta.dirname, '../..')
 const fixtures = join(root, 'test/fixtures/catalogue')
-const scratch = mkdtempSync(join(tmpdir(), 'mg-catalogue-'))
-const entry = join(scratch, 'bundle', 'cli.mjs')
+const { scratch, entry } = cliBundle('mg-catalogue-')
 const today = () => new Date().toISOString().slice(0, 10)
 
 // The models the test's config serves (the built-in catalogue may change: these do not).
@@ -178,22 +176,6 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((done) => server.close(() => done()))
   return port
 }
-
-beforeAll(async () => {
-  mkdirSync(join(scratch, 'bundle'))
-  symlinkSync(join(root, 'node_modules'), join(scratch, 'bundle', 'node_modules'), 'dir')
-  await build({
-    entryPoints: [join(root, 'src/cli/main.ts')],
-    outfile: entry,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  })
-}, 60_000)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 describe('model-gateway catalogue update', () => {
   it('shows what LiteLLM’s table changes, and writes nothing without --yes when not on a terminal', async () => {

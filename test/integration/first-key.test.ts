@@ -1,10 +1,8 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { build } from 'esbuild'
 import express from 'express'
 import { builtinDrivers, createStorage, type Storage } from 'unstorage'
 import fsDriver from 'unstorage/drivers/fs'
@@ -13,7 +11,8 @@ import { createDatabase } from 'db0'
 import postgresql from 'db0/connectors/postgresql'
 import { postgresDriver } from '../../src/stores/postgres-driver'
 import { eventually } from '../helpers/eventually'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { cliBundle } from '../helpers/cli-bundle'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { toBunFetch } from '../../adapters/bun'
 import { toExpressHandler } from '../../adapters/express'
 import { createGateway, demo, type Gateway } from '../../src/index'
@@ -49,26 +48,9 @@ vi.mock('nitropack/runtime', () => ({ useStorage: () => nitroTest.storage, useRu
 vi.mock('model-gateway', () => import('../../src/index'))
 
 const root = resolve(import.meta.dirname, '../..')
-const scratch = mkdtempSync(join(tmpdir(), 'mg-first-key-'))
-const entry = join(scratch, 'bundle', 'cli.mjs')
+const { scratch, entry } = cliBundle('mg-first-key-')
 const KEY = /^sk-service-v1-[0-9a-f]{64}$/
 const NUXT_SECRET = 'nuxt-secret-nuxt-secret-nuxt-secret-0123'
-
-beforeAll(async () => {
-  mkdirSync(join(scratch, 'bundle'))
-  symlinkSync(join(root, 'node_modules'), join(scratch, 'bundle', 'node_modules'), 'dir')
-  await build({
-    entryPoints: [join(root, 'src/cli/main.ts')],
-    outfile: entry,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  })
-}, 60_000)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 // Nothing from the developer's environment may leak in.
 const baseEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }

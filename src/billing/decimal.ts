@@ -8,6 +8,10 @@ export interface Decimal {
 
 const DECIMAL_RE = /^([+-])?(\d*)(?:\.(\d*))?$/
 
+// Strings parsed lately (prices and rates, parsed several times per request), bounded: emptied when full.
+const parsed = new Map<string, Decimal>()
+const PARSED_MAX = 4096
+
 /** Parses a plain decimal string ("0.00000015", "3", "-1.5"); throws a TypeError for anything else. */
 export function decimal(text: string | number | bigint): Decimal {
   if (typeof text === 'bigint') return { coefficient: text, scale: 0 }
@@ -15,6 +19,15 @@ export function decimal(text: string | number | bigint): Decimal {
     if (!Number.isFinite(text)) throw new TypeError(`not a finite number: ${text}`)
     text = numberToPlainString(text)
   }
+  let value = parsed.get(text)
+  if (value) return value
+  value = parseDecimal(text)
+  if (parsed.size >= PARSED_MAX) parsed.clear()
+  parsed.set(text, value)
+  return value
+}
+
+function parseDecimal(text: string): Decimal {
   const match = DECIMAL_RE.exec(text.trim())
   if (!match || (!match[2] && !match[3])) throw new TypeError(`not a decimal: ${JSON.stringify(text)}`)
   const [, sign, whole = '', fraction = ''] = match

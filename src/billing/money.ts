@@ -25,10 +25,14 @@ export function toUnits(amount: string | number | bigint, param = 'amount'): big
 /** Formats ledger units as a plain decimal string without exponent or trailing zeros ("1", "0.1", "-2.5"). */
 export function fromUnits(units: bigint): string {
   const negative = units < 0n
-  const abs = negative ? -units : units
-  const whole = abs / UNIT
-  const fraction = (abs % UNIT).toString().padStart(MONEY_SCALE, '0').replace(/0+$/, '')
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`
+  // The digits split as text (no bigint division: this runs several times per request).
+  const digits = (negative ? -units : units).toString()
+  const cut = digits.length - MONEY_SCALE
+  const whole = cut > 0 ? digits.slice(0, cut) : '0'
+  const fraction = cut > 0 ? digits.slice(cut) : digits.padStart(MONEY_SCALE, '0')
+  let end = fraction.length
+  while (end > 0 && fraction.charCodeAt(end - 1) === 48) end--
+  return `${negative ? '-' : ''}${whole}${end ? `.${fraction.slice(0, end)}` : ''}`
 }
 
 /** The shortest decimal text of a finite number, without exponent (0.1 → "0.1", 1e-7 → "0.0000001"). */

@@ -155,19 +155,20 @@ export function generationTags(event: H3Event, requestId: string, body?: unknown
 export function generationTagsOf(headers: Headers, requestId: string, clientRequestId: string | undefined, body?: unknown): GenerationTags {
   const fields = isPlainObject(body) ? body : {}
   const referer = header(headers, 'http-referer', TAG_LIMITS.referer)
-  const tags: GenerationTags = {
-    request_id: requestId,
-    client_request_id: clientRequestId,
-    http_referer: referer,
-    app_id: referer === undefined ? undefined : appIdOfReferer(referer),
-    app_title: header(headers, 'x-openrouter-title', TAG_LIMITS.title) ?? header(headers, 'x-title', TAG_LIMITS.title),
-    app_categories: categoriesOf(header(headers, 'x-openrouter-categories', TAG_LIMITS.categories * (TAG_LIMITS.category + 1))),
-    user_agent: header(headers, 'user-agent', TAG_LIMITS.userAgent),
-    session_id: boundedString(fields.session_id, TAG_LIMITS.sessionId) ?? sessionHeader(headers),
-    external_user: boundedString(fields.user, TAG_LIMITS.externalUser),
-    trace: traceOf(fields.trace),
-    metadata: metadataOf(fields.metadata),
+  const tags: GenerationTags = { request_id: requestId }
+  // Only the values present are set (no `delete` afterwards: an object that loses properties becomes a slow dictionary).
+  const set = <K extends keyof GenerationTags>(key: K, value: GenerationTags[K] | undefined) => {
+    if (value !== undefined) tags[key] = value
   }
-  for (const key of Object.keys(tags) as (keyof GenerationTags)[]) if (tags[key] === undefined) delete tags[key]
+  set('client_request_id', clientRequestId)
+  set('http_referer', referer)
+  set('app_id', referer === undefined ? undefined : appIdOfReferer(referer))
+  set('app_title', header(headers, 'x-openrouter-title', TAG_LIMITS.title) ?? header(headers, 'x-title', TAG_LIMITS.title))
+  set('app_categories', categoriesOf(header(headers, 'x-openrouter-categories', TAG_LIMITS.categories * (TAG_LIMITS.category + 1))))
+  set('user_agent', header(headers, 'user-agent', TAG_LIMITS.userAgent))
+  set('session_id', boundedString(fields.session_id, TAG_LIMITS.sessionId) ?? sessionHeader(headers))
+  set('external_user', boundedString(fields.user, TAG_LIMITS.externalUser))
+  set('trace', traceOf(fields.trace))
+  set('metadata', metadataOf(fields.metadata))
   return tags
 }

@@ -17,6 +17,16 @@ export interface BilledFacts {
   status: string
 }
 
+// The series a billed request of one model and provider adds to.
+interface ModelSeries {
+  billed: Map<string, { value: number }>
+  billedOf: (status: string) => { value: number }
+  prompt: () => { value: number }
+  completion: () => { value: number }
+  cost: () => { value: number }
+  ttft: () => { observe(value: number): void }
+}
+
 /**
  * The gateway's Prometheus metrics (docs/operations.md#metrics): requests, their duration, time to first token,
  * tokens, cost, upstream errors by type, circuit breakers, requests in flight, live holds and kept settlements. Names follow
@@ -72,20 +82,52 @@ export function createGatewayMetrics(sources: { health: () => HealthSnapshot[]; 
     settlementsPending,
     ...Object.values(settlementEvents),
   ]
+  // The series each request adds to, kept by their label values (as bounded as the series themselves: models,
+  // providers, routes, statuses), so that a request does not build and serialise their labels again.
+  const routeSeries = new Map<string, { requests: { value: number }; duration: { observe(value: number): void } }>()
+  const modelSeries = new Map<string, ModelSeries>()
+  const modelSeriesOf = (model: string, provider: string): ModelSeries => {
+    const key = `${model}\n${provider}`
+    let series = modelSeries.get(key)
+    if (!series) {
+      const labels = { model, provider }
+      // Each series made at its first use, as `inc` and `observe` make them (none rendered at 0 before it counted).
+      let prompt: { value: number } | undefined
+      let completion: { value: number } | undefined
+      let costSeries: { value: number } | undefined
+      let ttftSeries: { observe(value: number): void } | undefined
+      series = {
+        billed: new Map(),
+        billedOf: (status) => billed.series({ ...labels, status }),
+        prompt: () => (prompt ??= tokens.series({ ...labels, kind: 'prompt' })),
+        completion: () => (completion ??= tokens.series({ ...labels, kind: 'completion' })),
+        cost: () => (costSeries ??= cost.series(labels)),
+        ttft: () => (ttftSeries ??= ttft.series(labels)),
+      }
+      modelSeries.set(key, series)
+    }
+    return series
+  }
   return {
     /** A request ended. */
     request(route: string, method: string, status: number, seconds: number): void {
-      requests.inc({ route, method, status: String(status) })
-      duration.observe({ route }, seconds)
+      const key = `${route} ${method} ${status}`
+      let series = routeSeries.get(key)
+      if (!series)
+        routeSeries.set(key, (series = { requests: requests.series({ route, method, status: String(status) }), duration: duration.series({ route }) }))
+      series.requests.value++
+      series.duration.observe(seconds)
     },
     /** A request was billed. */
     billed(facts: BilledFacts): void {
-      const labels = { model: facts.model, provider: facts.provider }
-      billed.inc({ ...labels, status: facts.status })
-      if (facts.prompt_tokens) tokens.inc({ ...labels, kind: 'prompt' }, facts.prompt_tokens)
-      if (facts.completion_tokens) tokens.inc({ ...labels, kind: 'completion' }, facts.completion_tokens)
-      cost.inc(labels, Number(facts.cost_eur))
-      if (facts.status === 'success' && facts.first_token_ms !== undefined) ttft.observe(labels, facts.first_token_ms / 1000)
+      const series = modelSeriesOf(facts.model, facts.provider)
+      let byStatus = series.billed.get(facts.status)
+      if (!byStatus) series.billed.set(facts.status, (byStatus = series.billedOf(facts.status)))
+      byStatus.value++
+      if (facts.prompt_tokens) series.prompt().value += facts.prompt_tokens
+      if (facts.completion_tokens) series.completion().value += facts.completion_tokens
+      series.cost().value += Number(facts.cost_eur)
+      if (facts.status === 'success' && facts.first_token_ms !== undefined) series.ttft().observe(facts.first_token_ms / 1000)
     },
     /** An upstream attempt failed. */
     upstreamError(provider: string, type: string): void {

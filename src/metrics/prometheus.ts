@@ -29,10 +29,14 @@ export class Counter implements Metric {
   ) {}
   /** Adds `by` (default 1) to the series of `labels`. */
   inc(labels: Labels = {}, by = 1): void {
+    this.series(labels).value += by
+  }
+  /** The series of `labels` (created at 0), for a caller that keeps it and adds to its `value` itself. */
+  series(labels: Labels): { value: number } {
     const key = keyOf(labels)
-    const series = this.values.get(key)
-    if (series) series.value += by
-    else this.values.set(key, { labels, value: by })
+    let series = this.values.get(key)
+    if (!series) this.values.set(key, (series = { labels, value: 0 }))
+    return series
   }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`]
@@ -43,7 +47,7 @@ export class Counter implements Metric {
 
 /** A histogram: observations counted in cumulative buckets, with their sum and count. */
 export class Histogram implements Metric {
-  private readonly values = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>()
+  private readonly values = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number; observe(value: number): void }>()
   constructor(
     readonly name: string,
     readonly help: string,
@@ -51,12 +55,25 @@ export class Histogram implements Metric {
   ) {}
   /** Records one observation for `labels`. */
   observe(labels: Labels, value: number): void {
+    this.series(labels).observe(value)
+  }
+  /** The series of `labels` (created empty), for a caller that keeps it and records its observations through it. */
+  series(labels: Labels): { observe(value: number): void } {
     const key = keyOf(labels)
     let series = this.values.get(key)
-    if (!series) this.values.set(key, (series = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }))
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) series.counts[i]++
-    series.sum += value
-    series.count++
+    if (!series) {
+      const created = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }
+      const buckets = this.buckets
+      series = Object.assign(created, {
+        observe(value: number) {
+          for (let i = 0; i < buckets.length; i++) if (value <= buckets[i]) created.counts[i]++
+          created.sum += value
+          created.count++
+        },
+      })
+      this.values.set(key, series)
+    }
+    return series
   }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]

@@ -20,7 +20,12 @@ export interface Kv {
 
 /** Creates the prefixed record helpers over a Storage. */
 export function createKv(storage: Storage, prefix: string): Kv {
-  const key = (...parts: string[]) => [prefix, ...parts].filter(Boolean).join(':')
+  // The non-empty parts after the prefix, joined by colons (a loop: it runs several times per request).
+  const key = (...parts: string[]) => {
+    let out = prefix
+    for (const part of parts) if (part) out = out ? `${out}:${part}` : part
+    return out
+  }
   const records = createRecords(storage)
   return {
     storage,

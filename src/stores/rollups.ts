@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../crypto/keys'
 import { toUnits } from '../billing/money'
 import type { AtomicOps, CounterCharge } from './engine-types'
 import type { Kv } from './kv'
@@ -87,11 +87,9 @@ export function rollupDayOfKey(key: string): string | undefined {
 }
 
 // An entry without an end user keeps the id it had before end users were kept: a day's counters stay in one entry.
-const entryIdOf = (entry: Omit<RollupEntry, 'id'>) =>
-  createHash('sha256')
-    .update(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}${entry.end_user == null ? '' : `\n${entry.end_user}`}`)
-    .digest('hex')
-    .slice(0, 16)
+const entryTextOf = (entry: Omit<RollupEntry, 'id'>) =>
+  `${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}${entry.end_user == null ? '' : `\n${entry.end_user}`}`
+const entryIdOf = (entry: Omit<RollupEntry, 'id'>) => sha256Hex(entryTextOf(entry)).slice(0, 16)
 
 /** True when the entry names an end user of its own (not OTHER_END_USERS, not none). */
 const namesEndUser = (entry: Pick<RollupEntry, 'end_user'>) => entry.end_user != null && entry.end_user !== OTHER_END_USERS
@@ -136,10 +134,11 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
   // The entry that counts this request: its own, added to the day's index when new; when the index has no room for
   // it, its fallback's (fallbackOf): the key's OTHER_END_USERS entry, else the model and provider's entry without a key.
   async function entryFor(orgId: string, day: string, wanted: Omit<RollupEntry, 'id'>): Promise<RollupEntry> {
-    const entry: RollupEntry = Object.assign({}, wanted, { id: entryIdOf(wanted) })
-    const cacheKey = `${orgId}:${day}:${entry.id}`
+    // Remembered by what names the entry (its id is a hash of it), so that a known entry costs no hash.
+    const cacheKey = `${orgId}:${day}:${entryTextOf(wanted)}`
     const cached = known.get(cacheKey)
     if (cached) return cached
+    const entry: RollupEntry = Object.assign({}, wanted, { id: entryIdOf(wanted) })
     const key = indexKey(orgId, day)
     const current = await atomic.read<DayIndex>(key)
     let listed = current?.entries.some((e) => e.id === entry.id) ?? false

@@ -4,7 +4,7 @@ import { neonConfig, Pool } from '@neondatabase/serverless'
 import ws from 'ws'
 import type { WebSocketBridge } from './websocket-bridge'
 
-/** A Neon Pool of at most `max` connections to `url`, each a WebSocket through `bridge()`. */
+/** A Neon Pool of at most `max` connections to `url`, each a WebSocket through `bridge()`, closed after 1 s idle. */
 export function neonPoolThrough(url: string, bridge: () => WebSocketBridge, max: number): Pool {
   // Node 20 has no global WebSocket; the bridge is plain ws:// with no TLS; the local server trusts the user without a
   // password, which the driver's pipelined connect (it sends the password before the server asks) does not expect.
@@ -13,5 +13,5 @@ export function neonPoolThrough(url: string, bridge: () => WebSocketBridge, max:
   neonConfig.wsProxy = (host, port) => bridge().wsProxy(host, port)
   neonConfig.useSecureWebSocket = false
   neonConfig.pipelineConnect = false
-  return new Pool({ connectionString: url, max })
+  return new Pool({ connectionString: url, max, idleTimeoutMillis: 1000 })
 }

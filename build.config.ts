@@ -7,6 +7,7 @@ export default defineBuildConfig({
     { input: 'adapters/node', name: 'adapters/node' },
     { input: 'adapters/express', name: 'adapters/express' },
     { input: 'adapters/bun', name: 'adapters/bun' },
+    { input: 'adapters/deno', name: 'adapters/deno' },
     { input: 'adapters/nuxt', name: 'adapters/nuxt' },
     // The AI SDK provider (docs/first-party.md#the-ai-sdk-provider): `model-gateway/ai-sdk`, types only from @ai-sdk/provider.
     { input: 'src/ai-sdk/index', name: 'ai-sdk' },

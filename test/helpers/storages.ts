@@ -6,9 +6,12 @@ import fsDriver from 'unstorage/drivers/fs'
 import memoryDriver from 'unstorage/drivers/memory'
 import redisDriver from 'unstorage/drivers/redis'
 import { createDatabase } from 'db0'
+import type { Pool as NeonPool } from '@neondatabase/serverless'
 import { listKeys } from '../../src/stores/list-keys'
 import { postgresDriver } from '../../src/stores/postgres-driver'
 import { postgresPool } from '../../src/stores/postgres-pool'
+import { neonPoolThrough } from './neon'
+import type { WebSocketBridge } from './websocket-bridge'
 
 /** A storage kind under test: `open()` gives one more Storage over the same data (as a second gateway instance would). */
 export interface StorageKind {
@@ -84,6 +87,39 @@ export function postgresKind(url: string): StorageKind {
       await dropPostgresTable(database, table)
       await database.dispose()
       await Promise.all(opened.map((s) => s.dispose()))
+    },
+  }
+}
+
+/**
+ * PostgreSQL at DATABASE_URL through Neon's serverless driver (docs/edge.md#postgresql-over-neons-serverless-driver):
+ * its Pool speaks the wire protocol over WebSocket, here through `bridge()` (./neon.ts, ./websocket-bridge.ts) to the
+ * local server, given to postgresDriver({ pool }). Each opening is a new Pool (as another instance's), all on one table
+ * of this run's own, dropped at the end with its schema row.
+ */
+export function neonKind(url: string, bridge: () => WebSocketBridge): StorageKind {
+  const table = `mg_test_neon_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+  const pools: NeonPool[] = []
+  const opened: Storage[] = []
+  return {
+    name: 'postgres-neon',
+    shared: true,
+    open: () => {
+      // A statement costs about twice TCP's through the bridge: twice postgresKind's connections, so that 800 at once
+      // (storage.test.ts) each end within the storage bound (5 s) on a loaded machine; closed after 1 s idle, since
+      // the suites open many instances on a server (100 connections) other suites share.
+      const pool = neonPoolThrough(url, bridge, 8)
+      pools.push(pool)
+      const storage = createStorage({ driver: postgresDriver({ pool, tableName: table }) })
+      opened.push(storage)
+      return storage
+    },
+    async cleanup() {
+      const database = createDatabase(postgresPool({ url, max: 1 }))
+      await dropPostgresTable(database, table)
+      await database.dispose()
+      await Promise.all(opened.map((s) => s.dispose()))
+      await Promise.all(pools.map((pool) => pool.end()))
     },
   }
 }

@@ -10,9 +10,12 @@ import { toUnits } from '../../src/billing/money'
 import { createLocalAtomic } from '../../src/stores/atomic-local'
 import { createLocalHolds } from '../../src/stores/holds-local'
 import { createAtomicOps } from '../../src/stores/atomic'
+import { postgresDriver } from '../../src/stores/postgres-driver'
 import { POSTGRES_SCHEMA_VERSION } from '../../src/stores/postgres-schema'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
+import { neonPoolThrough } from '../helpers/neon'
 import { dropPostgresTable } from '../helpers/storages'
+import { useWebSocketBridge } from '../helpers/websocket-bridge'
 
 // A driver other processes could share (its name is not one of the in-process ones), over memory for the test.
 const shareable = defineDriver(() => ({ ...memoryDriver(), name: 'mongodb' }))
@@ -146,6 +149,34 @@ describe.skipIf(!process.env.DATABASE_URL)('atomic engines: PostgreSQL schema (D
       )
     } finally {
       await dropPostgresTable(database, newer)
+    }
+  })
+})
+
+describe.skipIf(!process.env.DATABASE_URL)("atomic engines: PostgreSQL over Neon's serverless driver (DATABASE_URL through a WebSocket bridge)", () => {
+  const url = process.env.DATABASE_URL!
+  const bridge = useWebSocketBridge()
+  const table = `mg_schema_neon_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+  const database = createDatabase(postgresql({ url }))
+  afterAll(async () => {
+    await dropPostgresTable(database, table)
+    await database.dispose()
+  })
+
+  it('picks the PostgreSQL engine for postgresDriver({ pool }) with its Pool, and sets the schema up over WebSocket', async () => {
+    const pool = neonPoolThrough(url, bridge, 2)
+    const before = bridge().connections
+    try {
+      const atomic = createAtomicOps(createStorage({ driver: postgresDriver({ pool, tableName: table }) }))
+      expect(atomic.engineFor('gateway:x').kind).toBe('postgres')
+      expect(await atomic.addUnits('gateway:credits:o:granted', 7_000_000_000_000n)).toBe(7_000_000_000_000n)
+      expect(await atomic.addUnits('gateway:credits:o:granted', -2_500_000_000_000n)).toBe(4_500_000_000_000n)
+      // The set-up's session lock ran on a connection of its own, closed after it; the statements went through the bridge.
+      expect(bridge().connections - before).toBeGreaterThanOrEqual(2)
+      const rows = await database.prepare('SELECT version FROM model_gateway_schema WHERE records_table = $1').all(table)
+      expect(rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }])
+    } finally {
+      await pool.end()
     }
   })
 })

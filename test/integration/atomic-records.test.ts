@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createAtomicOps } from '../../src/stores/atomic'
 import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
-import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { useWebSocketBridge } from '../helpers/websocket-bridge'
 
 /** The atomic record operations (read, update, claimAndAddUnits) on every engine, two openings of the storage racing. */
 function describeRecords(makeKind: () => StorageKind) {
@@ -64,6 +65,10 @@ describe('atomic records: memory', () => describeRecords(memoryKind))
 describe('atomic records: fs', () => describeRecords(fsKind))
 describe.skipIf(!process.env.REDIS_URL)('atomic records: redis (REDIS_URL)', () => describeRecords(() => redisKind(process.env.REDIS_URL!)))
 describe.skipIf(!process.env.DATABASE_URL)('atomic records: postgres (DATABASE_URL)', () => describeRecords(() => postgresKind(process.env.DATABASE_URL!)))
+describe.skipIf(!process.env.DATABASE_URL)("atomic records: postgres over Neon's serverless driver (DATABASE_URL through a WebSocket bridge)", () => {
+  const bridge = useWebSocketBridge()
+  describeRecords(() => neonKind(process.env.DATABASE_URL!, bridge))
+})
 describe.skipIf(!hasRedisServer())('atomic records: redis cluster (three primaries started here)', () => {
   const nodes = useRedisCluster()
   describeRecords(() => redisClusterKind(nodes()))

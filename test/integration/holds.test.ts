@@ -6,7 +6,8 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
 import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
-import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { useWebSocketBridge } from '../helpers/websocket-bridge'
 
 // 0.000001 USD a prompt token, 0.000002 a completion token; 0.86 EUR a USD: 0.00000086 and 0.00000172 EUR.
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
@@ -64,7 +65,7 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
   const finish = async (res: Response) => (res.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(res)).events : await res.json())
 
   it(`${name}: a balance smaller than one request's hold serves nothing, whatever the concurrency`, async () => {
-    expect(a.gateway.context.holds.kind).toBe(name === 'redis' || name === 'redis-cluster' ? 'redis' : name === 'postgres' ? 'postgres' : 'local')
+    expect(a.gateway.context.holds.kind).toBe(name === 'redis' || name === 'redis-cluster' ? 'redis' : name.startsWith('postgres') ? 'postgres' : 'local')
     const broke = await createCustomer(a.gateway, { credits: '0.000000000001' })
     const sent = upstream.requests.length
     const answers = await Promise.all(
@@ -213,6 +214,13 @@ describe('credit holds: fs (two instances in one process over one folder)', () =
 describe.skipIf(!process.env.REDIS_URL)('credit holds: redis (REDIS_URL; two instances)', () => describeHolds('redis', () => redisKind(process.env.REDIS_URL!)))
 describe.skipIf(!process.env.DATABASE_URL)('credit holds: postgres (DATABASE_URL; two instances)', () =>
   describeHolds('postgres', () => postgresKind(process.env.DATABASE_URL!)),
+)
+describe.skipIf(!process.env.DATABASE_URL)(
+  "credit holds: postgres over Neon's serverless driver (DATABASE_URL through a WebSocket bridge; two instances)",
+  () => {
+    const bridge = useWebSocketBridge()
+    describeHolds('postgres-neon', () => neonKind(process.env.DATABASE_URL!, bridge))
+  },
 )
 describe.skipIf(!hasRedisServer())('credit holds: redis cluster (three primaries started here; two instances)', () => {
   const nodes = useRedisCluster()

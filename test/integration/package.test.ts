@@ -59,6 +59,7 @@ const consumer = `import { createGateway, GatewayError, type Gateway, type Credi
 import { serve, toNodeHandler } from 'model-gateway/node'
 import { bodyLimitOf, toExpressHandler } from 'model-gateway/express'
 import { serve as serveOnBun, toBunFetch } from 'model-gateway/bun'
+import { serve as serveOnDeno, toDenoHandler } from 'model-gateway/deno'
 import nuxtModule, { type ModelGatewayModuleOptions } from 'model-gateway/nuxt'
 import { createGatewayProvider, type OpenAIShapedClient } from 'model-gateway/ai-sdk'
 const gateway: Gateway = createGateway({ basePath: '/ai', publicCatalogue: false })
@@ -68,6 +69,7 @@ const error = new GatewayError(402, 'no credits')
 const limit: number = bodyLimitOf(gateway)
 const middleware = toExpressHandler(gateway)
 const bunFetch: (request: Request) => Promise<Response> = toBunFetch(gateway)
+const denoHandler: (request: Request) => Promise<Response> = toDenoHandler(gateway)
 const options: ModelGatewayModuleOptions = { basePath: '/api/v1', nitroStorage: 'gateway' }
 declare const client: OpenAIShapedClient
 const chatModel: { specificationVersion: 'v3'; modelId: string } = createGatewayProvider({ client })('openai/gpt-4o')
@@ -78,9 +80,11 @@ createGatewayProvider({ client: 'not a client' })
 toExpressHandler('not a gateway')
 // @ts-expect-error a string is not a Gateway
 toBunFetch('not a gateway')
+// @ts-expect-error a string is not a Gateway
+toDenoHandler('not a gateway')
 // @ts-expect-error basePath is a string
 const wrong: ModelGatewayModuleOptions = { basePath: 42 }
-export { handler, credits, error, serve, limit, middleware, bunFetch, serveOnBun, nuxtModule, options, wrong, chatModel, oldModel }
+export { handler, credits, error, serve, limit, middleware, bunFetch, serveOnBun, denoHandler, serveOnDeno, nuxtModule, options, wrong, chatModel, oldModel }
 `
 
 // The entry points in package.json's exports, and the declaration file each of arethetypeswrong's resolutions must find
@@ -90,6 +94,7 @@ const entries: [subpath: string, file: string][] = [
   ['./node', 'adapters/node'],
   ['./express', 'adapters/express'],
   ['./bun', 'adapters/bun'],
+  ['./deno', 'adapters/deno'],
   ['./nuxt', 'adapters/nuxt'],
   ['./ai-sdk', 'ai-sdk'],
 ]
@@ -178,6 +183,8 @@ describe('the built package', () => {
       'adapters/express.mjs',
       'adapters/express.cjs',
       'adapters/bun.mjs',
+      'adapters/deno.mjs',
+      'adapters/deno.d.mts',
       'ai-sdk.mjs',
       'ai-sdk.cjs',
       'ai-sdk.d.mts',

@@ -3,7 +3,8 @@ import { fromUnits, toUnits } from '../../src/billing/money'
 import { createGateway, demo } from '../../src/index'
 import { createAtomicOps } from '../../src/stores/atomic'
 import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
-import { fsKind, memoryKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { useWebSocketBridge } from '../helpers/websocket-bridge'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -137,6 +138,10 @@ describe.skipIf(!process.env.REDIS_URL)('storage: redis (REDIS_URL)', () => desc
 describe.skipIf(!process.env.DATABASE_URL)('storage: postgres (DATABASE_URL, db0)', () =>
   describeStorage(() => postgresKind(process.env.DATABASE_URL!), 'postgres'),
 )
+describe.skipIf(!process.env.DATABASE_URL)("storage: postgres over Neon's serverless driver (DATABASE_URL through a WebSocket bridge)", () => {
+  const bridge = useWebSocketBridge()
+  describeStorage(() => neonKind(process.env.DATABASE_URL!, bridge), 'postgres')
+})
 describe.skipIf(!hasRedisServer())('storage: redis cluster (three primaries started here)', () => {
   const nodes = useRedisCluster()
   describeStorage(() => redisClusterKind(nodes()), 'redis')

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../crypto/hash'
 import { toUnits } from '../billing/money'
 import type { AtomicOps, CounterCharge } from './engine-types'
 import type { Kv } from './kv'
@@ -88,10 +88,7 @@ export function rollupDayOfKey(key: string): string | undefined {
 
 // An entry without an end user keeps the id it had before end users were kept: a day's counters stay in one entry.
 const entryIdOf = (entry: Omit<RollupEntry, 'id'>) =>
-  createHash('sha256')
-    .update(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}${entry.end_user == null ? '' : `\n${entry.end_user}`}`)
-    .digest('hex')
-    .slice(0, 16)
+  sha256Hex(`${entry.model}\n${entry.provider}\n${entry.key_hash ?? ''}${entry.end_user == null ? '' : `\n${entry.end_user}`}`).slice(0, 16)
 
 /** True when the entry names an end user of its own (not OTHER_END_USERS, not none). */
 const namesEndUser = (entry: Pick<RollupEntry, 'end_user'>) => entry.end_user != null && entry.end_user !== OTHER_END_USERS

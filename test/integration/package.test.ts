@@ -90,6 +90,8 @@ const entries: [subpath: string, file: string][] = [
   ['./node', 'adapters/node'],
   ['./express', 'adapters/express'],
   ['./bun', 'adapters/bun'],
+  ['./edge', 'edge'],
+  ['./workers', 'adapters/workers'],
   ['./nuxt', 'adapters/nuxt'],
   ['./ai-sdk', 'ai-sdk'],
 ]
@@ -178,6 +180,9 @@ describe('the built package', () => {
       'adapters/express.mjs',
       'adapters/express.cjs',
       'adapters/bun.mjs',
+      'edge.mjs',
+      'edge.cjs',
+      'adapters/workers.mjs',
       'ai-sdk.mjs',
       'ai-sdk.cjs',
       'ai-sdk.d.mts',

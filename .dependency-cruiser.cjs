@@ -15,7 +15,7 @@ const LAYERS = [
     name: 'base',
     paths: [
       '^src/(errors|logger|version)[.]ts$',
-      '^src/(crypto|http|schemas|telemetry)/',
+      '^src/(crypto|http|schemas|telemetry|runtime)/',
       '^src/billing/(money|decimal)[.]ts$',
       '^src/audio/(formats|wav)[.]ts$',
       // The personal-data detectors import nothing (docs/policies.md#personal-data).
@@ -35,7 +35,7 @@ const LAYERS = [
   { name: 'features', paths: ['^src/(chat|completions|messages|responses|embeddings|images|audio|native|auth|byok|maintenance|cache)/'] },
   // The edge: the HTTP routes, the gateway's assembly, the package's entry points (the AI SDK provider among them),
   // the in-process client, the admin API, the CLI.
-  { name: 'edge', paths: ['^src/(routes|cli|client|ai-sdk)/', '^src/(gateway|index|admin|openapi)[.]ts$'] },
+  { name: 'edge', paths: ['^src/(routes|cli|client|ai-sdk)/', '^src/(gateway|index|edge|public|admin|openapi)[.]ts$'] },
 ]
 
 const ALL_LAYERS = LAYERS.flatMap((layer) => layer.paths)
@@ -91,9 +91,10 @@ module.exports = {
     {
       name: 'adapters-public-entry',
       severity: 'error',
-      comment: 'An adapter imports only the package’s public entry point (src/index.ts) and the other adapters, as a host would',
+      comment:
+        'An adapter imports only the package’s public entry points (src/index.ts, and src/edge.ts for edge adapters) and the other adapters, as a host would',
       from: { path: '^adapters/' },
-      to: { path: '^src/', pathNot: '^src/index[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/(index|edge)[.]ts$' },
     },
     {
       name: 'layer-unassigned',

@@ -8,6 +8,9 @@ export default defineBuildConfig({
     { input: 'adapters/express', name: 'adapters/express' },
     { input: 'adapters/bun', name: 'adapters/bun' },
     { input: 'adapters/deno', name: 'adapters/deno' },
+    // The runtime-neutral entry and the Workers adapter (docs/edge.md#the-edge-entry).
+    { input: 'src/edge', name: 'edge' },
+    { input: 'adapters/workers', name: 'adapters/workers' },
     { input: 'adapters/nuxt', name: 'adapters/nuxt' },
     // The AI SDK provider (docs/first-party.md#the-ai-sdk-provider): `model-gateway/ai-sdk`, types only from @ai-sdk/provider.
     { input: 'src/ai-sdk/index', name: 'ai-sdk' },

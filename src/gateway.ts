@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { H3, H3Event, type EventHandler } from 'h3'
 import { createStorage, type Storage } from 'unstorage'
 import { createAdmin, type GatewayAdmin } from './admin'
@@ -52,6 +51,7 @@ import { createHealthTracker } from './routing/health'
 import { resolveRoutingOptions } from './routing/routing-options'
 import { createByokStore } from './stores/byok'
 import { createSecretBox } from './crypto/secrets'
+import { randomBytes, toBase64Url } from './crypto/hash'
 import { settleByokFees } from './billing/byok-fees'
 import { chargesOnceOn, createSettlementRetries, resolveSettlementRetries } from './billing/settlement-retries'
 import { resolveRetention } from './maintenance/retention-options'
@@ -151,7 +151,7 @@ function resolveOptions(options: GatewayOptions, warn: (message: string) => void
   const basePath = `/${(options.basePath ?? '/api/v1').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '')
   let secret = options.secret
   if (!secret) {
-    secret = randomBytes(32).toString('base64url')
+    secret = toBase64Url(randomBytes(32))
     warn('no `secret` given: using a random one, so encrypted records and signed tokens will not survive a restart')
   } else if (secret.length < 32) {
     throw new TypeError('model-gateway: `secret` must be at least 32 characters')
@@ -413,7 +413,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
           settleByokFees(ctx).catch((error) => ctx.logger.error('BYOK settlement failed; it will run again', { error: (error as Error).message }))
         }, settleEvery * 1000)
       : undefined
-  settlement?.unref()
+  settlement?.unref?.()
   // Expired records are swept where the storage does not expire them itself (docs/retention.md).
   const sweeps = scheduleSweeps(ctx)
   // Credentials stored by 0.1 (before the per-org index) are indexed once, in the background (docs/byok.md).

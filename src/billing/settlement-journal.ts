@@ -1,8 +1,12 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { type FileHandle, open, rename } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import type { FileHandle } from 'node:fs/promises'
+import { requireNodeBuiltin } from '../runtime/node-builtin'
 import type { Logger } from '../logger'
 import type { Budget, CounterCharge, HoldOps } from '../stores/engine-types'
+
+// Node's file system, read when a journal is opened: a runtime without it (the edge) fails naming the option.
+const fs = () => requireNodeBuiltin('node:fs', 'settlementRetries.journal')
+const files = () => requireNodeBuiltin('node:fs/promises', 'settlementRetries.journal')
+const paths = () => requireNodeBuiltin('node:path', 'settlementRetries.journal')
 
 /** What HoldOps.settle is given: a kept settlement is tried again with exactly this. */
 export type SettleInput = Parameters<HoldOps['settle']>[0]
@@ -108,7 +112,7 @@ const openPaths = new Set<string>()
 function readPending(path: string, logger: Logger): KeptSettlement[] {
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    text = fs().readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw new TypeError(`model-gateway: settlementRetries.journal: cannot read ${path}: ${(error as Error).message}`)
@@ -136,11 +140,11 @@ function readPending(path: string, logger: Logger): KeptSettlement[] {
 // Flushes a directory's entry of a renamed file (where the platform allows it).
 function syncDirectory(path: string) {
   try {
-    const fd = openSync(dirname(path), 'r')
+    const fd = fs().openSync(paths().dirname(path), 'r')
     try {
-      fsyncSync(fd)
+      fs().fsyncSync(fd)
     } finally {
-      closeSync(fd)
+      fs().closeSync(fd)
     }
   } catch {
     // Not every platform or file system can sync a directory; the rename is still atomic.
@@ -163,11 +167,11 @@ export function openSettlementJournal(
   const found = readPending(path, logger)
   const tmp = `${path}.tmp`
   try {
-    writeFileSync(tmp, found.map(keepLine).join(''))
-    const fd = openSync(tmp, 'r+')
-    fsyncSync(fd)
-    closeSync(fd)
-    renameSync(tmp, path)
+    fs().writeFileSync(tmp, found.map(keepLine).join(''))
+    const fd = fs().openSync(tmp, 'r+')
+    fs().fsyncSync(fd)
+    fs().closeSync(fd)
+    fs().renameSync(tmp, path)
     syncDirectory(path)
   } catch (error) {
     throw new TypeError(`model-gateway: settlementRetries.journal: cannot write ${path}: ${(error as Error).message}`)
@@ -179,7 +183,7 @@ export function openSettlementJournal(
   let closed = false
   let handle: Promise<FileHandle> | undefined
   let queue: Promise<void> = Promise.resolve()
-  const file = () => (handle ??= open(path, 'a'))
+  const file = () => (handle ??= files().open(path, 'a'))
   // Every write in order, one at a time; a failure is logged, marks the journal failing and asks for a rewrite.
   const serial = (what: string, write: () => Promise<void>): Promise<void> =>
     (queue = queue.then(write).catch((error) => {
@@ -191,7 +195,7 @@ export function openSettlementJournal(
   // The file rewritten with the settlements pending now: a temporary file flushed, renamed over it.
   const rewrite = async () => {
     const list = [...pending.values()]
-    const out = await open(tmp, 'w')
+    const out = await files().open(tmp, 'w')
     try {
       await out.writeFile(list.map(keepLine).join(''))
       await out.datasync()
@@ -201,7 +205,7 @@ export function openSettlementJournal(
     const old = handle
     handle = undefined
     await old?.then((h) => h.close()).catch(() => undefined)
-    await rename(tmp, path)
+    await files().rename(tmp, path)
     syncDirectory(path)
     lines = list.length
     failing = false

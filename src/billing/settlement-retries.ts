@@ -1,5 +1,5 @@
-import { resolve } from 'node:path'
 import type { Storage } from 'unstorage'
+import { requireNodeBuiltin } from '../runtime/node-builtin'
 import type { Logger } from '../logger'
 import { customEngineOf, engineKindOf } from '../stores/engine-kind'
 import type { AtomicOption } from '../stores/engine-types'
@@ -38,7 +38,7 @@ export function resolveSettlementRetries(option: SettlementRetriesOptions = {}):
     throw new TypeError('model-gateway: `settlementRetries.maxPending` must be a whole number of at least 1')
   if (option.journal !== undefined && (typeof option.journal !== 'string' || !option.journal.trim()))
     throw new TypeError('model-gateway: `settlementRetries.journal` must be a file path')
-  return { maxPending, ...(option.journal ? { journal: resolve(option.journal) } : {}) }
+  return { maxPending, ...(option.journal ? { journal: requireNodeBuiltin('node:path', 'settlementRetries.journal').resolve(option.journal) } : {}) }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../crypto/hash'
 
 // JSON with every object's keys sorted, so that two bodies that differ only in the order of their fields are one request.
 function canonical(value: unknown): string {
@@ -22,5 +22,5 @@ export interface CacheKeyInput {
 export function cacheKeyOf(input: CacheKeyInput): string {
   const body = (input.body ?? {}) as Record<string, unknown>
   const key = { route: input.route, model: body.model ?? null, stream: body.stream === true, key: input.keyHash, body }
-  return createHash('sha256').update(canonical(key)).digest('hex')
+  return sha256Hex(canonical(key))
 }

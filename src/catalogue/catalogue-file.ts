@@ -1,7 +1,7 @@
 import { CAPABILITIES, CAPABILITY_NAMES, type Provider, type ProviderModel } from '../contracts'
-import { readFileSync, statSync } from 'node:fs'
 import * as v from 'valibot'
 import { createConsoleLogger, silentLogger, type Logger } from '../logger'
+import { requireNodeBuiltin } from '../runtime/node-builtin'
 
 /*
  * The catalogue file: prices and facts of models, per provider, that replace or extend the built-in ones without a
@@ -178,9 +178,10 @@ export function parseCatalogueFile(value: unknown, name: string): CatalogueFile 
 export function readCatalogueFile(path: string): CatalogueFile {
   let body: string
   try {
-    const size = statSync(path).size
+    const fs = requireNodeBuiltin('node:fs', 'a catalogue file path (`catalogue`)')
+    const size = fs.statSync(path).size
     if (size > MAX_CATALOGUE_BYTES) throw new Error(`${size} bytes, more than the ${MAX_CATALOGUE_BYTES} a catalogue may have`)
-    body = readFileSync(path, 'utf8')
+    body = fs.readFileSync(path, 'utf8')
   } catch (error) {
     throw new TypeError(`model-gateway: catalogue file ${path}: cannot read it (${(error as Error).message})`)
   }

@@ -1,7 +1,7 @@
 import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
 import { toGatewayError } from '../errors'
-import { idBytes } from '../crypto/id-bytes'
+import { idHex } from '../crypto/id-bytes'
 import { logFailure } from '../http/log-failure'
 import { requestProviderKeys } from '../byok/request-keys'
 import { type AnySchema, parseInput } from '../http/validate'
@@ -57,7 +57,7 @@ export async function callInProcess<S extends AnySchema, R>(
   body: unknown,
   options: InProcessCallOptions = {},
 ): Promise<R> {
-  const requestId = `req_${idBytes(12).toString('hex')}`
+  const requestId = `req_${idHex(12)}`
   const headers = options.headers ? new Headers(options.headers) : NO_HEADERS
   const incoming = options.headers ? headers.get('x-request-id') : null
   const clientRequestId = incoming && VALID_ID_RE.test(incoming) ? incoming : undefined

@@ -1,11 +1,11 @@
-import { createHash, hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomBytes, sha256Hex as hashHex, toBase64Url, toHex } from './hash'
 
 /** Default API key prefix (docs/keys.md#the-key-itself-format-storage-expiry). */
 export const DEFAULT_KEY_PREFIX = 'sk-service-v1-'
 
 /** A new API key: the prefix followed by 64 lowercase hex characters (32 CSPRNG bytes). */
 export function generateApiKey(prefix: string = DEFAULT_KEY_PREFIX): string {
-  return prefix + randomBytes(32).toString('hex')
+  return prefix + toHex(randomBytes(32))
 }
 
 /** True when a string has the shape of a key issued with this prefix. */
@@ -20,25 +20,28 @@ export function isWellFormedKey(key: string, prefix: string = DEFAULT_KEY_PREFIX
 
 /** The lowercase hex SHA-256 of a string: how keys are stored and what `allowed_api_key_hashes` holds. */
 export function sha256Hex(value: string): string {
-  // Node's one-shot hash (20.12+) where there is one: no Hash object per call, on every request's key.
-  return typeof hash === 'function' ? hash('sha256', value, 'hex') : createHash('sha256').update(value).digest('hex')
+  return hashHex(value)
 }
 
 /** A random UUID (v4). */
 export function newId(): string {
-  return randomUUID()
+  return crypto.randomUUID()
 }
 
 /** A random URL-safe token of `bytes` random bytes. */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url')
+  return toBase64Url(randomBytes(bytes))
 }
 
 /** Compares two strings in time independent of where they differ. */
 export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
+  const encoder = new TextEncoder()
+  const left = encoder.encode(a)
+  const right = encoder.encode(b)
+  if (left.length !== right.length) return false
+  let differ = 0
+  for (let i = 0; i < left.length; i++) differ |= left[i] ^ right[i]
+  return differ === 0
 }
 
 // Vendor prefixes worth keeping in a hint, longest first ("sk-ant-", "sk-proj-", then "sk-"): one or two short

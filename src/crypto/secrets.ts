@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose'
+import { sha256Hex } from './hash'
 import { deriveKey } from './tokens'
 
 /** Encrypts and decrypts stored secrets (BYOK keys) as JWE (dir, A256GCM) under keys derived from the gateway's secrets. */
@@ -12,7 +12,7 @@ export interface SecretBox {
   readonly kid: string
 }
 
-const kidOf = (secret: string) => `k${createHash('sha256').update(`model-gateway kid:${secret}`).digest('hex').slice(0, 12)}`
+const kidOf = (secret: string) => `k${sha256Hex(`model-gateway kid:${secret}`).slice(0, 12)}`
 
 /** A SecretBox over `secret` (for new records) and `previous` secrets (still readable, so the secret can be rotated). */
 export function createSecretBox(secret: string, previous: string[] = []): SecretBox {

@@ -1,9 +1,9 @@
-import { hkdfSync } from 'node:crypto'
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose'
+import { hkdfSha256 } from './hash'
 
 /** A 256-bit key for one purpose, derived from the gateway's secret with HKDF-SHA256. */
 export function deriveKey(secret: string, purpose: string): Uint8Array {
-  return new Uint8Array(hkdfSync('sha256', secret, 'model-gateway', purpose, 32))
+  return hkdfSha256(secret, 'model-gateway', purpose, 32)
 }
 
 /** Signs a short-lived token (JWT, HS256) carrying `claims`. */

@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events'
+import { nodeBuiltin } from '../runtime/node-builtin'
 import type { UpstreamEmbeddingRequest, UpstreamEmbeddings } from '../contracts'
 import { upstreamError } from '../providers/upstream-error'
 import type { Attempt } from '../routing/plan'
@@ -59,7 +59,7 @@ export async function embedMissing(
   const own = pending.length > 1 ? new AbortController() : undefined
   const follow = () => own!.abort(signal.reason)
   if (own) {
-    setMaxListeners(0, own.signal)
+    nodeBuiltin('node:events')?.setMaxListeners(0, own.signal)
     if (signal.aborted) follow()
     else signal.addEventListener('abort', follow, { once: true })
   }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256 } from '../crypto/hash'
 import type { H3Event } from 'h3'
 import { CHAT_LIMITS } from '../schemas/chat'
 import { clientRequestIdOf } from './request-id'
@@ -84,7 +84,8 @@ const header = (headers: Headers, name: string, max: number) => {
 
 /** A stable positive integer id for an app origin (48 bits of its SHA-256). */
 export function appIdOf(origin: string): number {
-  return createHash('sha256').update(origin).digest().readUIntBE(0, 6)
+  const hash = sha256(origin)
+  return hash.slice(0, 6).reduce((value, byte) => value * 256 + byte, 0)
 }
 
 /** The app id of an `HTTP-Referer`: of its origin when it is an http(s) URL, else of the text itself. */

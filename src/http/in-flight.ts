@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events'
 import { GatewayError } from '../errors'
 import type { Logger } from '../logger'
 
@@ -31,7 +30,7 @@ export interface InFlight {
   /** Pieces of work running now. */
   readonly size: number
   /** Aborted, with shuttingDown() as its reason, when the drain deadline passes: whatever still runs ends then. */
-  readonly signal: AbortSignal
+  readonly signal: ShutdownSignal
   /** Counts a new request until the returned function is called; throws shuttingDown() once closing. */
   admit(): () => void
   /** Counts more work of a request already admitted (a stream outliving its handler), even while closing, until the returned function is called. */
@@ -43,11 +42,41 @@ export interface InFlight {
   drain(timeoutMs: number, logger?: Logger): Promise<void>
 }
 
+/**
+ * The part of an AbortSignal the shutdown is heard through. Not an AbortSignal: workerd ties one to the request that
+ * made it, and this one lives as long as the gateway, across requests (docs/edge.md#cloudflare-workers).
+ */
+export interface ShutdownSignal {
+  readonly aborted: boolean
+  readonly reason: unknown
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+// A ShutdownSignal and its abort(): every listener is called once, the first time.
+function createShutdownSignal(): ShutdownSignal & { abort(reason: unknown): void } {
+  // Every request and stream in flight listens (each removes its listener when it ends): a set, with no limit to warn at.
+  const listeners = new Set<() => void>()
+  const signal = {
+    aborted: false,
+    reason: undefined as unknown,
+    addEventListener: (_type: 'abort', listener: () => void) => void listeners.add(listener),
+    removeEventListener: (_type: 'abort', listener: () => void) => void listeners.delete(listener),
+    abort(reason: unknown) {
+      if (signal.aborted) return
+      signal.aborted = true
+      signal.reason = reason
+      const called = [...listeners]
+      listeners.clear()
+      for (const listener of called) listener()
+    },
+  }
+  return signal
+}
+
 /** The in-flight work of one gateway (kept on its context as `ctx.inFlight`). */
 export function createInFlight(): InFlight {
-  const abort = new AbortController()
-  // Every request and stream in flight listens to it (each removes its listener when it ends): no limit to warn at.
-  setMaxListeners(0, abort.signal)
+  const abort = createShutdownSignal()
   let count = 0
   let closing = false
   let draining: Promise<void> | undefined
@@ -87,7 +116,7 @@ export function createInFlight(): InFlight {
     get size() {
       return count
     },
-    signal: abort.signal,
+    signal: abort,
     admit() {
       if (closing) throw shuttingDown()
       return enter()

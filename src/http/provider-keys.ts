@@ -1,4 +1,5 @@
-import { inspect } from 'node:util'
+// util.inspect's own symbol (inspect.custom), named without importing node:util.
+const INSPECT = Symbol.for('nodejs.util.inspect.custom')
 import { invalidRequest } from '../errors'
 
 /** The header OpenRouter's clients send a request's own provider keys in (`@openrouter/ai-sdk-provider`'s `api_keys`). */
@@ -39,7 +40,7 @@ export class RequestKey {
   }
 
   /** What logs show of it: the provider, never the secret. */
-  [inspect.custom]() {
+  [INSPECT]() {
     return `RequestKey(${this.provider})`
   }
 }
@@ -68,7 +69,7 @@ export class ProviderKeys {
   }
 
   /** What logs show of them: the providers, never the secrets. */
-  [inspect.custom]() {
+  [INSPECT]() {
     return `ProviderKeys(${this.providers.join(', ')})`
   }
 }

@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { idBytes } from '../crypto/id-bytes'
+import { idHex } from '../crypto/id-bytes'
 
 const VALID_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -14,7 +14,7 @@ interface RequestIds {
  */
 export function requestIdOf(event: H3Event): string {
   const context = event.context as RequestIds
-  return (context.requestId ??= `req_${idBytes(12).toString('hex')}`)
+  return (context.requestId ??= `req_${idHex(12)}`)
 }
 
 /** The client's own `X-Request-Id` when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`, else undefined: kept beside the gateway's id, and echoed. */

@@ -35,8 +35,8 @@ export function scheduleSweeps(ctx: GatewayContext): SweepSchedule {
   }
   const first = setTimeout(run, Math.min(FIRST_SWEEP_DELAY_MS, everyMs))
   const interval = setInterval(run, everyMs)
-  first.unref()
-  interval.unref()
+  first.unref?.()
+  interval.unref?.()
   return {
     async stop(waitMs) {
       clearTimeout(first)

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, toBase64Url } from '../crypto/hash'
 import { invalidRequest } from '../errors'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../http/json-depth'
 import { toGeminiJsonSchema, toGeminiParameters } from './gemini-schema'
@@ -425,7 +425,7 @@ function toolResponse(content: unknown): Json {
 // ----------------------------------------------------------------------------------------------------------------
 // Answers: Gemini → OpenAI.
 
-const newCallId = () => `call_${randomBytes(12).toString('base64url')}`
+const newCallId = () => `call_${toBase64Url(randomBytes(12))}`
 
 /** The reasoning detail that carries a thought signature back to the client. */
 export interface SignatureDetail {

@@ -1,14 +1,18 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { IncomingMessage } from 'node:http'
+import { requireNodeBuiltin } from '../runtime/node-builtin'
 import { collectBytes } from '../http/collect'
 import { upstreamError } from './upstream-error'
 import type { UpstreamSource } from '../contracts'
 
 // The hot path's transport (the runner, src/providers/runner.ts, calls it through transport.ts): node:http with
 // keep-alive pools, several times cheaper in CPU than fetch per call here (docs/providers.md#transport).
+// Node's modules are read when this module is loaded (transport.ts loads it where Node is, and falls back to fetch if
+// this throws), so that the edge entry's graph has no `node:` import (docs/edge.md#what-the-edge-entry-leaves-out).
+const http = requireNodeBuiltin('node:http', 'the node:http transport')
+const https = requireNodeBuiltin('node:https', 'the node:http transport')
 const agents = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
 }
 
 /** An upstream answer: status, lower-case headers, and the body to read once. */
@@ -36,7 +40,7 @@ export interface UpstreamRequest {
 /** Sends a request upstream; resolves with the response head, rejects with a GatewayError (timeout, unreachable, aborted). */
 export function upstreamFetch(url: string, init: UpstreamRequest): Promise<UpstreamResponse> {
   const target = new URL(url)
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest
+  const send = target.protocol === 'https:' ? https.request : http.request
   const agent = agents[target.protocol as 'http:' | 'https:']
   if (!agent) return Promise.reject(new TypeError(`unsupported upstream protocol ${target.protocol}`))
   return new Promise((resolve, reject) => {

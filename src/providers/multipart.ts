@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, toHex } from '../crypto/hash'
 
 /** One part of a multipart/form-data body: a text field, or a file with its name and media type. */
 export type MultipartField = { name: string; value: string } | { name: string; filename: string; contentType: string; data: Uint8Array }
@@ -14,7 +14,7 @@ const quoted = (text: string) => `"${text.replace(/"/g, '%22').replace(/\r/g, '%
 export function encodeMultipart(fields: MultipartField[]): { body: Uint8Array; contentType: string } {
   const payloads = fields.map((field) => ('data' in field ? field.data : encoder.encode(field.value)))
   let boundary: string
-  do boundary = `----model-gateway-${randomBytes(16).toString('hex')}`
+  do boundary = `----model-gateway-${toHex(randomBytes(16))}`
   while (payloads.some((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength).includes(boundary)))
 
   const pieces: Uint8Array[] = []

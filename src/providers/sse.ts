@@ -1,5 +1,3 @@
-import { StringDecoder } from 'node:string_decoder'
-
 /** One Server-Sent Event. */
 export interface ServerSentEvent {
   event?: string
@@ -21,7 +19,7 @@ export interface SseParser {
  * with `comments`, comment lines (keep-alives) come out too, as events with `comment` set.
  */
 export function createSseParser(options: { comments?: boolean } = {}): SseParser {
-  const decoder = new StringDecoder('utf8')
+  const decoder = new TextDecoder()
   let buffer = ''
   let event: string | undefined
   let data: string[] = []
@@ -50,7 +48,7 @@ export function createSseParser(options: { comments?: boolean } = {}): SseParser
   }
   return {
     push(bytes) {
-      buffer += decoder.write(bytes as Buffer)
+      buffer += decoder.decode(bytes, { stream: true })
       // Walk the lines with a cursor (slicing the rest of the buffer once per line would copy it again and again).
       let start = 0
       let lf = buffer.indexOf('\n')
@@ -68,7 +66,7 @@ export function createSseParser(options: { comments?: boolean } = {}): SseParser
       return take()
     },
     end() {
-      buffer += decoder.end()
+      buffer += decoder.decode()
       if (buffer.trim()) {
         for (const line of buffer.split(/\r\n|\r|\n/)) if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
       }

@@ -8,6 +8,14 @@ export type Transport = (url: string, init: UpstreamRequest) => Promise<Upstream
 let loaded: Promise<Transport> | undefined
 
 /**
+ * Sends the calls of every provider without its own transport through `transport` from now on, in this isolate or
+ * process: the edge entry picks `fetchTransport` (docs/edge.md#what-the-edge-entry-leaves-out).
+ */
+export function setDefaultTransport(transport: Transport): void {
+  loaded = Promise.resolve(transport)
+}
+
+/**
  * The hot path's transport (docs/providers.md#transport): node:http with keep-alive pools (src/providers/http.ts)
  * where the runtime has it (Node, Bun, Deno), else `fetchTransport`. Loaded once, on the first call.
  */

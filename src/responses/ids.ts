@@ -1,6 +1,6 @@
-import { idBytes } from '../crypto/id-bytes'
+import { idHex } from '../crypto/id-bytes'
 
-const hex = (bytes: number) => idBytes(bytes).toString('hex')
+const hex = (bytes: number) => idHex(bytes)
 
 /**
  * A new response id: `resp_`, the creation time (epoch ms, 12 hex digits: the retention sweep reads it from the key)

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../crypto/hash'
 import { CAPABILITIES } from '../contracts'
 import { fromUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
@@ -122,7 +122,7 @@ export const generationRoute = defineRoute({
 
 /** A stable UUID (version 8, name-based) of a model served by a provider: OpenRouter's endpoint id. */
 export function endpointIdOf(model: string, provider: string): string {
-  const hex = createHash('sha256').update(`${provider}\n${model}`).digest('hex')
+  const hex = sha256Hex(`${provider}\n${model}`)
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }

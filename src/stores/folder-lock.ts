@@ -1,7 +1,10 @@
-import { createHash } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
-import { constants } from 'node:os'
-import { join, resolve } from 'node:path'
+import { sha256Hex } from '../crypto/hash'
+import { requireNodeBuiltin } from '../runtime/node-builtin'
+
+// Files and folders are Node's: a runtime without them (the edge) has no file drivers to lock.
+const path = () => requireNodeBuiltin('node:path', 'file storage')
+// Loaded through a name rather than a literal, so that bundlers for the edge leave proper-lockfile (Node's fs) out.
+const PROPER_LOCKFILE = 'proper-lockfile'
 
 /** Runs `work` while this process holds the lock of `key` in a folder, which every process over the folder takes too. */
 export type FolderLock = <T>(key: string, work: () => Promise<T>) => Promise<T>
@@ -25,9 +28,9 @@ const lockfile = () => (loaded ??= load())
  * kill the process in the middle of its drain.
  */
 async function load(): Promise<Lockfile> {
-  const signals = Object.keys(constants.signals)
+  const signals = Object.keys(requireNodeBuiltin('node:os', 'file storage').constants.signals)
   const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal as NodeJS.Signals))]))
-  const mod = (await import('proper-lockfile')) as Lockfile & { default?: Lockfile }
+  const mod = (await import(PROPER_LOCKFILE)) as Lockfile & { default?: Lockfile }
   for (const signal of signals as NodeJS.Signals[]) {
     for (const listener of process.listeners(signal)) {
       if (before.get(signal)!.has(listener)) continue
@@ -43,7 +46,7 @@ const FILE_DRIVERS = new Set(['fs', 'fs-lite', 'fsLite'])
 /** The folder of a driver whose records are files other processes may open too (unstorage's fs and fs-lite), else undefined. */
 export function sharedFolderOf(driver: { name?: string; options?: unknown } | undefined): string | undefined {
   const base = (driver?.options as { base?: unknown } | undefined)?.base
-  return driver && FILE_DRIVERS.has(driver.name ?? '') && typeof base === 'string' && base ? resolve(base) : undefined
+  return driver && FILE_DRIVERS.has(driver.name ?? '') && typeof base === 'string' && base ? path().resolve(base) : undefined
 }
 
 const folders = new Map<string, FolderLock>()
@@ -54,7 +57,7 @@ const folders = new Map<string, FolderLock>()
  * STALE_MS old (its holder was killed). A process waits for a held lock, for `waitMs` at most.
  */
 export function folderLock(folder: string, waitMs = WAIT_MS): FolderLock {
-  const locks = join(resolve(folder), LOCKS_FOLDER)
+  const locks = path().join(path().resolve(folder), LOCKS_FOLDER)
   let lock = folders.get(`${waitMs} ${locks}`)
   if (!lock) folders.set(`${waitMs} ${locks}`, (lock = createFolderLock(locks, waitMs)))
   return lock
@@ -64,7 +67,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
 function createFolderLock(locks: string, waitMs: number): FolderLock {
   return async (key, work) => {
-    const release = await acquire(await lockfile(), locks, join(locks, createHash('sha256').update(key).digest('hex').slice(0, 40)), waitMs)
+    const release = await acquire(await lockfile(), locks, path().join(locks, sha256Hex(key).slice(0, 40)), waitMs)
     try {
       return await work()
     } finally {
@@ -86,12 +89,12 @@ async function acquire(lockfile: Lockfile, locks: string, file: string, waitMs: 
       if (code !== 'ELOCKED' && code !== 'ENOENT') throw error
       if (Date.now() >= deadline) {
         throw new Error(
-          `model-gateway: storage: a process that uses the records in ${resolve(locks, '..')} has held the lock of one of them for more than ${waitMs / 1000} s ` +
+          `model-gateway: storage: a process that uses the records in ${path().resolve(locks, '..')} has held the lock of one of them for more than ${waitMs / 1000} s ` +
             `(${file}.lock) and is still running (a killed process's lock is taken over after ${STALE_MS / 1000} s): restart it. ` +
             'Processes that share a folder take turns for every change; for several busy instances use Redis or PostgreSQL (docs/operations.md#several-instances)',
         )
       }
-      if (code === 'ENOENT') await mkdir(locks, { recursive: true })
+      if (code === 'ENOENT') await requireNodeBuiltin('node:fs/promises', 'file storage').mkdir(locks, { recursive: true })
       // Short, growing, jittered waits: a change holds its lock for a few milliseconds.
       else await sleep(Math.min(50, 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()))
     }

@@ -1,7 +1,7 @@
 import type { Storage } from 'unstorage'
 import type { Logger } from '../logger'
 import { type Db0Database, isPostgresDriver } from './postgres'
-import { isPgPool } from './postgres-pool'
+import { isPgPool } from './pg-pool-shape'
 
 /** Whether the PostgreSQL storage can still recover by itself (GET /health, docs/operations.md#health-and-readiness). */
 export interface StorageLiveness {

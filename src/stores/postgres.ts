@@ -1,5 +1,5 @@
 import type { Driver, Storage } from 'unstorage'
-import { isPgPool } from './postgres-pool'
+import { isPgPool } from './pg-pool-shape'
 import { POSTGRES_SCHEMA_VERSION, POSTGRES_STEPS, recordsTableSql, SCHEMA_TABLE_SQL } from './postgres-schema'
 
 /** The part of a db0 database the PostgreSQL engine uses (db0's `createDatabase(postgresql(…))`). */

@@ -1,4 +1,4 @@
-import { idBytes } from '../crypto/id-bytes'
+import { idHex } from '../crypto/id-bytes'
 import type { Logger } from '../logger'
 import type { Principal } from './account-types'
 import type { Kv } from './kv'
@@ -102,7 +102,7 @@ export function createPrincipalCache(kv: Kv, options: AuthCacheOptions, logger: 
     async invalidate() {
       empty()
       if (ttlMs <= 0) return
-      epoch = idBytes(12).toString('hex')
+      epoch = idHex(12)
       await kv.set({ epoch }, EPOCH)
     },
     stop() {

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../crypto/keys'
+import { sha256Hex } from '../crypto/hash'
 import { toUnits } from '../billing/money'
 import type { AtomicOps, CounterCharge } from './engine-types'
 import type { Kv } from './kv'

@@ -31,9 +31,10 @@ export interface OtelApi {
 
 /** The host's @opentelemetry/api, or undefined where it cannot be loaded (not installed, or no `require` in this runtime). */
 export function loadOtelApi(): OtelApi | undefined {
-  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown; cwd(): string } }).process
+  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown; cwd?: () => string } }).process
   const nodeModule = host?.getBuiltinModule?.('node:module') as { createRequire(from: string): (id: string) => unknown } | undefined
-  if (!host || !nodeModule) return undefined
+  // workerd's nodejs_compat has node:module without a working directory (docs/edge.md#cloudflare-workers).
+  if (!host || !nodeModule || typeof host.cwd !== 'function') return undefined
   // The application's copy first (the one its SDK registered with), then the one next to the gateway.
   for (const from of [`${host.cwd()}/`, import.meta.url]) {
     try {

@@ -95,6 +95,8 @@ const entries: [subpath: string, file: string][] = [
   ['./express', 'adapters/express'],
   ['./bun', 'adapters/bun'],
   ['./deno', 'adapters/deno'],
+  ['./edge', 'edge'],
+  ['./workers', 'adapters/workers'],
   ['./nuxt', 'adapters/nuxt'],
   ['./ai-sdk', 'ai-sdk'],
 ]
@@ -185,6 +187,9 @@ describe('the built package', () => {
       'adapters/bun.mjs',
       'adapters/deno.mjs',
       'adapters/deno.d.mts',
+      'edge.mjs',
+      'edge.cjs',
+      'adapters/workers.mjs',
       'ai-sdk.mjs',
       'ai-sdk.cjs',
       'ai-sdk.d.mts',

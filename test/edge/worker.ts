@@ -1,0 +1,47 @@
+// The Worker the workerd tests run (test/edge/workers.test.ts): the gateway through the Workers adapter, its records
+// and money in the Durable Object, one OpenAI-compatible provider at the fake upstream (env.UPSTREAM_URL, in Node).
+import { ModelGatewayObject, workersGateway } from '../../adapters/workers'
+import { openaiCompatible } from '../../src/edge'
+
+export { ModelGatewayObject }
+
+interface Env {
+  UPSTREAM_URL: string
+  SECRET: string
+  MODEL_GATEWAY: unknown
+}
+
+const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+
+const handler = workersGateway<Env>((env) => ({
+  secret: env.SECRET,
+  logger: false,
+  providers: [
+    openaiCompatible({
+      slug: 'up',
+      name: 'Up',
+      baseURL: env.UPSTREAM_URL,
+      apiKey: 'sk-up',
+      byokSupported: true,
+      models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
+    }),
+  ],
+}))
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url)
+    // The test's own setup: a user with credits and a key, through the gateway's admin API (as a host's code would).
+    if (url.pathname === '/test/customer') {
+      const { credits } = (await request.json()) as { credits?: string }
+      const { admin } = handler.gateway(env)
+      const user = await admin.createUser({ email: `user-${crypto.randomUUID()}@example.com` })
+      if (credits) await admin.addCredits(user.org_id, credits)
+      const issued = await admin.issueKey({ userId: user.id, label: 'test key' })
+      return Response.json({ user, key: issued.key })
+    }
+    if (url.pathname === '/test/credits') return Response.json(await handler.gateway(env).admin.getCredits(url.searchParams.get('org')!))
+    if (url.pathname === '/test/usage') return Response.json(await handler.gateway(env).context.usage.list(url.searchParams.get('org')!))
+    return handler.fetch(request, env)
+  },
+}

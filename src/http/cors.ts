@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import { echoedRequestIdOf } from './request-id'
+import { addHeaders, headerOf } from './respond'
 
 /*
  * CORS (docs/api.md#cors): the API answers browser preflights and lets pages of any origin (or of the
@@ -79,29 +80,15 @@ const credentialsFor = (cors: Exclude<ResolvedCors, false>, origin: string | und
 // Whether an answer depends on the request's Origin (a list of origins, or credentialed ones): caches must keep them apart.
 const variesByOrigin = (cors: Exclude<ResolvedCors, false>) => !cors.any || (cors.credentialed?.size ?? 0) > 0
 
-/** Sets headers on a response, copying it when its headers are immutable. */
+/** Sets headers on a response (addHeaders: a copy when its headers are immutable), and `vary` among its Vary. */
 function withHeaders(response: Response, headers: Record<string, string>, vary?: string): Response {
-  const apply = (target: Headers) => {
-    for (const [name, value] of Object.entries(headers)) target.set(name, value)
-    if (vary) {
-      const current = target.get('vary')
-      if (
-        !current
-          ?.toLowerCase()
-          .split(/\s*,\s*/)
-          .includes(vary.toLowerCase())
-      )
-        target.set('vary', current ? `${current}, ${vary}` : vary)
-    }
-  }
-  try {
-    apply(response.headers)
-    return response
-  } catch {
-    const headers = new Headers(response.headers)
-    apply(headers)
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
-  }
+  if (!vary) return addHeaders(response, headers)
+  const current = headerOf(response, 'vary')
+  const listed = current
+    ?.toLowerCase()
+    .split(/\s*,\s*/)
+    .includes(vary.toLowerCase())
+  return addHeaders(response, listed ? headers : Object.assign({}, headers, { vary: current ? `${current}, ${vary}` : vary }))
 }
 
 /** Adds the CORS headers of an API response (success or error) for the request's Origin. */

@@ -10,13 +10,20 @@ import { readJsonBody, readRequestBody } from '../http/body'
 import { abortRequest } from '../http/client-abort'
 import { logFailure } from '../http/log-failure'
 import { clientRequestIdOf, requestIdOf } from '../http/request-id'
-import { jsonResponse, withRequestId } from '../http/respond'
+import { addHeaders, jsonResponse, withRequestId } from '../http/respond'
 import { preflight, withCors } from '../http/cors'
 import { parseInput } from '../http/validate'
 import { type PolicyRun, runRequestPolicies, withPolicyTrail } from '../policies/run'
 import { generationTags } from '../http/attribution'
 import { serveThroughCache } from '../cache/serve'
 import { policiesFor } from '../policies/redaction'
+
+// Header names in lowercase, as addHeaders takes them.
+const lowercased = (headers: Record<string, string>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const name in headers) out[name.toLowerCase()] = headers[name]
+  return out
+}
 
 /** Answers an error thrown while serving `event` as the envelope (with its CORS headers), logging the unexpected ones. */
 export function answerError(error: unknown, event: H3Event, ctx: GatewayContext, shape?: ErrorBodyShape): Response {
@@ -29,8 +36,7 @@ export function answerError(error: unknown, event: H3Event, ctx: GatewayContext,
 // The response's X-Request-Id: the client's own id when it sent one (docs/errors.md#request-and-generation-ids).
 function echoRequestId(response: Response, event: H3Event): Response {
   const client = clientRequestIdOf(event)
-  if (client) response.headers.set('x-request-id', client)
-  return response
+  return client ? addHeaders(response, { 'x-request-id': client }) : response
 }
 
 /**
@@ -118,8 +124,8 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
               async () => serve(),
             )
           : await serve()
-      const response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
-      if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) response.headers.set(name, value)
+      let response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)
+      if (limitHeaders) response = addHeaders(response, lowercased(limitHeaders))
       status = response.status
       return withCors(echoRequestId(response, event), event, ctx.options.cors)
     } catch (error) {

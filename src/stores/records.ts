@@ -13,6 +13,11 @@ export interface Records {
    */
   setLive(key: string, value: object): Promise<void>
   /**
+   * Writes a JSON record that is never changed afterwards (a usage record, a ledger entry): in the gateway's own memory
+   * storage the object itself, frozen, with no JSON text made of it (`get` gives it back as it is); elsewhere as `set`.
+   */
+  setFinal(key: string, value: object): Promise<void>
+  /**
    * The gateway's own memory storage's Map when `key` is read and written straight in it, else undefined: what the
    * local atomic engine may change at once, without a promise, when nothing else is changing the key.
    */
@@ -107,7 +112,7 @@ export function createRecords(storage: Storage): Records {
   const map = root?.name === 'memory' && typeof root.getInstance === 'function' ? (root.getInstance() as Map<string, unknown>) : undefined
   // A key read and written straight in the Map (one unstorage would not rewrite), when there is one.
   const direct = (key: string): Map<string, unknown> | undefined => (map && !UNNORMALISED.test(key) ? map : undefined)
-  return {
+  const api: Records = {
     async get<T>(key: string) {
       const data = direct(key)
       if (!data) return (await storage.getItem(key)) as T | null
@@ -120,6 +125,12 @@ export function createRecords(storage: Storage): Records {
         return storage.setItem(key, value as never, ttlSeconds === undefined ? undefined : { ttl: ttlSeconds })
       if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
       data.set(key, JSON.stringify(value))
+    },
+    async setFinal(key, value) {
+      const data = direct(key)
+      if (!data || value === null || typeof value !== 'object') return api.set(key, value)
+      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
+      data.set(key, Object.freeze(value))
     },
     async setLive(key, value) {
       const data = direct(key)
@@ -138,4 +149,5 @@ export function createRecords(storage: Storage): Records {
     },
     directMap: direct,
   }
+  return api
 }

@@ -1,4 +1,4 @@
-import { createGateway, durableObjectEngine, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway, type GatewayOptions } from '../src/edge'
+import { createGateway, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway, type GatewayOptions } from '../src/edge'
 
 export { ModelGatewayObject } from '../src/edge'
 
@@ -28,10 +28,10 @@ export function workersGateway<Env extends object>(options: (env: Env) => Gatewa
     const own = options(env)
     if (!namespace && !own.atomic)
       throw new TypeError(`model-gateway: workers: env.${binding} is not a Durable Object binding (docs/edge.md#cloudflare-workers)`)
-    const object = { name: config.objectName }
+    // The object's storage brings its engine: createGateway picks the Durable Object engine for its driver.
     return createGateway({
       ...own,
-      ...(namespace && !own.storage && !own.atomic ? { storage: durableObjectStorage(namespace, object), atomic: durableObjectEngine(namespace, object) } : {}),
+      ...(namespace && !own.storage && !own.atomic ? { storage: durableObjectStorage(namespace, { name: config.objectName }) } : {}),
     })
   }
   return {

@@ -2,14 +2,16 @@ import type { Storage } from 'unstorage'
 import { createLocalAtomic } from './atomic-local'
 import { createPostgresAtomic } from './atomic-postgres'
 import { createRedisAtomic } from './atomic-redis'
+import { durableObjectEngine, isDurableObjectDriver } from './durable-object-engine'
 import { customEngineOf, engineKindOf } from './engine-kind'
 import type { AtomicOps, AtomicOption, CounterCharge } from './engine-types'
 import { mountEngines } from './mount-engines'
 
 /**
  * Atomic operations over a Storage, each key served by the engine of the driver mounted there: Redis scripts on
- * Redis, PostgreSQL functions on db0's PostgreSQL, an in-process lock on memory and files (or any driver with
- * `atomic: 'local'`); a shareable driver without an engine is refused (src/stores/engine-kind.ts).
+ * Redis, PostgreSQL functions on db0's PostgreSQL, the object's calls on a Durable Object storage, an in-process lock
+ * on memory and files (or any driver with `atomic: 'local'`); a shareable driver without an engine is refused
+ * (src/stores/engine-kind.ts).
  */
 export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto'): AtomicOps & { engineFor(key: string): AtomicOps } {
   const custom = customEngineOf(option)
@@ -21,6 +23,7 @@ export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto')
     const kind = engineKindOf(driver, option)
     if (kind === 'redis') return createRedisAtomic(storage, driver as never)
     if (kind === 'postgres') return createPostgresAtomic(storage, driver as never)
+    if (kind === 'durable-object' && isDurableObjectDriver(driver)) return durableObjectEngine(driver.options!.namespace, driver.options).atomic(storage)
     return createLocalAtomic(storage, key)
   })
   return {

@@ -1,4 +1,4 @@
-import { createStorage, defineDriver, type Storage } from 'unstorage'
+import { createStorage, type Driver, defineDriver, type Storage } from 'unstorage'
 import { GatewayError } from '../errors'
 import type { AtomicEngine, AtomicOps, HoldOps } from './engine-types'
 import { type DurableObjectOp, decodeCall, encodeCall } from './durable-object-protocol'
@@ -41,8 +41,10 @@ function caller(namespace: DurableObjectNamespaceLike, options: DurableObjectOpt
  */
 export function durableObjectStorage(namespace: DurableObjectNamespaceLike, options?: DurableObjectOptions): Storage {
   const call = caller(namespace, options)
-  const driver = defineDriver(() => ({
+  const driver = defineDriver((own: DurableObjectDriverOptions) => ({
     name: 'durable-object',
+    // What createAtomicOps and createHoldOps read to serve this storage's keys with the object's engine.
+    options: own,
     hasItem: (key) => call<boolean>('hasItem', key),
     getItem: (key) => call('getItem', key),
     async setItem(key, value, opts) {
@@ -56,7 +58,30 @@ export function durableObjectStorage(namespace: DurableObjectNamespaceLike, opti
       await call('clear', base)
     },
   }))
-  return createStorage({ driver: driver(undefined) })
+  return createStorage({ driver: driver({ namespace, ...options }) })
+}
+
+/** What a Durable Object storage's driver carries: the namespace and the options it was made with. */
+export interface DurableObjectDriverOptions extends DurableObjectOptions {
+  namespace: DurableObjectNamespaceLike
+}
+
+/** True for the driver of durableObjectStorage: its keys are served by the Durable Object engine over the same namespace. */
+export function isDurableObjectDriver(driver: Driver): driver is Driver<DurableObjectDriverOptions> {
+  const namespace = (driver?.options as Partial<DurableObjectDriverOptions> | undefined)?.namespace
+  return driver?.name === 'durable-object' && typeof namespace?.idFromName === 'function'
+}
+
+// Runs the tasks given for one key one after another, in the order given; keys are independent.
+function keyQueue(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>()
+  return (key, task) => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(task, task)
+    const tail = run.catch(() => undefined)
+    tails.set(key, tail)
+    void tail.then(() => tails.get(key) === tail && tails.delete(key))
+    return run
+  }
 }
 
 /**
@@ -66,6 +91,7 @@ export function durableObjectStorage(namespace: DurableObjectNamespaceLike, opti
  */
 export function durableObjectEngine(namespace: DurableObjectNamespaceLike, options?: DurableObjectOptions): AtomicEngine {
   const call = caller(namespace, options)
+  const queued = keyQueue()
   const atomic: AtomicOps = {
     kind: 'durable-object',
     addUnits: (key, delta, window) => call('addUnits', key, delta, window),
@@ -75,15 +101,20 @@ export function durableObjectEngine(namespace: DurableObjectNamespaceLike, optio
     setIfAbsent: (key, value) => call('setIfAbsent', key, value),
     take: (key) => call('take', key),
     read: (key) => call('read', key),
-    // The function stays here: read, run it, write if nobody wrote meanwhile, else again (as Redis's WATCH does).
-    async update(key, fn) {
-      for (;;) {
-        const current = await call<never>('read', key)
-        const next = fn(current)
-        if (next === undefined) return current
-        if (await call<boolean>('compareAndSet', key, current, next)) return next
-      }
-    },
+    // The function stays here: read, run it, write if nobody wrote meanwhile, else run it again on what the object
+    // answered it holds (as Redis's WATCH does). One update of a key at a time from this instance: concurrent ones
+    // queue here instead of each losing its compare-and-set to the others (only other instances' writes conflict).
+    update: (key, fn) =>
+      queued(key, async () => {
+        let current = await call<never>('read', key)
+        for (;;) {
+          const next = fn(current)
+          if (next === undefined) return current
+          const answer = await call<{ written: boolean; current: never }>('compareAndSet', key, current, next)
+          if (answer.written) return next
+          current = answer.current
+        }
+      }),
     claimAndAddUnits: (claimKey, claim, counterKey, delta) => call('claimAndAddUnits', claimKey, claim, counterKey, delta),
   }
   const holds: HoldOps = {

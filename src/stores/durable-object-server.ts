@@ -33,13 +33,14 @@ export class ModelGatewayObject {
       take: (key: string) => atomic.take(key),
       read: (key: string) => atomic.read(key),
       // The update of a record (AtomicOps.update, whose function stays with the caller): written only if it still
-      // holds what the caller read, under the key's lock; false sends the caller to read again.
+      // holds what the caller read, under the key's lock; else not written, with what it holds for the caller's next try.
       compareAndSet: (key: string, expected: unknown, next: unknown) =>
         lock(key, async () => {
-          if (JSON.stringify((await storage.getItem(key)) ?? null) !== JSON.stringify(expected ?? null)) return false
+          const current = (await storage.getItem(key)) ?? null
+          if (JSON.stringify(current) !== JSON.stringify(expected ?? null)) return { written: false, current }
           if (next === null) await storage.removeItem(key)
           else await storage.setItem(key, next as never)
-          return true
+          return { written: true, current: next }
         }),
       claimAndAddUnits: (claimKey: string, claim: unknown, counterKey: string, delta: bigint) => atomic.claimAndAddUnits(claimKey, claim, counterKey, delta),
       place: (input) => holds.place(input),

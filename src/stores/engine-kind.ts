@@ -1,5 +1,6 @@
 import type { Driver, Storage } from 'unstorage'
 import { clusterHashTagOf, isRedisClusterDriver, isRedisDriver } from './atomic-redis'
+import { isDurableObjectDriver } from './durable-object-engine'
 import type { AtomicEngine, AtomicOption, EngineKind } from './engine-types'
 import { isPostgresDriver } from './postgres'
 
@@ -28,6 +29,7 @@ export function engineKindOf(driver: Driver, option: AtomicOption = 'auto'): Eng
     return 'redis'
   }
   if (isPostgresDriver(driver)) return 'postgres'
+  if (isDurableObjectDriver(driver)) return 'durable-object'
   if (option === 'local' || PROCESS_DRIVERS.has(driver?.name ?? '')) return 'local'
   const name = driver?.name ? `the ${driver.name} driver` : 'a driver without a name'
   throw new TypeError(

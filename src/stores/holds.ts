@@ -2,12 +2,13 @@ import type { Storage } from 'unstorage'
 import { createAtomicOps } from './atomic'
 import { customEngineOf, engineKindOf } from './engine-kind'
 import type { AtomicOption, HoldOps } from './engine-types'
+import { durableObjectEngine, isDurableObjectDriver } from './durable-object-engine'
 import { createLocalHolds } from './holds-local'
 import { createPostgresHolds } from './holds-postgres'
 import { createRedisHolds } from './holds-redis'
 import { mountEngines } from './mount-engines'
 
-/** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, PostgreSQL functions, else an in-process lock. */
+/** Holds over a Storage, served by the engine of the driver mounted at the budgets' keys: a Redis script, PostgreSQL functions, a Durable Object's calls, else an in-process lock. */
 export function createHoldOps(storage: Storage, option: AtomicOption = 'auto'): HoldOps {
   const custom = customEngineOf(option)
   if (custom) return custom.holds(storage)
@@ -16,6 +17,7 @@ export function createHoldOps(storage: Storage, option: AtomicOption = 'auto'): 
     const kind = engineKindOf(driver, option)
     if (kind === 'redis') return createRedisHolds(storage, driver as never)
     if (kind === 'postgres') return createPostgresHolds(storage, driver as never)
+    if (kind === 'durable-object' && isDurableObjectDriver(driver)) return durableObjectEngine(driver.options!.namespace, driver.options).holds(storage)
     return createLocalHolds(storage, atomic)
   })
   return {

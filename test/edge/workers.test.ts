@@ -113,4 +113,23 @@ describe('Cloudflare Workers: the gateway in workerd with the Durable Object eng
     expect(balance).toBe(toUnits(credits) - COST * BigInt(served))
     expect(balance).toBeGreaterThanOrEqual(0n)
   })
+
+  it('two orgs racing at once, 25 chats each on credits for a few: each org billed exactly, neither spending the other’s', async () => {
+    const credits = ['0.0001', '0.00005']
+    const orgs = await Promise.all(credits.map((c) => customer(c)))
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => chat(orgs[i % 2].key, i % 4 < 2)))
+    for (const answer of answers) await answer.arrayBuffer()
+    for (const [o, c] of orgs.entries()) {
+      const own = answers.filter((_, i) => i % 2 === o)
+      const served = own.filter((a) => a.status === 200).length
+      expect(served + own.filter((a) => a.status === 402).length).toBe(25)
+      expect(served).toBeGreaterThanOrEqual(1)
+      // 0.0001 EUR covers seven requests' cost at most, 0.00005 three.
+      expect(served).toBeLessThanOrEqual(o === 0 ? 7 : 3)
+      expect((await (await call(`/test/usage?org=${c.user.org_id}`)).json()).length).toBe(served)
+      const balance = toUnits((await (await call(`/test/credits?org=${c.user.org_id}`)).json()).balance)
+      expect(balance).toBe(toUnits(credits[o]) - COST * BigInt(served))
+      expect(balance).toBeGreaterThanOrEqual(0n)
+    }
+  })
 })

@@ -7,6 +7,7 @@ import memoryDriver from 'unstorage/drivers/memory'
 import redisDriver from 'unstorage/drivers/redis'
 import { createDatabase } from 'db0'
 import type { Pool as NeonPool } from '@neondatabase/serverless'
+import { durableObjectStorage, type DurableObjectNamespaceLike } from '../../src/stores/durable-object-engine'
 import { listKeys } from '../../src/stores/list-keys'
 import { postgresDriver } from '../../src/stores/postgres-driver'
 import { postgresPool } from '../../src/stores/postgres-pool'
@@ -141,6 +142,29 @@ export function redisClusterKind(nodes: { host: string; port: number }[]): Stora
     },
     async cleanup() {
       if (opened[0]) for (const key of await listKeys(opened[0], '')) await opened[0].removeItem(key)
+      await Promise.all(opened.map((s) => s.dispose()))
+    },
+  }
+}
+
+/**
+ * Cloudflare Durable Objects (docs/edge.md#the-durable-object-engine): each opening is a new durableObjectStorage over
+ * `namespace()` (test/helpers/durable-objects.ts: every call runs in workerd), as another isolate's would be, all on an
+ * object name of this run's own; its driver brings the Durable Object engine.
+ */
+export function durableObjectKind(namespace: () => DurableObjectNamespaceLike): StorageKind {
+  const name = `mg-test-${Math.random().toString(36).slice(2, 8)}`
+  const opened: Storage[] = []
+  return {
+    name: 'durable-object',
+    shared: true,
+    open: () => {
+      const storage = durableObjectStorage(namespace(), { name })
+      opened.push(storage)
+      return storage
+    },
+    async cleanup() {
+      if (opened[0]) await opened[0].clear()
       await Promise.all(opened.map((s) => s.dispose()))
     },
   }

@@ -10,11 +10,14 @@ import { toUnits } from '../../src/billing/money'
 import { createLocalAtomic } from '../../src/stores/atomic-local'
 import { createLocalHolds } from '../../src/stores/holds-local'
 import { createAtomicOps } from '../../src/stores/atomic'
+import { durableObjectStorage } from '../../src/stores/durable-object-engine'
+import { createHoldOps } from '../../src/stores/holds'
 import { postgresDriver } from '../../src/stores/postgres-driver'
 import { POSTGRES_SCHEMA_VERSION } from '../../src/stores/postgres-schema'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
 import { neonPoolThrough } from '../helpers/neon'
 import { dropPostgresTable } from '../helpers/storages'
+import { useDurableObjects } from '../helpers/durable-objects'
 import { useWebSocketBridge } from '../helpers/websocket-bridge'
 
 // A driver other processes could share (its name is not one of the in-process ones), over memory for the test.
@@ -178,5 +181,46 @@ describe.skipIf(!process.env.DATABASE_URL)("atomic engines: PostgreSQL over Neon
     } finally {
       await pool.end()
     }
+  })
+})
+
+describe('atomic engines: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare)', () => {
+  const namespace = useDurableObjects()
+
+  it('picks the Durable Object engine for durableObjectStorage with no atomic option, and bills a chat in the object', async () => {
+    const storage = durableObjectStorage(namespace(), { name: `engines-${Date.now()}` })
+    expect(createAtomicOps(storage).engineFor('gateway:x').kind).toBe('durable-object')
+    expect(createHoldOps(storage).kind).toBe('durable-object')
+    const t = await startGateway({ storage, providers: [demo()] })
+    try {
+      const { auth, user } = await createCustomer(t.gateway, { credits: '1' })
+      const before = namespace().calls
+      const res = await t.request('/api/v1/chat/completions', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo/echo', messages: [{ role: 'user', content: 'Hello object' }] }),
+      })
+      expect(res.status).toBe(200)
+      const cost = toUnits(String((await res.json()).usage.cost_eur))
+      expect(cost > 0n).toBe(true)
+      expect(namespace().calls).toBeGreaterThan(before)
+      // Read back through another opening, as another isolate would: the object kept the charge and its record.
+      const other = createGateway({
+        secret: TEST_SECRET,
+        logger: false,
+        storage: durableObjectStorage(namespace(), { name: storage.getMount('').driver.options.name }),
+      })
+      expect(toUnits((await other.admin.getCredits(user.org_id)).balance)).toBe(toUnits('1') - cost)
+      expect(await other.context.usage.list(user.org_id)).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('answers 503 when the object fails, and refuses a durable-object driver without a namespace as any shareable one', async () => {
+    const failing = { idFromName: (name: string) => name, get: () => ({ fetch: async () => new Response('{"error":"gone"}', { status: 500 }) }) }
+    await expect(createAtomicOps(durableObjectStorage(failing)).getUnits('gateway:x')).rejects.toMatchObject({ status: 503, message: /failed: gone/ })
+    const named = defineDriver(() => ({ ...memoryDriver(), name: 'durable-object' }))
+    expect(() => createGateway({ secret: TEST_SECRET, storage: createStorage({ driver: named() }) })).toThrow(/the durable-object driver may be shared/)
   })
 })

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createAtomicOps } from '../../src/stores/atomic'
+import { useDurableObjects } from '../helpers/durable-objects'
 import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
-import { fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { durableObjectKind, fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 import { useWebSocketBridge } from '../helpers/websocket-bridge'
 
 /** The atomic record operations (read, update, claimAndAddUnits) on every engine, two openings of the storage racing. */
@@ -72,4 +73,8 @@ describe.skipIf(!process.env.DATABASE_URL)("atomic records: postgres over Neon's
 describe.skipIf(!hasRedisServer())('atomic records: redis cluster (three primaries started here)', () => {
   const nodes = useRedisCluster()
   describeRecords(() => redisClusterKind(nodes()))
+})
+describe('atomic records: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare)', () => {
+  const namespace = useDurableObjects()
+  describeRecords(() => durableObjectKind(namespace))
 })

@@ -5,8 +5,9 @@ import { fromUnits, toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
+import { useDurableObjects } from '../helpers/durable-objects'
 import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
-import { fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { durableObjectKind, fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 import { useWebSocketBridge } from '../helpers/websocket-bridge'
 
 // 0.000001 USD a prompt token, 0.000002 a completion token; 0.86 EUR a USD: 0.00000086 and 0.00000172 EUR.
@@ -65,7 +66,9 @@ function describeHolds(name: string, makeKind: () => StorageKind) {
   const finish = async (res: Response) => (res.headers.get('content-type')?.startsWith('text/event-stream') ? (await readSse(res)).events : await res.json())
 
   it(`${name}: a balance smaller than one request's hold serves nothing, whatever the concurrency`, async () => {
-    expect(a.gateway.context.holds.kind).toBe(name === 'redis' || name === 'redis-cluster' ? 'redis' : name.startsWith('postgres') ? 'postgres' : 'local')
+    const engine =
+      name === 'redis' || name === 'redis-cluster' ? 'redis' : name.startsWith('postgres') ? 'postgres' : name === 'durable-object' ? name : 'local'
+    expect(a.gateway.context.holds.kind).toBe(engine)
     const broke = await createCustomer(a.gateway, { credits: '0.000000000001' })
     const sent = upstream.requests.length
     const answers = await Promise.all(
@@ -225,4 +228,8 @@ describe.skipIf(!process.env.DATABASE_URL)(
 describe.skipIf(!hasRedisServer())('credit holds: redis cluster (three primaries started here; two instances)', () => {
   const nodes = useRedisCluster()
   describeHolds('redis-cluster', () => redisClusterKind(nodes()))
+})
+describe('credit holds: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare; two instances)', () => {
+  const namespace = useDurableObjects()
+  describeHolds('durable-object', () => durableObjectKind(namespace))
 })

@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fromUnits, toUnits } from '../../src/billing/money'
 import { createGateway, demo } from '../../src/index'
 import { createAtomicOps } from '../../src/stores/atomic'
+import { useDurableObjects } from '../helpers/durable-objects'
 import { hasRedisServer, useRedisCluster } from '../helpers/redis-cluster'
-import { fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
+import { durableObjectKind, fsKind, memoryKind, neonKind, postgresKind, redisClusterKind, redisKind, type StorageKind } from '../helpers/storages'
 import { useWebSocketBridge } from '../helpers/websocket-bridge'
 import { createCustomer, startGateway, TEST_SECRET } from '../helpers/server'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The storage conformance suite: every driver the gateway supports passes the same tests. */
-function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 'redis' | 'postgres') {
+function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 'redis' | 'postgres' | 'durable-object') {
   let kind: StorageKind
   beforeAll(() => {
     kind = makeKind()
@@ -145,4 +146,8 @@ describe.skipIf(!process.env.DATABASE_URL)("storage: postgres over Neon's server
 describe.skipIf(!hasRedisServer())('storage: redis cluster (three primaries started here)', () => {
   const nodes = useRedisCluster()
   describeStorage(() => redisClusterKind(nodes()), 'redis')
+})
+describe('storage: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare)', () => {
+  const namespace = useDurableObjects()
+  describeStorage(() => durableObjectKind(namespace), 'durable-object')
 })

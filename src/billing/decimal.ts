@@ -35,7 +35,9 @@ function parseDecimal(text: string): Decimal {
   return { coefficient: sign === '-' ? -coefficient : coefficient, scale: fraction.length }
 }
 
-const pow10 = (n: number) => 10n ** BigInt(n)
+// Powers of ten up to 10^64, computed once (money is scaled by them several times per request).
+const POWERS = Array.from({ length: 65 }, (_, n) => 10n ** BigInt(n))
+const pow10 = (n: number) => (n < POWERS.length ? POWERS[n] : 10n ** BigInt(n))
 
 /** The decimal as a plain string, exactly ("0.0125", "-3"): what decimal() parses back. */
 export function decimalString(value: Decimal): string {

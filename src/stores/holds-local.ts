@@ -134,7 +134,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         // Last, under the same lock: a failure here leaves the charge made, which the error says (the other records are
         // still written).
         let failure: unknown
-        for (const record of written) await records.setFinal(record.key, record.value as object).catch((error) => (failure ??= error))
+        for (const record of written) await records.set(record.key, record.value).catch((error) => (failure ??= error))
         if (failure !== undefined) throw new RecordNotWrittenError(failure)
       }),
     renew: ({ id, budgets, expiresAt, now }) =>

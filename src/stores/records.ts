@@ -13,19 +13,23 @@ export interface Records {
    */
   setLive(key: string, value: object): Promise<void>
   /**
-   * Writes a JSON record that is never changed afterwards (a usage record, a ledger entry): in the gateway's own memory
-   * storage the object itself, frozen, with no JSON text made of it (`get` gives it back as it is); elsewhere as `set`.
-   */
-  setFinal(key: string, value: object): Promise<void>
-  /**
    * The gateway's own memory storage's Map when `key` is read and written straight in it, else undefined: what the
    * local atomic engine may change at once, without a promise, when nothing else is changing the key.
    */
   directMap(key: string): Map<string, unknown> | undefined
 }
 
-// A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end).
-const UNNORMALISED = /[/\\?]|::|^:|:$/
+// A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end): one
+// pass over its characters (it runs for every record a request reads or writes).
+function unnormalised(key: string): boolean {
+  const last = key.length - 1
+  for (let i = 0; i <= last; i++) {
+    const c = key.charCodeAt(i)
+    if (c === 47 || c === 92 || c === 63) return true // / \ ?
+    if (c === 58 && (i === 0 || i === last || key.charCodeAt(i + 1) === 58)) return true // :: or a colon at either end
+  }
+  return false
+}
 
 interface MemoryDriver {
   name?: string
@@ -111,7 +115,7 @@ export function createRecords(storage: Storage): Records {
   const root = appended ? (storage.getMount('').driver as MemoryDriver) : undefined
   const map = root?.name === 'memory' && typeof root.getInstance === 'function' ? (root.getInstance() as Map<string, unknown>) : undefined
   // A key read and written straight in the Map (one unstorage would not rewrite), when there is one.
-  const direct = (key: string): Map<string, unknown> | undefined => (map && !UNNORMALISED.test(key) ? map : undefined)
+  const direct = (key: string): Map<string, unknown> | undefined => (map && !unnormalised(key) ? map : undefined)
   const api: Records = {
     async get<T>(key: string) {
       const data = direct(key)
@@ -125,12 +129,6 @@ export function createRecords(storage: Storage): Records {
         return storage.setItem(key, value as never, ttlSeconds === undefined ? undefined : { ttl: ttlSeconds })
       if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
       data.set(key, JSON.stringify(value))
-    },
-    async setFinal(key, value) {
-      const data = direct(key)
-      if (!data || value === null || typeof value !== 'object') return api.set(key, value)
-      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
-      data.set(key, Object.freeze(value))
     },
     async setLive(key, value) {
       const data = direct(key)

@@ -1,0 +1,116 @@
+// Instructions per request under valgrind's callgrind: a figure that, unlike CPU time, does not move with what else
+// the machine runs (bench/README.md#instructions-per-request). Each hop (BENCH_TARGETS: h3 and gateway by default)
+// runs under callgrind with the fake upstream and the load generator outside it; after a warm-up (BENCH_WARMUP
+// requests, for the JIT), its counters are zeroed, BENCH_REQUESTS requests are sent (BENCH_CONNECTIONS at a time) and
+// the counters dumped: instructions per request is the dump's total over the requests. Whole and streamed requests
+// (BENCH_KINDS). Slow (valgrind runs Node ~50× slower): about 4 minutes per hop with the defaults.
+//   npx tsx bench/instructions.ts
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { load, targetOf } from './client'
+import { startChild, stopChildren } from './children'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const intEnv = (name: string, fallback: number) => Math.max(1, Math.round(Number(process.env[name]) || fallback))
+const WARMUP = intEnv('BENCH_WARMUP', 1500)
+const REQUESTS = intEnv('BENCH_REQUESTS', 600)
+const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 8)
+const KINDS = (process.env.BENCH_KINDS || 'whole,stream').split(',') as ('whole' | 'stream')[]
+const TARGETS = (process.env.BENCH_TARGETS || 'h3,gateway').split(',') as ('h3' | 'gateway')[]
+const FILES = { h3: 'h3-floor-process.ts', gateway: 'gateway-process.ts' } as const
+
+if (spawnSync('valgrind', ['--version']).status !== 0) {
+  console.error('instructions: valgrind is not installed (apt-get install valgrind)')
+  process.exit(2)
+}
+
+/** Starts `file` under callgrind, counting nothing until zeroed; resolves with its process and the JSON line it prints. */
+function startUnderCallgrind(file: string, env: Record<string, string>, outDir: string) {
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(outDir, 'cg.%p')}`, process.execPath, '--import', 'tsx', join(here, file)],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let errors = ''
+  child.stderr!.on('data', (text) => {
+    errors = (errors + text).slice(-4000)
+  })
+  return new Promise<{ child: ChildProcess; info: { url: string; key?: string } }>((resolve, reject) => {
+    let output = ''
+    child.once('exit', (code) => reject(new Error(`${file} exited under valgrind (code ${code}): ${errors}`)))
+    child.stdout!.setEncoding('utf8')
+    child.stdout!.on('data', function onData(text: string) {
+      output += text
+      const newline = output.indexOf('\n')
+      if (newline === -1) return
+      child.stdout!.off('data', onData)
+      child.stdout!.resume()
+      resolve({ child, info: JSON.parse(output.slice(0, newline)) })
+    })
+  })
+}
+
+/** Asks callgrind in process `pid` to zero its counters or dump them (then waits for the dump's file). */
+function control(pid: number, command: '-z' | '-d') {
+  const result = spawnSync('callgrind_control', [command, String(pid)], { encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`callgrind_control ${command} ${pid}: ${result.stderr || result.stdout}`)
+}
+
+/** The instructions (Ir) of the latest dump in `outDir` for `pid`. */
+async function lastDump(outDir: string, pid: number, dumps: number): Promise<number> {
+  const name = `cg.${pid}.${dumps}`
+  for (let i = 0; i < 600; i++) {
+    if (readdirSync(outDir).includes(name)) {
+      const text = readFileSync(join(outDir, name), 'utf8')
+      const summary = text.match(/^summary: (\d+)/m) ?? text.match(/^totals: (\d+)/m)
+      if (summary) return Number(summary[1])
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`callgrind wrote no ${name}`)
+}
+
+const outDir = mkdtempSync(join(tmpdir(), 'mg-instructions-'))
+const results: Record<string, Record<string, number>> = {}
+try {
+  const upstream = await startChild('upstream', 'upstream-process.ts', {})
+  for (const name of TARGETS) {
+    const started = performance.now()
+    const { child, info } = await startUnderCallgrind(FILES[name], { BENCH_UPSTREAM_URL: upstream.info.url as string }, outDir)
+    const target =
+      name === 'h3'
+        ? targetOf('h3', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS)
+        : targetOf('gateway', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS, `Bearer ${info.key}`)
+    results[name] = {}
+    let dumps = 0
+    for (const kind of KINDS) {
+      const stream = kind === 'stream'
+      await load(target, () => stream, { count: WARMUP, loops: CONNECTIONS, keepSamples: false })
+      control(child.pid!, '-z')
+      await load(target, () => stream, { count: REQUESTS, loops: CONNECTIONS, keepSamples: false })
+      control(child.pid!, '-d')
+      const instructions = await lastDump(outDir, child.pid!, ++dumps)
+      results[name][kind] = Math.round(instructions / REQUESTS)
+      console.log(`${name} ${kind}: ${(instructions / REQUESTS / 1e6).toFixed(3)} M instructions per request`)
+    }
+    target.agent.destroy()
+    child.removeAllListeners('exit')
+    child.kill('SIGKILL')
+    console.log(`  (${name}: ${Math.round((performance.now() - started) / 1000)} s under valgrind)`)
+  }
+  if (results.h3 && results.gateway) {
+    for (const kind of KINDS) {
+      const own = results.gateway[kind] - results.h3[kind]
+      console.log(
+        `gateway's own ${kind}: ${(own / 1e6).toFixed(3)} M instructions per request (× the floor: ${(results.gateway[kind] / results.h3[kind]).toFixed(2)})`,
+      )
+    }
+  }
+  console.log(JSON.stringify({ warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, instructions_per_request: results }))
+} finally {
+  await stopChildren()
+  rmSync(outDir, { recursive: true, force: true })
+}

@@ -12,6 +12,7 @@ const SLOW_FIRST = [
   'test/integration/cli.test.ts',
   'test/adapters/node-express.test.ts',
   'test/integration/holds.test.ts',
+  'test/integration/storage.test.ts',
 ]
 
 /** Vitest's order (by the last run's timings), with the known slow files moved to the front. */

@@ -52,6 +52,9 @@ const gateway = createGateway({
   // BENCH_INSTRUMENTATION=off: without the Prometheus metrics and the (no-op) spans, to see what they cost.
   ...(process.env.BENCH_INSTRUMENTATION === 'off' ? { metrics: false as const, tracing: false as const } : {}),
   secret: 'bench-secret-bench-secret-bench-secret-0123',
+  // BENCH_IN_MEMORY_RECORDS: how many usage records the default storage keeps (bench/instructions.ts: a small number, a
+  // heap in a steady state within the warm-up); the gateway's default otherwise.
+  ...(process.env.BENCH_IN_MEMORY_RECORDS ? { retention: { inMemoryRecords: Number(process.env.BENCH_IN_MEMORY_RECORDS) } } : {}),
   ...(storage ? { storage } : {}),
   providers: upstreamUrls.map((baseURL, i) => {
     const slug = i === 0 ? 'fake' : `fake${i}`

@@ -3,7 +3,8 @@
 // runs under callgrind with the fake upstream and the load generator outside it; after a warm-up (BENCH_WARMUP
 // requests, for the JIT), its counters are zeroed, BENCH_REQUESTS requests are sent (BENCH_CONNECTIONS at a time) and
 // the counters dumped: instructions per request is the dump's total over the requests. Whole and streamed requests
-// (BENCH_KINDS). Slow (valgrind runs Node ~50× slower): about 4 minutes per hop with the defaults.
+// (BENCH_KINDS). The gateway keeps BENCH_IN_MEMORY_RECORDS usage records (500: its heap in a steady state within the
+// warm-up). Slow (valgrind runs Node ~50× slower): about 4 minutes per hop with the defaults.
 //   npx tsx bench/instructions.ts
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -21,6 +22,9 @@ const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 8)
 const KINDS = (process.env.BENCH_KINDS || 'whole,stream').split(',') as ('whole' | 'stream')[]
 const TARGETS = (process.env.BENCH_TARGETS || 'h3,gateway').split(',') as ('h3' | 'gateway')[]
 const FILES = { h3: 'h3-floor-process.ts', gateway: 'gateway-process.ts' } as const
+// V8 with no background threads (compilers and collectors, whose instructions callgrind counts too, in whatever share
+// the thread scheduling gives them), a fixed collection schedule and hash seed: the same code counts the same.
+const V8_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--hash-seed=1']
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.error('instructions: valgrind is not installed (apt-get install valgrind)')
@@ -31,7 +35,16 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 function startUnderCallgrind(file: string, env: Record<string, string>, outDir: string) {
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${join(outDir, 'cg.%p')}`, process.execPath, '--import', 'tsx', join(here, file)],
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${join(outDir, 'cg.%p')}`,
+      process.execPath,
+      ...V8_FLAGS,
+      '--import',
+      'tsx',
+      join(here, file),
+    ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let errors = ''
@@ -79,7 +92,11 @@ try {
   const upstream = await startChild('upstream', 'upstream-process.ts', {})
   for (const name of TARGETS) {
     const started = performance.now()
-    const { child, info } = await startUnderCallgrind(FILES[name], { BENCH_UPSTREAM_URL: upstream.info.url as string }, outDir)
+    const { child, info } = await startUnderCallgrind(
+      FILES[name],
+      { BENCH_UPSTREAM_URL: upstream.info.url as string, BENCH_IN_MEMORY_RECORDS: process.env.BENCH_IN_MEMORY_RECORDS || '500' },
+      outDir,
+    )
     const target =
       name === 'h3'
         ? targetOf('h3', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS)

@@ -1,0 +1,120 @@
+// model-gateway/nuxt on Nitro's `cloudflare-module` preset (docs/edge.md#nuxt-on-cloudflare): the Nuxt fixture built
+// for Cloudflare (test/fixtures/nuxt-cloudflare.ts, the fixture's own install), its .output served in workerd by one
+// Miniflare with the Durable Object bound, in front of the fake OpenAI upstream here in Node. Not in `npm test` (the
+// build takes about a minute): `npm run test:edge-nuxt`.
+import { Miniflare } from 'miniflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { toUnits } from '../../src/billing/money'
+import { createGateway, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway } from '../../src/edge'
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
+import { type CloudflareBuild, buildCloudflareFixture } from '../fixtures/nuxt-cloudflare'
+import { FIXTURE_SECRET } from '../fixtures/nuxt-fixture'
+import { readSse } from '../helpers/sse'
+
+// A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
+const COST = toUnits('0.00001376')
+const json = { 'content-type': 'application/json' }
+
+describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served in workerd', () => {
+  let upstream: FakeOpenAI
+  let built: CloudflareBuild
+  let mf: Miniflare
+  // The same gateway's admin in Node, over the same Durable Object (its records, counters and holds): as a host's own
+  // script would create customers.
+  let admin: Gateway['admin']
+  let close: () => Promise<void>
+  // What the Worker printed (its console, through workerd's stdout and stderr).
+  let output = ''
+  const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://app.test${path}`, init as never) as unknown as Promise<Response>
+  const customer = async (credits: string) => {
+    const user = await admin.createUser({ email: `user-${crypto.randomUUID()}@example.com` })
+    await admin.addCredits(user.org_id, credits)
+    const { key } = await admin.issueKey({ userId: user.id, label: 'cloudflare' })
+    return { key, orgId: user.org_id }
+  }
+  const chat = (key: string, stream = false) =>
+    call('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }),
+    })
+
+  beforeAll(async () => {
+    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 5 })
+    built = await buildCloudflareFixture()
+    mf = new Miniflare({
+      modules: built.modules.map(({ type, path, contents }) => ({ type, path, contents })),
+      compatibilityDate: built.wrangler.compatibility_date ?? '2025-09-01',
+      compatibilityFlags: built.wrangler.compatibility_flags ?? ['nodejs_compat'],
+      bindings: { NUXT_MODEL_GATEWAY_SECRET: FIXTURE_SECRET, MG_FIXTURE_UPSTREAM: upstream.url },
+      durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
+      handleRuntimeStdio(stdout, stderr) {
+        for (const stream of [stdout, stderr]) stream.on('data', (data: Buffer) => (output += data.toString()))
+      },
+    })
+    await mf.ready
+    const namespace = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as DurableObjectNamespaceLike
+    const gateway = createGateway({ secret: FIXTURE_SECRET, logger: false, storage: durableObjectStorage(namespace) })
+    admin = gateway.admin
+    close = () => gateway.close()
+  }, 10 * 60_000)
+  afterAll(async () => {
+    await close?.()
+    await mf?.dispose()
+    await upstream?.close()
+  })
+
+  it('builds a Worker whose main module exports the Durable Object class', () => {
+    expect(built.modules[0].path).toBe('index.mjs')
+    expect(new TextDecoder().decode(built.modules[0].contents)).toMatch(/export\s*\{[^}]*\bModelGatewayObject\b[^}]*\}/)
+  })
+
+  it('serves a chat whole and streamed from the fake upstream, billed exactly in the Durable Object', async () => {
+    const c = await customer('1')
+    const whole = await chat(c.key)
+    expect(whole.status).toBe(200)
+    const body = await whole.json()
+    expect(body.choices[0].message.content).toBe('Hello from gpt-test: hi')
+    expect(toUnits(String(body.usage.cost_eur))).toBe(COST)
+    const streamed = await chat(c.key, true)
+    expect(streamed.status).toBe(200)
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const { events } = await readSse(streamed)
+    expect(events.at(-1)).toBe('[DONE]')
+    expect(
+      events
+        .slice(0, -2)
+        .map((event) => event.choices[0]?.delta?.content ?? '')
+        .join(''),
+    ).toBe('Hello from gpt-test: hi')
+    expect(toUnits(String(events.at(-2).usage.cost_eur))).toBe(COST)
+    expect(upstream.requests.filter((request) => request.path === '/v1/chat/completions').length).toBeGreaterThanOrEqual(2)
+    const credits = await admin.getCredits(c.orgId)
+    expect(toUnits(credits.balance)).toBe(toUnits('1') - 2n * COST)
+    // The app's gateway logs through Nitro's consola: the requests, and no random secret (the env's was taken).
+    expect(output).toContain('"path":"/api/v1/chat/completions"')
+    expect(output).not.toMatch(/no secret given/)
+  })
+
+  it('refuses a request without a key, and a key the object does not know, with the gateway’s envelope', async () => {
+    const none = await call('/api/v1/chat/completions', { method: 'POST', headers: json, body: '{}' })
+    expect(none.status).toBe(401)
+    expect((await none.json()).error.code).toBe(401)
+    expect((await chat('sk-mg-not-a-key')).status).toBe(401)
+  })
+
+  it('30 racing chats on credits for a few: served within the credits, the rest 402, the balance exact', async () => {
+    const credits = '0.0001'
+    const c = await customer(credits)
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(c.key, i % 2 === 1)))
+    for (const answer of answers) await answer.arrayBuffer()
+    const served = answers.filter((a) => a.status === 200).length
+    expect(served + answers.filter((a) => a.status === 402).length).toBe(30)
+    expect(served).toBeGreaterThanOrEqual(1)
+    // 0.0001 EUR covers seven requests' cost at most.
+    expect(served).toBeLessThanOrEqual(7)
+    const balance = toUnits((await admin.getCredits(c.orgId)).balance)
+    expect(balance).toBe(toUnits(credits) - COST * BigInt(served))
+    expect(balance).toBeGreaterThanOrEqual(0n)
+  })
+})

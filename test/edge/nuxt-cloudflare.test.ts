@@ -42,18 +42,24 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 5 })
     built = await buildCloudflareFixture()
-    mf = new Miniflare({
+    const worker = {
       modules: built.modules.map(({ type, path, contents }) => ({ type, path, contents })),
       compatibilityDate: built.wrangler.compatibility_date ?? '2025-09-01',
       compatibilityFlags: built.wrangler.compatibility_flags ?? ['nodejs_compat'],
       bindings: { NUXT_MODEL_GATEWAY_SECRET: FIXTURE_SECRET, MG_FIXTURE_UPSTREAM: upstream.url },
-      durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
+    }
+    mf = new Miniflare({
+      workers: [
+        { name: 'app', ...worker, durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' } },
+        // The same Worker deployed without its binding.
+        { name: 'unbound', ...worker },
+      ],
       handleRuntimeStdio(stdout, stderr) {
         for (const stream of [stdout, stderr]) stream.on('data', (data: Buffer) => (output += data.toString()))
       },
     })
     await mf.ready
-    const namespace = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as DurableObjectNamespaceLike
+    const namespace = (await mf.getDurableObjectNamespace('MODEL_GATEWAY', 'app')) as unknown as DurableObjectNamespaceLike
     const gateway = createGateway({ secret: FIXTURE_SECRET, logger: false, storage: durableObjectStorage(namespace) })
     admin = gateway.admin
     close = () => gateway.close()
@@ -101,6 +107,15 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     expect(none.status).toBe(401)
     expect((await none.json()).error.code).toBe(401)
     expect((await chat('sk-mg-not-a-key')).status).toBe(401)
+  })
+
+  it('without the Durable Object bound, the API answers the error envelope naming the binding to add', async () => {
+    const unbound = (await mf.getWorker('unbound')) as unknown as { fetch(url: string): Promise<Response> }
+    const res = await unbound.fetch('http://app.test/api/v1/models')
+    expect(res.status).toBe(500)
+    const { error } = await res.json()
+    expect(error.message).toContain('env.MODEL_GATEWAY is not a Durable Object binding')
+    expect(error.message).toContain('ModelGatewayObject')
   })
 
   it('30 racing chats on credits for a few: served within the credits, the rest 402, the balance exact', async () => {

@@ -5,7 +5,7 @@
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toUnits } from '../../src/billing/money'
-import { createGateway, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway } from '../../src/edge'
+import { createGateway, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway, openaiCompatible } from '../../src/edge'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { type CloudflareBuild, buildCloudflareFixture } from '../fixtures/nuxt-cloudflare'
 import { FIXTURE_SECRET } from '../fixtures/nuxt-fixture'
@@ -19,10 +19,10 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
   let upstream: FakeOpenAI
   let built: CloudflareBuild
   let mf: Miniflare
-  // The same gateway's admin in Node, over the same Durable Object (its records, counters and holds): as a host's own
-  // script would create customers.
+  // The same gateway in Node, over the same Durable Object (its records, counters and holds), with the same secret: as
+  // a host's own script would create customers.
+  let nodeGateway: Gateway
   let admin: Gateway['admin']
-  let close: () => Promise<void>
   // What the Worker printed (its console, through workerd's stdout and stderr).
   let output = ''
   const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://app.test${path}`, init as never) as unknown as Promise<Response>
@@ -40,7 +40,7 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     })
 
   beforeAll(async () => {
-    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 5 })
+    upstream = await startFakeOpenAI({ apiKey: ['sk-up', 'sk-customer-own'], slowMs: 5 })
     built = await buildCloudflareFixture()
     const worker = {
       modules: built.modules.map(({ type, path, contents }) => ({ type, path, contents })),
@@ -60,12 +60,26 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     })
     await mf.ready
     const namespace = (await mf.getDurableObjectNamespace('MODEL_GATEWAY', 'app')) as unknown as DurableObjectNamespaceLike
-    const gateway = createGateway({ secret: FIXTURE_SECRET, logger: false, storage: durableObjectStorage(namespace) })
-    admin = gateway.admin
-    close = () => gateway.close()
+    const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
+    nodeGateway = createGateway({
+      secret: FIXTURE_SECRET,
+      logger: false,
+      storage: durableObjectStorage(namespace),
+      providers: [
+        openaiCompatible({
+          slug: 'up',
+          name: 'Up',
+          baseURL: upstream.url,
+          apiKey: 'sk-up',
+          byokSupported: true,
+          models: [{ id: 'fake/gpt-test', upstreamId: 'gpt-test', pricing }],
+        }),
+      ],
+    })
+    admin = nodeGateway.admin
   }, 10 * 60_000)
   afterAll(async () => {
-    await close?.()
+    await nodeGateway?.close()
     await mf?.dispose()
     await upstream?.close()
   })
@@ -100,6 +114,33 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     // The app's gateway logs through Nitro's consola: the requests, and no random secret (the env's was taken).
     expect(output).toContain('"path":"/api/v1/chat/completions"')
     expect(output).not.toMatch(/no secret given/)
+  })
+
+  it('BYOK: a provider key sealed by the Node instance is opened in the Worker (the same secret, from its env) and used upstream', async () => {
+    const c = await customer('1')
+    const saved = await nodeGateway.fetch(
+      new Request('http://node.test/api/v1/byok', {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${c.key}` },
+        body: JSON.stringify({ provider: 'up', key: 'sk-customer-own' }),
+      }),
+    )
+    expect(saved.status).toBe(201)
+    const before = upstream.requests.length
+    expect((await chat(c.key)).status).toBe(200)
+    expect(upstream.requests.slice(before).map((request) => request.headers.authorization)).toEqual(['Bearer sk-customer-own'])
+  })
+
+  it('the app’s own route answers through the in-process client of its signed-in user (useGatewayClient, session cookie)', async () => {
+    const ask = await call('/api/host/ask', {
+      method: 'POST',
+      headers: { ...json, cookie: `host_user=cf-${crypto.randomUUID()}` },
+      body: JSON.stringify({ text: 'from the edge' }),
+    })
+    expect(ask.status).toBe(200)
+    const answer = await ask.json()
+    expect(answer.choices[0].message.content).toBe('Echo: from the edge')
+    expect(answer.usage.cost).toBeGreaterThan(0)
   })
 
   it('refuses a request without a key, and a key the object does not know, with the gateway’s envelope', async () => {

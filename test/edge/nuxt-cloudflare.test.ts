@@ -6,6 +6,7 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toUnits } from '../../src/billing/money'
 import { createGateway, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway, openaiCompatible } from '../../src/edge'
+import { SLOW_ECHO_DELAY_MS, SLOW_ECHO_MODEL } from '../adapters/contract-providers'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { type CloudflareBuild, buildCloudflareFixture } from '../fixtures/nuxt-cloudflare'
 import { FIXTURE_SECRET } from '../fixtures/nuxt-fixture'
@@ -87,6 +88,28 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
   it('builds a Worker whose main module exports the Durable Object class', () => {
     expect(built.modules[0].path).toBe('index.mjs')
     expect(new TextDecoder().decode(built.modules[0].contents)).toMatch(/export\s*\{[^}]*\bModelGatewayObject\b[^}]*\}/)
+  })
+
+  it('says at build time that nitroStorage is not used on Cloudflare (the fixture sets it for Node)', () => {
+    // consola drops the backticks of the message.
+    expect(built.buildOutput).toMatch(
+      /WARN .*on Nitro's cloudflare-module preset the gateway's records and money are in the Durable Object bound as MODEL_GATEWAY: `?modelGateway\.nitroStorage`? is not used/,
+    )
+  })
+
+  it('streams: the slow model’s chunks arrive as they are made, not buffered by Nitro or workerd', async () => {
+    const res = await call('/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${(await customer('1')).key}` },
+      body: JSON.stringify({ model: SLOW_ECHO_MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four five' }] }),
+    })
+    expect(res.status).toBe(200)
+    const arrivals: number[] = []
+    const started = Date.now()
+    for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) if (bytes.length) arrivals.push(Date.now() - started)
+    // Chunks SLOW_ECHO_DELAY_MS (150 ms) apart: a buffered answer would arrive at once, at the end.
+    expect(arrivals.length).toBeGreaterThanOrEqual(3)
+    expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual(3 * SLOW_ECHO_DELAY_MS)
   })
 
   it('serves a chat whole and streamed from the fake upstream, billed exactly in the Durable Object', async () => {

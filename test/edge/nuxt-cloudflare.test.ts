@@ -45,8 +45,9 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     built = await buildCloudflareFixture()
     const worker = {
       modules: built.modules.map(({ type, path, contents }) => ({ type, path, contents })),
-      compatibilityDate: built.wrangler.compatibility_date ?? '2025-09-01',
-      compatibilityFlags: built.wrangler.compatibility_flags ?? ['nodejs_compat'],
+      // As docs/edge.md's wrangler.toml (Nitro writes none unless deployConfig is set).
+      compatibilityDate: '2025-09-01',
+      compatibilityFlags: ['nodejs_compat'],
       bindings: { NUXT_MODEL_GATEWAY_SECRET: FIXTURE_SECRET, MG_FIXTURE_UPSTREAM: upstream.url },
     }
     mf = new Miniflare({

@@ -1,5 +1,5 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 // Two files at a time (vitest's default is one less than the cores: one on a 2-core machine, although most files
 // wait on sockets and child processes), and the files that take longest (a Nuxt build and dev server, packing and
@@ -26,9 +26,14 @@ class SlowFirstSequencer extends BaseSequencer {
   }
 }
 
+// Files that `npm test` leaves out, each run by a script of its own (docs/development.md): the Nuxt fixture built for
+// Cloudflare and served in workerd (`npm run test:edge-nuxt`, which sets MG_EDGE_NUXT), a minute of build.
+const OWN_SCRIPT = process.env.MG_EDGE_NUXT ? [] : ['test/edge/nuxt-cloudflare.test.ts']
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...OWN_SCRIPT],
     testTimeout: 20_000,
     hookTimeout: 120_000,
     maxWorkers: 2,

@@ -202,7 +202,7 @@ describe('the built package', () => {
   })
 
   it('ships the Nuxt module’s server runtime, as ES modules with declarations, where the module resolves it', () => {
-    for (const name of ['plugin', 'handler', 'gateway', 'web-request']) {
+    for (const name of ['plugin', 'handler', 'gateway', 'web-request', 'cloudflare', 'platform', 'random']) {
       for (const file of [`${name}.js`, `${name}.d.ts`]) expect(existsSync(join(installed, 'dist/adapters/nuxt/runtime', file)), file).toBe(true)
     }
     expect(readFileSync(join(installed, 'dist/adapters/nuxt.mjs'), 'utf8')).toContain('"./nuxt/runtime"')

@@ -19,7 +19,7 @@ export interface GatewayRouteHandler {
 async function serve(event: NitroEvent): Promise<Response> {
   let gateway: Gateway
   try {
-    gateway = await useModelGateway()
+    gateway = await useModelGateway(event)
   } catch (error) {
     return unavailable(error)
   }

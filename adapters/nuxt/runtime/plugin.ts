@@ -1,6 +1,7 @@
 // The Nitro plugin of the module (registered by adapters/nuxt.ts): creates the gateway as the server starts, closes
-// it (drained) as it stops (docs/operations.md).
-import { parentPort } from 'node:worker_threads'
+// it (drained) as it stops (docs/operations.md). On Cloudflare presets the gateway waits for the first request, whose
+// env has its Durable Object (docs/edge.md#nuxt-on-cloudflare); no `node:` module is imported there.
+import { platform } from '#model-gateway/app'
 import { closeModelGateway, startModelGateway } from './gateway'
 import { logger } from './logger'
 
@@ -11,6 +12,11 @@ export interface NitroAppHooks {
 
 type Listener = (...args: unknown[]) => void
 type AddListener = (this: unknown, name: string | symbol, listener: Listener) => unknown
+/** The part of a worker thread's `parentPort` the dev hook replaces. */
+interface DevPort {
+  on: AddListener
+  addListener: AddListener
+}
 
 /**
  * Under nuxi dev a reload (a server file edited) replaces the Nitro worker: the old one gets a "shutdown" message and
@@ -19,9 +25,11 @@ type AddListener = (this: unknown, name: string | symbol, listener: Listener) =>
  * plugin runs before Nitro's dev entry listens for that message, so it sees the listener being added.
  */
 function closeBeforeDevShutdown(): void {
-  if (!parentPort || !process.env.NITRO_DEV_WORKER_ID) return
-  const port = parentPort
-  const on = port.on as AddListener
+  // Read now, not imported: only `nuxi dev` (Node, which has getBuiltinModule) gets here.
+  const threads = process.getBuiltinModule?.('node:worker_threads') as { parentPort: DevPort | null } | undefined
+  const port = threads?.parentPort
+  if (!port || !process.env.NITRO_DEV_WORKER_ID) return
+  const on = port.on
   const wrap =
     (listener: Listener): Listener =>
     (message) => {
@@ -33,7 +41,7 @@ function closeBeforeDevShutdown(): void {
   const addListener: AddListener = function (name, listener) {
     return on.call(this, name, name === 'message' ? wrap(listener) : listener)
   }
-  port.on = port.addListener = addListener as typeof port.on
+  port.on = port.addListener = addListener
 }
 
 /**
@@ -54,10 +62,11 @@ function drainOnSignals(): void {
 /** Starts the gateway with the server (a misconfiguration known now stops the start) and closes it with the server. */
 export default function modelGatewayPlugin(nitroApp: NitroAppHooks): void {
   if (import.meta.prerender) return
+  nitroApp.hooks.hook('close', closeModelGateway)
+  if (platform === 'cloudflare') return
   // A misconfiguration known now (a short NUXT_MODEL_GATEWAY_SECRET, a bad option) throws here and the server does
   // not start. An async setup file that fails is logged, and the API answers the error envelope until it works.
   startModelGateway().catch((error) => logger.error(`the gateway could not be created: ${error && (error as Error).message}`))
-  nitroApp.hooks.hook('close', closeModelGateway)
   if (import.meta.dev) closeBeforeDevShutdown()
   else setTimeout(drainOnSignals, 0)
 }

@@ -2,11 +2,12 @@
 // checked as the server starts (docs/adapters.md#nuxt).
 import { useRuntimeConfig } from 'nitropack/runtime'
 import { ModelGatewayConfigError } from './config-error'
+import type { PlatformEvent } from './platform'
 import { MIN_SECRET_LENGTH, secretTooShort } from './secret-length'
 
-/** The secret and the former ones of runtimeConfig, checked; undefined where none is given. */
-export function runtimeSecrets(): { secret: string | undefined; previousSecrets: string[] | undefined } {
-  const runtime = useRuntimeConfig().modelGateway || {}
+/** The secret and the former ones of runtimeConfig (the request's on Cloudflare, whose env comes with it), checked; undefined where none is given. */
+export function runtimeSecrets(event?: PlatformEvent): { secret: string | undefined; previousSecrets: string[] | undefined } {
+  const runtime = useRuntimeConfig(event).modelGateway || {}
   const secret = runtime.secret || undefined
   if (secret !== undefined && (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH)) {
     throw new ModelGatewayConfigError(

@@ -26,7 +26,7 @@ export function nitroEventOf(event: { req: Request }): NitroEvent | undefined {
  * `const ai = await useGatewayClient(event); await ai.chat.completions.create({ … })`, billed to that user.
  */
 export async function useGatewayClient(event: NitroEvent): Promise<GatewayClient> {
-  const gateway = await useModelGateway()
+  const gateway = await useModelGateway(event)
   const req = event.node.req
   const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted
   const protocol = req.headers['x-forwarded-proto'] === 'https' || encrypted ? 'https' : 'http'

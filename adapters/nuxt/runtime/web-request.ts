@@ -3,6 +3,7 @@
 // bare `h3` import could find either (docs/adapters.md#nuxt). Same URL, method, headers and body as h3 v1's
 // toWebRequest, plus a signal that aborts when the client goes away (the gateway then stops upstream).
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { PlatformEvent } from './platform'
 
 /** The incoming message of a Nitro request, with what a server or Nitro's internal fetch may have put on it. */
 export interface NitroIncomingMessage extends IncomingMessage {
@@ -16,7 +17,7 @@ export interface NitroIncomingMessage extends IncomingMessage {
 }
 
 /** The part of Nitro's request event (h3 v1's H3Event) that the route handler reads. */
-export interface NitroEvent {
+export interface NitroEvent extends PlatformEvent {
   readonly method: string
   readonly path: string
   readonly headers: Headers

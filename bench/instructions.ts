@@ -47,6 +47,8 @@ function startUnderCallgrind(file: string, env: Record<string, string>, outDir: 
     ],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
+  // Never left behind, whatever ends this process (valgrind would go on counting a hop nobody asks anything).
+  process.on('exit', () => child.kill('SIGKILL'))
   let errors = ''
   child.stderr!.on('data', (text) => {
     errors = (errors + text).slice(-4000)

@@ -104,7 +104,11 @@ function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 
     // 2 × times × 0.1 added; per instance times/2 × 0.03 + times/2 × 0.000000000007 charged (200: 40, 6.0000000014).
     const granted = toUnits('0.1') * BigInt(2 * times)
     const used = toUnits('0.030000000007') * BigInt(times)
-    expect(await b.admin.getCredits(user.org_id)).toEqual({ balance: fromUnits(granted - used), total_credits: fromUnits(granted), total_usage: fromUnits(used) })
+    expect(await b.admin.getCredits(user.org_id)).toEqual({
+      balance: fromUnits(granted - used),
+      total_credits: fromUnits(granted),
+      total_usage: fromUnits(used),
+    })
     if (times === 200) expect(fromUnits(granted - used)).toBe('33.9999999986')
     const ledger = await a.admin.ledger(user.org_id)
     expect(ledger.filter((e) => e.kind === 'grant')).toHaveLength(2 * times)

@@ -11,6 +11,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { type CloudflareBuild, buildCloudflareFixture } from '../fixtures/nuxt-cloudflare'
 import { FIXTURE_SECRET } from '../fixtures/nuxt-fixture'
 import { readSse } from '../helpers/sse'
+import { servedOfRace } from '../helpers/race'
 
 // A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
 const COST = toUnits('0.00001376')
@@ -187,12 +188,8 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     const credits = '0.0001'
     const c = await customer(credits)
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(c.key, i % 2 === 1)))
-    for (const answer of answers) await answer.arrayBuffer()
-    const served = answers.filter((a) => a.status === 200).length
-    expect(served + answers.filter((a) => a.status === 402).length).toBe(30)
-    expect(served).toBeGreaterThanOrEqual(1)
     // 0.0001 EUR covers seven requests' cost at most.
-    expect(served).toBeLessThanOrEqual(7)
+    const served = await servedOfRace(answers, 7)
     const balance = toUnits((await admin.getCredits(c.orgId)).balance)
     expect(balance).toBe(toUnits(credits) - COST * BigInt(served))
     expect(balance).toBeGreaterThanOrEqual(0n)

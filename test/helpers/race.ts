@@ -6,7 +6,13 @@ import { expect } from 'vitest'
  * returns how many were served.
  */
 export async function servedOfRace(answers: Response[], atMost: number): Promise<number> {
-  for (const answer of answers) await answer.arrayBuffer()
+  // Anything but a 200 or a 402 fails here, naming the statuses (before a body another layer may have read).
+  expect(answers.filter((a) => a.status !== 200 && a.status !== 402).map((a) => a.status)).toEqual([])
+  for (const [i, answer] of answers.entries()) {
+    await answer.arrayBuffer().catch((error: Error) => {
+      throw new Error(`answer ${i} (${answer.status} ${answer.headers.get('content-type')}) could not be read: ${error.message}`, { cause: error })
+    })
+  }
   const served = answers.filter((a) => a.status === 200).length
   expect(served + answers.filter((a) => a.status === 402).length).toBe(answers.length)
   expect(served).toBeGreaterThanOrEqual(1)

@@ -11,6 +11,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { type CloudflareBuild, buildCloudflareFixture } from '../fixtures/nuxt-cloudflare'
 import { FIXTURE_SECRET } from '../fixtures/nuxt-fixture'
 import { readSse } from '../helpers/sse'
+import { chatThrough } from '../helpers/edge-chat'
 import { servedOfRace } from '../helpers/race'
 
 // A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
@@ -34,12 +35,7 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
     const { key } = await admin.issueKey({ userId: user.id, label: 'cloudflare' })
     return { key, orgId: user.org_id }
   }
-  const chat = (key: string, stream = false) =>
-    call('/api/v1/chat/completions', {
-      method: 'POST',
-      headers: { ...json, authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }),
-    })
+  const chat = chatThrough(call)
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: ['sk-up', 'sk-customer-own'], slowMs: 5 })

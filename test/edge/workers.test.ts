@@ -5,6 +5,7 @@ import { toUnits } from '../../src/billing/money'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { readSse } from '../helpers/sse'
 import { bundleWorker } from '../helpers/worker-bundle'
+import { chatThrough } from '../helpers/edge-chat'
 import { servedOfRace } from '../helpers/race'
 
 // A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
@@ -21,12 +22,7 @@ describe('Cloudflare Workers: the gateway in workerd with the Durable Object eng
   const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://gateway.test${path}`, init as never) as unknown as Promise<Response>
   const customer = async (credits?: string): Promise<{ key: string; user: { id: string; org_id: string } }> =>
     (await call('/test/customer', { method: 'POST', body: JSON.stringify({ credits }) })).json()
-  const chat = (key: string, stream = false) =>
-    call('/api/v1/chat/completions', {
-      method: 'POST',
-      headers: { ...json, authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'fake/gpt-test', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }),
-    })
+  const chat = chatThrough(call)
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: ['sk-up', 'sk-customer-own'], slowMs: 5 })

@@ -9,10 +9,12 @@ export interface WorkersHandler<Env> {
   gateway(env: Env): Gateway
 }
 
-/** Where the gateway's Durable Object is bound: the binding's name in env (default `MODEL_GATEWAY`) and the object's name. */
+/** Where the gateway's Durable Objects are bound: the binding's name in env (default `MODEL_GATEWAY`), the (global) object's name, one object per org or not. */
 export interface WorkersGatewayConfig {
   binding?: string
   objectName?: string
+  /** One object per org beside the global one (docs/edge.md#one-object-per-org); default false: one object. */
+  perOrg?: boolean
 }
 
 /**
@@ -31,7 +33,9 @@ export function workersGateway<Env extends object>(options: (env: Env) => Gatewa
     // The object's storage brings its engine: createGateway picks the Durable Object engine for its driver.
     return createGateway({
       ...own,
-      ...(namespace && !own.storage && !own.atomic ? { storage: durableObjectStorage(namespace, { name: config.objectName }) } : {}),
+      ...(namespace && !own.storage && !own.atomic
+        ? { storage: durableObjectStorage(namespace, { name: config.objectName, perOrg: config.perOrg, prefix: own.storagePrefix }) }
+        : {}),
     })
   }
   return {

@@ -1,38 +1,33 @@
 import { createStorage, type Driver, defineDriver, type Storage } from 'unstorage'
-import { GatewayError } from '../errors'
-import type { AtomicEngine, AtomicOps, HoldOps } from './engine-types'
-import { type DurableObjectOp, decodeCall, encodeCall } from './durable-object-protocol'
+import type { DurableObjectNamespaceLike } from './durable-object-call'
+import { ENGINE_KEYS, type ObjectRouter, perOrgRouter, singleObjectRouter } from './durable-object-router'
+import type { AtomicEngine, AtomicOps, Budget, HoldOps } from './engine-types'
 
-/** The part of a Durable Object namespace binding (`env.GATEWAY`) the gateway uses. */
-export interface DurableObjectNamespaceLike {
-  idFromName(name: string): unknown
-  get(id: never): { fetch(input: string, init: { method: string; body: string }): Promise<Response> }
-}
+export type { DurableObjectNamespaceLike } from './durable-object-call'
 
-/** Which object of the namespace owns the records: one name per gateway (docs/edge.md#the-durable-object-engine). */
+/** Which objects of the namespace own the records (docs/edge.md#the-durable-object-engine). */
 export interface DurableObjectOptions {
-  /** The object's name; every instance of one gateway uses the same. Default `model-gateway`. */
+  /** The (global) object's name; every instance of one gateway uses the same. Default `model-gateway`. */
   name?: string
+  /**
+   * One object per org (`<name>:org:<org>`) beside the global one, each org's money serialised in its own object
+   * (docs/edge.md#one-object-per-org). Default false: one object. Not a switch for a gateway that has data already.
+   */
+  perOrg?: boolean
+  /** With `perOrg`: the gateway's `storagePrefix`, where the keys' orgs are read. Default `gateway`. */
+  prefix?: string
 }
 
-type Call = <T>(op: DurableObjectOp, ...args: unknown[]) => Promise<T>
-
-// One call per operation to the object that owns the keys; its failures are GatewayErrors (a storage outage).
-function caller(namespace: DurableObjectNamespaceLike, options: DurableObjectOptions = {}): Call {
-  const id = namespace.idFromName(options.name ?? 'model-gateway')
-  return async (op, ...args) => {
-    // A stub per call: workerd ties a stub's I/O to the request that made it.
-    const stub = namespace.get(id as never)
-    let res: Response
-    try {
-      res = await stub.fetch('https://model-gateway.do/', { method: 'POST', body: encodeCall({ op, args }) })
-    } catch (error) {
-      throw new GatewayError(503, 'the Durable Object did not answer', { cause: error })
-    }
-    const answer = decodeCall<{ result?: unknown; error?: string }>(await res.text())
-    if (!res.ok) throw new GatewayError(503, `the Durable Object failed: ${answer.error ?? res.status}`)
-    return answer.result as never
+// One router per storage's options (the driver's and its engines' share it, and what it learnt).
+const routers = new WeakMap<object, ObjectRouter>()
+function routerOf(namespace: DurableObjectNamespaceLike, options: DurableObjectOptions = {}): ObjectRouter {
+  let router = routers.get(options)
+  if (!router) {
+    const name = options.name ?? 'model-gateway'
+    router = options.perOrg ? perOrgRouter(namespace, name, options.prefix ?? 'gateway') : singleObjectRouter(namespace, name)
+    routers.set(options, router)
   }
+  return router
 }
 
 /**
@@ -40,25 +35,31 @@ function caller(namespace: DurableObjectNamespaceLike, options: DurableObjectOpt
  * Storage whose every call is one call to the object, where the engine's counters and holds live too.
  */
 export function durableObjectStorage(namespace: DurableObjectNamespaceLike, options?: DurableObjectOptions): Storage {
-  const call = caller(namespace, options)
+  const own: DurableObjectDriverOptions = { namespace, ...options }
+  const router = routerOf(namespace, own)
+  const at = async (key: string, writing: boolean) => router.forKey(key, writing)
   const driver = defineDriver((own: DurableObjectDriverOptions) => ({
     name: 'durable-object',
     // What createAtomicOps and createHoldOps read to serve this storage's keys with the object's engine.
     options: own,
-    hasItem: (key) => call<boolean>('hasItem', key),
-    getItem: (key) => call('getItem', key),
+    hasItem: async (key) => (await at(key, false))<boolean>('hasItem', key),
+    getItem: async (key) => (await at(key, false))('getItem', key),
     async setItem(key, value, opts) {
-      await call('setItem', key, value, (opts as { ttl?: number } | undefined)?.ttl)
+      await (await at(key, true))('setItem', key, value, (opts as { ttl?: number } | undefined)?.ttl)
     },
     async removeItem(key) {
-      await call('removeItem', key)
+      await (await at(key, false))('removeItem', key)
     },
-    getKeys: (base) => call<string[]>('getKeys', base),
+    async getKeys(base) {
+      const lists = await Promise.all((await router.forListing(base ?? '')).map((call) => call<string[]>('getKeys', base)))
+      return lists.flat().filter((key) => !key.startsWith(ENGINE_KEYS))
+    },
     async clear(base) {
-      await call('clear', base)
+      await Promise.all((await router.forListing(base ?? '')).map((call) => call('clear', base)))
+      if (!base) router.forget()
     },
   }))
-  return createStorage({ driver: driver({ namespace, ...options }) })
+  return createStorage({ driver: driver(own) })
 }
 
 /** What a Durable Object storage's driver carries: the namespace and the options it was made with. */
@@ -90,22 +91,24 @@ function keyQueue(): <T>(key: string, task: () => Promise<T>) => Promise<T> {
  * runs them one at a time. Pass it as `atomic`, with durableObjectStorage over the same namespace as `storage`.
  */
 export function durableObjectEngine(namespace: DurableObjectNamespaceLike, options?: DurableObjectOptions): AtomicEngine {
-  const call = caller(namespace, options)
+  const router = routerOf(namespace, options)
+  const at = (key: string, writing: boolean) => router.forKey(key, writing)
   const queued = keyQueue()
   const atomic: AtomicOps = {
     kind: 'durable-object',
-    addUnits: (key, delta, window) => call('addUnits', key, delta, window),
-    addUnitsMany: (changes) => call('addUnitsMany', changes),
-    getUnits: (key, windowStart) => call('getUnits', key, windowStart),
-    increment: (key, by, ttl) => call('increment', key, by, ttl),
-    setIfAbsent: (key, value) => call('setIfAbsent', key, value),
-    take: (key) => call('take', key),
-    read: (key) => call('read', key),
+    addUnits: async (key, delta, window) => (await at(key, true))('addUnits', key, delta, window),
+    addUnitsMany: async (changes) => (await router.forStep(changes.map((c) => c.key)))('addUnitsMany', changes),
+    getUnits: async (key, windowStart) => (await at(key, false))('getUnits', key, windowStart),
+    increment: async (key, by, ttl) => (await at(key, true))('increment', key, by, ttl),
+    setIfAbsent: async (key, value) => (await at(key, true))('setIfAbsent', key, value),
+    take: async (key) => (await at(key, false))('take', key),
+    read: async (key) => (await at(key, false))('read', key),
     // The function stays here: read, run it, write if nobody wrote meanwhile, else run it again on what the object
     // answered it holds (as Redis's WATCH does). One update of a key at a time from this instance: concurrent ones
     // queue here instead of each losing its compare-and-set to the others (only other instances' writes conflict).
     update: (key, fn) =>
       queued(key, async () => {
+        const call = await at(key, true)
         let current = await call<never>('read', key)
         for (;;) {
           const next = fn(current)
@@ -115,14 +118,27 @@ export function durableObjectEngine(namespace: DurableObjectNamespaceLike, optio
           current = answer.current
         }
       }),
-    claimAndAddUnits: (claimKey, claim, counterKey, delta) => call('claimAndAddUnits', claimKey, claim, counterKey, delta),
+    claimAndAddUnits: async (claimKey, claim, counterKey, delta) =>
+      (await router.forStep([claimKey, counterKey]))('claimAndAddUnits', claimKey, claim, counterKey, delta),
   }
   const holds: HoldOps = {
     kind: 'durable-object',
-    place: (input) => call('place', input),
-    settle: (input) => call('settle', input),
-    renew: (input) => call('renew', input),
-    held: (budget, now) => call('held', budget, now),
+    place: async (input) => (await router.forStep(budgetKeys(input.budgets)))('place', input),
+    settle: async (input) =>
+      (
+        await router.forStep([
+          ...budgetKeys(input.budgets),
+          ...(input.counters ?? []).map((c) => c.key),
+          ...(input.records ?? []).map((r) => r.key),
+          ...(input.once ? [input.once] : []),
+        ])
+      )('settle', input),
+    renew: async (input) => (await router.forStep(budgetKeys(input.budgets)))('renew', input),
+    held: async (budget, now) => (await at(budget.holdsKey, false))('held', budget, now),
   }
   return { name: 'durable-object', atomic: () => atomic, holds: () => holds }
 }
+
+// Every key a step on these budgets reads or changes.
+const budgetKeys = (budgets: Budget[]): string[] =>
+  budgets.flatMap((b) => [b.usedKey, ...(b.alsoUsed ?? []), b.holdsKey, ...('key' in b.limit ? [b.limit.key] : [])])

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toUnits } from '../../src/billing/money'
+import { decodeCall, encodeCall } from '../../src/stores/durable-object-protocol'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { readSse } from '../helpers/sse'
 import { bundleWorker } from '../helpers/worker-bundle'
@@ -12,17 +13,31 @@ import { servedOfRace } from '../helpers/race'
 const COST = toUnits('0.00001376')
 const json = { 'content-type': 'application/json' }
 
+type Customer = { key: string; user: { id: string; org_id: string } }
+
 /**
  * The gateway in workerd (docs/edge.md#cloudflare-workers): test/edge/worker.ts bundled with esbuild, run by one
- * Miniflare, its records, counters and holds in the Durable Object; the fake upstream runs here in Node.
+ * Miniflare, its records, counters and holds in the Durable Object (with `perOrg`, one object per org beside the global
+ * one: docs/edge.md#one-object-per-org); the fake upstream runs here in Node.
  */
-describe('Cloudflare Workers: the gateway in workerd with the Durable Object engine', () => {
+function describeWorkers(perOrg: boolean) {
   let upstream: FakeOpenAI
   let mf: Miniflare
   const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://gateway.test${path}`, init as never) as unknown as Promise<Response>
-  const customer = async (credits?: string): Promise<{ key: string; user: { id: string; org_id: string } }> =>
-    (await call('/test/customer', { method: 'POST', body: JSON.stringify({ credits }) })).json()
+  const customer = async (credits?: string, keyLimit?: string): Promise<Customer> =>
+    (await call('/test/customer', { method: 'POST', body: JSON.stringify({ credits, keyLimit }) })).json()
   const chat = chatThrough(call)
+  const balanceOf = async (c: Customer) => toUnits((await (await call(`/test/credits?org=${c.user.org_id}`)).json()).balance)
+  // The keys under `base` in the object named `name`, read from Node straight from that object (one call of its protocol).
+  const objectKeys = async (name: string, base: string): Promise<string[]> => {
+    const ns = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as {
+      idFromName(name: string): unknown
+      get(id: unknown): { fetch(url: string, init: { method: string; body: string }): Promise<Response> }
+    }
+    const res = await ns.get(ns.idFromName(name)).fetch('https://model-gateway.do/', { method: 'POST', body: encodeCall({ op: 'getKeys', args: [base] }) })
+    return decodeCall<{ result: string[] }>(await res.text()).result
+  }
+  const orgObject = (c: Customer) => `model-gateway:org:${c.user.org_id}`
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: ['sk-up', 'sk-customer-own'], slowMs: 5 })
@@ -31,18 +46,13 @@ describe('Cloudflare Workers: the gateway in workerd with the Durable Object eng
       modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
       compatibilityDate: '2025-09-01',
       compatibilityFlags: ['nodejs_compat'],
-      bindings: { UPSTREAM_URL: upstream.url, SECRET: 'test-secret-test-secret-test-secret-0123' },
+      bindings: { UPSTREAM_URL: upstream.url, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: perOrg ? '1' : '0' },
       durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
     })
   }, 60_000)
   afterAll(async () => {
     await mf?.dispose()
     await upstream?.close()
-  })
-
-  it('the edge entry bundles for a neutral platform with no import left (no node:, no pg)', async () => {
-    const { imports } = await bundleWorker('src/edge.ts')
-    expect(imports).toEqual([])
   })
 
   it('serves a chat whole and streamed, billed exactly in the Durable Object', async () => {
@@ -123,4 +133,64 @@ describe('Cloudflare Workers: the gateway in workerd with the Durable Object eng
       expect(balance).toBeGreaterThanOrEqual(0n)
     }
   })
+
+  it('a key’s spending (GET /api/v1/key), its user’s and the org’s balance read back exactly', async () => {
+    const c = await customer('1', '0.5')
+    for (const stream of [false, true, false]) {
+      const res = await chat(c.key, stream)
+      expect(res.status).toBe(200)
+      await res.arrayBuffer()
+    }
+    const key = await call('/api/v1/key', { headers: { authorization: `Bearer ${c.key}` } })
+    expect(key.status).toBe(200)
+    const { data } = await key.json()
+    expect(toUnits(String(data.usage))).toBe(3n * COST)
+    expect(toUnits(String(data.usage_daily))).toBe(3n * COST)
+    expect(toUnits(String(data.limit_remaining))).toBe(toUnits('0.5') - 3n * COST)
+    expect(toUnits(String(data.user_usage))).toBe(3n * COST)
+    expect(await balanceOf(c)).toBe(toUnits('1') - 3n * COST)
+    if (!perOrg) return
+    // The key's and the user's counters live in the org's object (the directory's entries in the global one), not in the global.
+    const hash = createHash('sha256').update(c.key).digest('hex')
+    expect(await objectKeys(orgObject(c), `gateway:credits:key:${hash}:`)).toContain(`gateway:credits:key:${hash}:used`)
+    expect(await objectKeys(orgObject(c), `gateway:credits:user:${c.user.id}:`)).toContain(`gateway:credits:user:${c.user.id}:used`)
+    expect(await objectKeys('model-gateway', `gateway:credits:key:${hash}:`)).toEqual([])
+    expect(await objectKeys('model-gateway', '$do-route:key:')).toContain(`$do-route:key:${hash}`)
+  })
+
+  if (perOrg)
+    it('two orgs racing land in two objects: each org’s counters, holds and records in its own, none in the global one', async () => {
+      const credits = ['0.0001', '0.00005']
+      const orgs = await Promise.all(credits.map((c) => customer(c)))
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(orgs[i % 2].key, i % 4 < 2)))
+      const served = [0, 0]
+      for (const [o, c] of orgs.entries()) {
+        served[o] = await servedOfRace(
+          answers.filter((_, i) => i % 2 === o),
+          o === 0 ? 7 : 3,
+        )
+        expect(await balanceOf(c)).toBe(toUnits(credits[o]) - COST * BigInt(served[o]))
+        const other = orgs[1 - o].user.org_id
+        const own = await objectKeys(orgObject(c), 'gateway:')
+        expect(own).toEqual(expect.arrayContaining([`gateway:credits:${c.user.org_id}:granted`, `gateway:credits:${c.user.org_id}:used`]))
+        expect(own.filter((k) => k.startsWith('gateway:usage:')).length).toBe(served[o])
+        expect(own.filter((k) => k.includes(other))).toEqual([])
+      }
+      // The global object lists both orgs' objects, and holds none of their money.
+      const listed = await objectKeys('model-gateway', '$do-orgs:')
+      expect(listed).toEqual(expect.arrayContaining(orgs.map((c) => `$do-orgs:${c.user.org_id}`)))
+      const global = await objectKeys('model-gateway', 'gateway:')
+      expect(global.filter((k) => /^gateway:(credits|holds|usage|ledger|generation-ids):/.test(k))).toEqual([])
+      // A listing across orgs answers from every object: each org's usage records, all of them.
+      const listedUsage = (await (await call('/test/keys?base=gateway:usage')).json()) as string[]
+      for (const [o, c] of orgs.entries()) expect(listedUsage.filter((k) => k.startsWith(`gateway:usage:${c.user.org_id}:`)).length).toBe(served[o])
+    })
+}
+
+it('the edge entry bundles for a neutral platform with no import left (no node:, no pg)', async () => {
+  const { imports } = await bundleWorker('src/edge.ts')
+  expect(imports).toEqual([])
 })
+
+describe('Cloudflare Workers: the gateway in workerd with the Durable Object engine', () => describeWorkers(false))
+describe('Cloudflare Workers: the gateway in workerd with one Durable Object per org', () => describeWorkers(true))

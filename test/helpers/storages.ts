@@ -150,16 +150,17 @@ export function redisClusterKind(nodes: { host: string; port: number }[]): Stora
 /**
  * Cloudflare Durable Objects (docs/edge.md#the-durable-object-engine): each opening is a new durableObjectStorage over
  * `namespace()` (test/helpers/durable-objects.ts: every call runs in workerd), as another isolate's would be, all on an
- * object name of this run's own; its driver brings the Durable Object engine.
+ * object name of this run's own; its driver brings the Durable Object engine. With `perOrg`, one object per org beside
+ * that one (docs/edge.md#one-object-per-org).
  */
-export function durableObjectKind(namespace: () => DurableObjectNamespaceLike): StorageKind {
+export function durableObjectKind(namespace: () => DurableObjectNamespaceLike, options: { perOrg?: boolean } = {}): StorageKind {
   const name = `mg-test-${Math.random().toString(36).slice(2, 8)}`
   const opened: Storage[] = []
   return {
     name: 'durable-object',
     shared: true,
     open: () => {
-      const storage = durableObjectStorage(namespace(), { name })
+      const storage = durableObjectStorage(namespace(), { name, perOrg: options.perOrg })
       opened.push(storage)
       return storage
     },

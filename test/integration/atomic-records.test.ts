@@ -77,4 +77,5 @@ describe.skipIf(!hasRedisServer())('atomic records: redis cluster (three primari
 describe('atomic records: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare)', () => {
   const namespace = useDurableObjects()
   describeRecords(() => durableObjectKind(namespace))
+  describe('one object per org (docs/edge.md#one-object-per-org)', () => describeRecords(() => durableObjectKind(namespace, { perOrg: true })))
 })

@@ -232,4 +232,5 @@ describe.skipIf(!hasRedisServer())('credit holds: redis cluster (three primaries
 describe('credit holds: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare; two instances)', () => {
   const namespace = useDurableObjects()
   describeHolds('durable-object', () => durableObjectKind(namespace))
+  describe('one object per org (docs/edge.md#one-object-per-org)', () => describeHolds('durable-object', () => durableObjectKind(namespace, { perOrg: true })))
 })

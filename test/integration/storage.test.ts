@@ -159,4 +159,6 @@ describe.skipIf(!hasRedisServer())('storage: redis cluster (three primaries star
 describe('storage: Cloudflare Durable Object (ModelGatewayObject in workerd through Miniflare)', () => {
   const namespace = useDurableObjects()
   describeStorage(() => durableObjectKind(namespace), 'durable-object')
+  describe('one object per org (docs/edge.md#one-object-per-org)', () =>
+    describeStorage(() => durableObjectKind(namespace, { perOrg: true }), 'durable-object'))
 })

@@ -49,6 +49,7 @@ export function durableObjectStorage(namespace: DurableObjectNamespaceLike, opti
     },
     async removeItem(key) {
       await (await at(key, false))('removeItem', key)
+      await router.removed(key)
     },
     async getKeys(base) {
       const lists = await Promise.all((await router.forListing(base ?? '')).map((call) => call<string[]>('getKeys', base)))

@@ -13,6 +13,8 @@ export interface ObjectRouter {
   forStep(keys: string[]): Promise<ObjectCall>
   /** Every object that may hold keys under `base` (a listing's base, as unstorage gives it: empty or ending in a colon). */
   forListing(base: string): Promise<ObjectCall[]>
+  /** After `key` was removed: a BYOK fee's claim, removed by the retention sweep, takes its directory entry with it. */
+  removed(key: string): Promise<void>
   /** Forgets what it learnt of the directory (after a clear of every record). */
   forget(): void
 }
@@ -29,7 +31,7 @@ export function singleObjectRouter(namespace: DurableObjectNamespaceLike, name: 
   const only = objectCall(namespace, name)
   const answer = Promise.resolve(only)
   const all = Promise.resolve([only])
-  return { forKey: () => answer, forStep: () => answer, forListing: () => all, forget: () => undefined }
+  return { forKey: () => answer, forStep: () => answer, forListing: () => all, removed: async () => undefined, forget: () => undefined }
 }
 
 const spans = (keys: string[]) => new GatewayError(500, `the keys of one atomic step belong to two Durable Objects (one object per org): ${keys.join(', ')}`)
@@ -110,6 +112,13 @@ export function perOrgRouter(namespace: DurableObjectNamespaceLike, name: string
       if (owner) return [await orgObject(await orgOf(owner, undefined, false))]
       const listed = await global<string[]>('getKeys', SHARD)
       return [global, ...listed.map((key) => objectOf(key.slice(SHARD.length)))]
+    },
+    async removed(key) {
+      // A claim is made once, for one request's fee, and removed once its usage record is gone: its entry can go.
+      const owner = ownerOfKey(key, prefix)
+      if (!owner || !('via' in owner) || owner.via !== 'claim') return
+      routes.delete(`claim:${owner.id}`)
+      await global('removeItem', `${ROUTE}claim:${owner.id}`)
     },
     forget() {
       routes.clear()

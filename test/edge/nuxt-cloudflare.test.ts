@@ -12,7 +12,7 @@ import { type CloudflareBuild, buildCloudflareFixture } from '../fixtures/nuxt-c
 import { FIXTURE_SECRET } from '../fixtures/nuxt-fixture'
 import { readSse } from '../helpers/sse'
 import { chatThrough } from '../helpers/edge-chat'
-import { servedOfRace } from '../helpers/race'
+import { race, servedOfRace } from '../helpers/race'
 
 // A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
 const COST = toUnits('0.00001376')
@@ -183,9 +183,9 @@ describe('model-gateway/nuxt built with NITRO_PRESET=cloudflare-module, served i
   it('30 racing chats on credits for a few: served within the credits, the rest 402, the balance exact', async () => {
     const credits = '0.0001'
     const c = await customer(credits)
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => chat(c.key, i % 2 === 1)))
+    const answers = await race(30, (i) => chat(c.key, i % 2 === 1))
     // 0.0001 EUR covers seven requests' cost at most.
-    const served = await servedOfRace(answers, 7)
+    const served = servedOfRace(answers, 7)
     const balance = toUnits((await admin.getCredits(c.orgId)).balance)
     expect(balance).toBe(toUnits(credits) - COST * BigInt(served))
     expect(balance).toBeGreaterThanOrEqual(0n)

@@ -116,6 +116,11 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
       }
       return waiting ? Promise.all(waiting).then(() => undefined) : undefined
     },
+    unitsNow: (key, windowStart) => {
+      const map = now(key)
+      return map ? unitsOf(readNow(map, key), windowStart) : undefined
+    },
+    readyNow: (key) => now(key) !== undefined,
     // In one process each counter's lock makes each addition exact; readers see them one by one.
     async addUnitsMany(changes) {
       await Promise.all(changes.map((change) => ops.addUnits(change.key, change.delta)))

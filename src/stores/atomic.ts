@@ -60,6 +60,8 @@ export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto')
       return waiting ? Promise.all(waiting).then(() => undefined) : undefined
     },
     getUnits: (key, windowStart) => engineFor(key).getUnits(key, windowStart),
+    unitsNow: (key, windowStart) => engineFor(key).unitsNow?.(key, windowStart),
+    readyNow: (key) => engineFor(key).readyNow?.(key) ?? false,
     increment: (key, by, ttl) => engineFor(key).increment(key, by, ttl),
     setIfAbsent: (key, value) => engineFor(key).setIfAbsent(key, value),
     take: (key) => engineFor(key).take(key),

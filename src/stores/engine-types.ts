@@ -45,6 +45,13 @@ export interface AtomicOps {
    * engine's idle counters in the gateway's own memory storage); a promise only when some had to wait. Optional.
    */
   addCountersNow?(counters: CounterCharge[]): Promise<void> | undefined
+  /**
+   * A decimal counter's units read at once (as `getUnits`), or undefined when it cannot be without a promise (its lock
+   * is busy, or it is not in the gateway's own memory storage). Optional: the local engine's.
+   */
+  unitsNow?(key: string, windowStart?: number): bigint | undefined
+  /** True when the counter at `key` can be read and changed at once, with no promise (as `addCountersNow` does). Optional. */
+  readyNow?(key: string): boolean
 }
 
 /** The window of a windowed counter: when it began (epoch ms), and how long storage keeps the counter after a write. */

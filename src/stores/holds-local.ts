@@ -1,8 +1,8 @@
 import type { Storage } from 'unstorage'
 import { type Lock, lockFor } from './atomic-local'
-import type { AtomicOps, Budget, HoldOps } from './engine-types'
+import type { AtomicOps, Budget, CounterCharge, HoldOps } from './engine-types'
 import { RecordNotWrittenError } from './record-not-written'
-import { createRecords } from './records'
+import { createRecords, parse } from './records'
 
 /** The holds of one budget as stored: hold id → units (decimal string) and expiry (epoch ms). */
 type HoldsRecord = Record<string, { units: string; expires: number }>
@@ -87,56 +87,121 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     return counted.reduce((sum, units) => sum + units, 0n)
   }
 
+  // A holds record read at once from the gateway's own memory storage (a live object, or JSON text parsed).
+  const holdsIn = (map: Map<string, unknown>, key: string): HoldsRecord => {
+    const raw = map.get(key)
+    return (raw === undefined || raw === null ? {} : parse(raw)) as HoldsRecord
+  }
+  const writeIn = (map: Map<string, unknown>, key: string, record: HoldsRecord) => {
+    if (hasHolds(record)) map.set(key, record)
+    else map.delete(key)
+  }
+  // The maps of `keys` when every one of them is in the gateway's own memory storage, else undefined.
+  const mapsOf = (keys: string[]): Map<string, unknown>[] | undefined => {
+    const maps: Map<string, unknown>[] = []
+    for (const key of keys) {
+      const map = records.directMap(key)
+      if (!map) return undefined
+      maps.push(map)
+    }
+    return maps
+  }
+  // A budget's ceiling minus what was spent, read at once; undefined when a counter cannot be.
+  const leftNow = (budget: Budget): bigint | undefined => {
+    const limit = 'units' in budget.limit ? budget.limit.units : atomic.unitsNow?.(budget.limit.key)
+    if (limit === undefined) return undefined
+    let left = limit
+    const used = atomic.unitsNow?.(budget.usedKey, budget.usedWindow)
+    if (used === undefined) return undefined
+    left -= used
+    for (const key of budget.alsoUsed ?? []) {
+      const also = atomic.unitsNow?.(key, budget.usedWindow)
+      if (also === undefined) return undefined
+      left -= also
+    }
+    return left
+  }
+  // The org's lock idle and every record and counter of the step in the gateway's own memory storage, idle too: the
+  // step runs at once, as one synchronous block (nothing else runs meanwhile: the same reads and writes, in the same
+  // order, as under the lock), with no lock and no promise of its own (docs/performance.md#where-the-time-goes).
+  // Otherwise (files, a busy key) undefined, and the caller takes the lock.
+  const placeNow = ({ id, units, expiresAt, now, budgets }: Parameters<HoldOps['place']>[0]) => {
+    const first = budgets[0].holdsKey
+    if (!lockOf(first).idle?.(first)) return undefined
+    const maps = mapsOf(budgets.map((b) => b.holdsKey))
+    if (!maps) return undefined
+    const lefts: bigint[] = []
+    for (const budget of budgets) {
+      const left = leftNow(budget)
+      if (left === undefined) return undefined
+      lefts.push(left)
+    }
+    const held = budgets.map((b, i) => holdsIn(maps[i], b.holdsKey))
+    if (id in held[0]) return { ok: true as const }
+    for (let i = 0; i < budgets.length; i++) {
+      const { units: live, pruned } = liveUnits(held[i], now)
+      const available = lefts[i] - live
+      if (available < (budgets[i].units ?? units)) {
+        if (pruned) writeIn(maps[i], budgets[i].holdsKey, held[i])
+        return { ok: false as const, index: i, available }
+      }
+    }
+    for (let i = 0; i < budgets.length; i++) {
+      add(held[i], id, { units: (budgets[i].units ?? units).toString(), expires: expiresAt })
+      writeIn(maps[i], budgets[i].holdsKey, held[i])
+    }
+    return { ok: true as const }
+  }
+  const settleNow = ({ id, budgets, charges, counters = [], records: written = [], once }: Parameters<HoldOps['settle']>[0]): boolean => {
+    const first = budgets[0].holdsKey
+    if (!lockOf(first).idle?.(first) || !atomic.addCountersNow || !atomic.readyNow) return false
+    const maps = mapsOf(budgets.map((b) => b.holdsKey))
+    if (!maps) return false
+    const onceMap = once === undefined ? undefined : records.directMap(once)
+    if (once !== undefined && !onceMap) return false
+    for (let i = 0; i < budgets.length; i++) if (charges[i] && !atomic.readyNow(budgets[i].usedKey)) return false
+    for (const c of counters) if (c.units && !atomic.readyNow(c.key)) return false
+    for (const record of written) if (typeof record.value !== 'object' || record.value === null || !records.directMap(record.key)) return false
+    // Run already (the same settlement made again): its once record exists.
+    if (onceMap && onceMap.get(once!) !== undefined && onceMap.get(once!) !== null) return true
+    const changes: CounterCharge[] = []
+    for (let i = 0; i < budgets.length; i++) {
+      const record = holdsIn(maps[i], budgets[i].holdsKey)
+      if (id in record) {
+        remove(record, id)
+        writeIn(maps[i], budgets[i].holdsKey, record)
+      }
+      if (charges[i]) changes.push({ key: budgets[i].usedKey, units: charges[i] })
+    }
+    for (const c of counters) changes.push(c)
+    // Every counter was idle above: nothing is left waiting.
+    atomic.addCountersNow(changes)
+    let failure: unknown
+    for (const record of written) {
+      try {
+        records.setNow(record.key, record.value as object)
+      } catch (error) {
+        failure ??= error
+      }
+    }
+    if (failure !== undefined) throw new RecordNotWrittenError(failure)
+    return true
+  }
+
   return {
     kind: 'local',
-    place: ({ id, units, expiresAt, now, budgets }) =>
-      lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
-        const records = await Promise.all(budgets.map((b) => read(b.holdsKey)))
-        // Placed already (the same call made again): placed, nothing changed.
-        if (id in records[0]) return { ok: true as const }
-        for (let i = 0; i < budgets.length; i++) {
-          const budget = budgets[i]
-          const [limit, used] = await Promise.all([ceiling(budget), spent(budget)])
-          const { units: held, pruned } = liveUnits(records[i], now)
-          const available = limit - used - held
-          if (available < (budget.units ?? units)) {
-            if (pruned) await write(budget.holdsKey, records[i])
-            return { ok: false as const, index: i, available }
-          }
-        }
-        // Added in place (the records were read under this lock; a copy per request costs as much as the holds it has).
-        await Promise.all(
-          budgets.map((b, i) => {
-            add(records[i], id, { units: (b.units ?? units).toString(), expires: expiresAt })
-            return write(b.holdsKey, records[i])
-          }),
-        )
-        return { ok: true as const }
-      }),
-    settle: ({ id, budgets, charges, counters = [], records: written = [], once }) =>
-      lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
-        // Run already (the same settlement made again): its once record exists.
-        if (once !== undefined && (await records.get(once)) !== null) return
-        await Promise.all(
-          budgets.map(async (b, i) => {
-            const record = await read(b.holdsKey)
-            if (id in record) {
-              remove(record, id)
-              await write(b.holdsKey, record)
-            }
-            if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
-          }),
-        )
-        const counting = atomic.addCountersNow
-          ? atomic.addCountersNow(counters)
-          : Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
-        if (counting) await counting
-        // Last, under the same lock: a failure here leaves the charge made, which the error says (the other records are
-        // still written).
-        let failure: unknown
-        for (const record of written) await records.set(record.key, record.value).catch((error) => (failure ??= error))
-        if (failure !== undefined) throw new RecordNotWrittenError(failure)
-      }),
+    place: (input) => {
+      const placed = placeNow(input)
+      return placed ? Promise.resolve(placed) : placeLocked(input)
+    },
+    settle: (input) => {
+      try {
+        if (settleNow(input)) return Promise.resolve()
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return settleLocked(input)
+    },
     renew: ({ id, budgets, expiresAt, now }) =>
       lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
         let renewed = 0
@@ -151,5 +216,57 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
         return renewed
       }),
     held: async (budget, now) => liveUnits(await read(budget.holdsKey), now).units,
+  }
+
+  function placeLocked({ id, units, expiresAt, now, budgets }: Parameters<HoldOps['place']>[0]) {
+    return lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+      const records = await Promise.all(budgets.map((b) => read(b.holdsKey)))
+      // Placed already (the same call made again): placed, nothing changed.
+      if (id in records[0]) return { ok: true as const }
+      for (let i = 0; i < budgets.length; i++) {
+        const budget = budgets[i]
+        const [limit, used] = await Promise.all([ceiling(budget), spent(budget)])
+        const { units: held, pruned } = liveUnits(records[i], now)
+        const available = limit - used - held
+        if (available < (budget.units ?? units)) {
+          if (pruned) await write(budget.holdsKey, records[i])
+          return { ok: false as const, index: i, available }
+        }
+      }
+      // Added in place (the records were read under this lock; a copy per request costs as much as the holds it has).
+      await Promise.all(
+        budgets.map((b, i) => {
+          add(records[i], id, { units: (b.units ?? units).toString(), expires: expiresAt })
+          return write(b.holdsKey, records[i])
+        }),
+      )
+      return { ok: true as const }
+    })
+  }
+
+  function settleLocked({ id, budgets, charges, counters = [], records: written = [], once }: Parameters<HoldOps['settle']>[0]) {
+    return lockOf(budgets[0].holdsKey)(budgets[0].holdsKey, async () => {
+      // Run already (the same settlement made again): its once record exists.
+      if (once !== undefined && (await records.get(once)) !== null) return
+      await Promise.all(
+        budgets.map(async (b, i) => {
+          const record = await read(b.holdsKey)
+          if (id in record) {
+            remove(record, id)
+            await write(b.holdsKey, record)
+          }
+          if (charges[i]) await atomic.addUnits(b.usedKey, charges[i])
+        }),
+      )
+      const counting = atomic.addCountersNow
+        ? atomic.addCountersNow(counters)
+        : Promise.all(counters.map((c) => (c.units ? atomic.addUnits(c.key, c.units, c.window) : undefined)))
+      if (counting) await counting
+      // Last, under the same lock: a failure here leaves the charge made, which the error says (the other records are
+      // still written).
+      let failure: unknown
+      for (const record of written) await records.set(record.key, record.value).catch((error) => (failure ??= error))
+      if (failure !== undefined) throw new RecordNotWrittenError(failure)
+    })
   }
 }

@@ -17,6 +17,8 @@ export interface Records {
    * local atomic engine may change at once, without a promise, when nothing else is changing the key.
    */
   directMap(key: string): Map<string, unknown> | undefined
+  /** Writes a JSON record at once (as `set`) when `key` is in the gateway's own memory storage; false (nothing written) otherwise. */
+  setNow(key: string, value: object): boolean
 }
 
 // A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end): one
@@ -124,11 +126,16 @@ export function createRecords(storage: Storage): Records {
       return raw === undefined || raw === null ? null : (parse(raw) as T)
     },
     async set(key, value, ttlSeconds) {
-      const data = direct(key)
-      if (!data || value === undefined || value === null || typeof value !== 'object')
+      if (value === undefined || value === null || typeof value !== 'object' || !api.setNow(key, value))
         return storage.setItem(key, value as never, ttlSeconds === undefined ? undefined : { ttl: ttlSeconds })
+    },
+    setNow(key, value) {
+      const data = direct(key)
+      if (!data) return false
+      const text = JSON.stringify(value)
       if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
-      data.set(key, JSON.stringify(value))
+      data.set(key, text)
+      return true
     },
     async setLive(key, value) {
       const data = direct(key)

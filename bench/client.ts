@@ -18,7 +18,8 @@ export interface Sample {
   ttfb: number
 }
 
-const REQUEST_TIMEOUT_MS = 30_000
+// BENCH_REQUEST_TIMEOUT_MS: read at each request (bench/instructions.ts sets it after this module is loaded).
+const requestTimeoutMs = () => Number(process.env.BENCH_REQUEST_TIMEOUT_MS) || 30_000
 
 export function targetOf(name: TargetName, base: string, path: string, model: string, connections: number, authorization?: string): Target {
   const url = new URL(base)
@@ -75,7 +76,7 @@ export function send(target: Target, prepared: Prepared, stream: boolean, check:
         resolvePromise({ total, ttfb: ttfb || total })
       })
     })
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${target.name} ${stream ? 'stream' : 'whole'}: no answer within ${REQUEST_TIMEOUT_MS} ms`)))
+    req.setTimeout(requestTimeoutMs(), () => req.destroy(new Error(`${target.name} ${stream ? 'stream' : 'whole'}: no answer within ${requestTimeoutMs()} ms`)))
     req.on('error', reject)
     req.end(prepared.body)
   })

@@ -15,6 +15,9 @@ import { load, targetOf } from './client'
 import { startChild, stopChildren } from './children'
 
 const here = dirname(fileURLToPath(import.meta.url))
+// Under callgrind a hop runs ~50× slower, far slower still on a busy machine: a request may take minutes (a full
+// collection of a single-threaded V8), which the load generator's usual 30 s would call a hang.
+process.env.BENCH_REQUEST_TIMEOUT_MS ||= '600000'
 const intEnv = (name: string, fallback: number) => Math.max(1, Math.round(Number(process.env[name]) || fallback))
 const WARMUP = intEnv('BENCH_WARMUP', 1500)
 const REQUESTS = intEnv('BENCH_REQUESTS', 600)

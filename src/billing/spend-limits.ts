@@ -302,5 +302,5 @@ export function limitRefusal(limit: LimitBudget, available: bigint, required: bi
 export function withEndUser(principal: Principal, endUser: string | null | undefined, param: string): Principal {
   if (endUser === undefined || endUser === null || endUser === '') return principal
   if (endUser.length > MAX_END_USER_LENGTH) throw invalidRequest(`${param}: must be at most ${MAX_END_USER_LENGTH} characters`, param)
-  return { ...principal, endUser }
+  return Object.assign({}, principal, { endUser })
 }

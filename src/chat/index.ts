@@ -81,6 +81,7 @@ function servedChat<R>(
         withPricedFields(input.request, planned, pricedFields, withRulePrices(input.request.provider?.max_price, rulesFor(input.principal))[0]),
       ),
     maxCost: (attempts) => maxChatCost(ctx, input.request, attempts),
-    run: (attempts, hold) => answer({ ...input, signal: input.abort.signal, attempts, hold }),
+    // Object.assign, not a spread then fields: bench/README.md#object-literals-on-node-20.
+    run: (attempts, hold) => answer(Object.assign({}, input, { signal: input.abort.signal, attempts, hold })),
   })
 }

@@ -99,10 +99,11 @@ export async function completeStreamParts<T>(ctx: GatewayContext, input: ChatSer
 async function chatStream<T>(ctx: GatewayContext, input: ChatServeInput, render: ChatStreamRenderer<T>, untilOpened: boolean) {
   const startedAt = ctx.now()
   const generationId = newGenerationId(startedAt)
-  const billing = chatStreamBilling(ctx, { ...input, generationId, startedAt })
+  // Object.assign, not a spread then fields: bench/README.md#object-literals-on-node-20.
+  const billing = chatStreamBilling(ctx, Object.assign({}, input, { generationId, startedAt }))
   const body = await settledStreamBody(
     ctx,
-    { ...input, generationId, startedAt, billing, untilOpened },
+    Object.assign({}, input, { generationId, startedAt, billing, untilOpened }),
     chatDialect(generationId, startedAt, input.policy?.filtersOutput ? policyStreamRenderer(render, input.policy) : render),
     (attempt, options) => attempt.offer.provider.chatStream(upstreamRequestFor(input.request, attempt), options),
   )

@@ -97,7 +97,7 @@ export async function settledStreamBody<C, B, T>(
         throw error
       }
     },
-  ).then(({ result, attempt, tries }): OpenedStream<C> => ({ ...result, attempt, tries, firstAt: ctx.now() }))
+  ).then(({ result, attempt, tries }): OpenedStream<C> => Object.assign({}, result, { attempt, tries, firstAt: ctx.now() }))
 
   let timer: ReturnType<typeof setTimeout> | undefined
   // At the gateway's drain deadline, an opening still awaited here stops: the request answers 503 (docs/operations.md).

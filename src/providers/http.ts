@@ -37,15 +37,48 @@ export interface UpstreamRequest {
   provider: UpstreamSource
 }
 
+// Where an upstream URL points, as node:http's request options: parsed once per URL (a provider calls a few), not per
+// request. Bounded: emptied when it holds too many (URLs that carry a per-request part would otherwise grow it).
+interface Target {
+  protocol: string
+  hostname: string
+  port: string
+  path: string
+  auth?: string
+}
+const targets = new Map<string, Target>()
+const MAX_TARGETS = 1024
+function targetOf(url: string): Target {
+  let target = targets.get(url)
+  if (target) return target
+  const parsed = new URL(url)
+  target = {
+    protocol: parsed.protocol,
+    // An IPv6 literal without its brackets, as node:http takes it.
+    hostname: parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname,
+    port: parsed.port,
+    path: `${parsed.pathname}${parsed.search}`,
+    ...(parsed.username || parsed.password ? { auth: `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` } : {}),
+  }
+  if (targets.size >= MAX_TARGETS) targets.clear()
+  targets.set(url, target)
+  return target
+}
+
 /** Sends a request upstream; resolves with the response head, rejects with a GatewayError (timeout, unreachable, aborted). */
 export function upstreamFetch(url: string, init: UpstreamRequest): Promise<UpstreamResponse> {
-  const target = new URL(url)
+  let target: Target
+  try {
+    target = targetOf(url)
+  } catch (error) {
+    return Promise.reject(error)
+  }
   const send = target.protocol === 'https:' ? https.request : http.request
   const agent = agents[target.protocol as 'http:' | 'https:']
   if (!agent) return Promise.reject(new TypeError(`unsupported upstream protocol ${target.protocol}`))
   return new Promise((resolve, reject) => {
     if (init.signal.aborted) return reject(abortedError(init))
-    const req = send(target, { method: init.method, headers: init.headers, agent })
+    const req = send(Object.assign({ method: init.method, headers: init.headers, agent }, target))
     // Why the gateway stopped the call (its abort or timeout), so that a body cut by it fails with that reason, not as
     // a connection the provider dropped (which would count against its health and be retried).
     let stopped: Error | undefined
@@ -61,7 +94,11 @@ export function upstreamFetch(url: string, init: UpstreamRequest): Promise<Upstr
     req.on('response', (res: IncomingMessage) => {
       res.on('close', () => init.signal.removeEventListener('abort', onAbort))
       const headers: Record<string, string> = {}
-      for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+      const received = res.headers
+      for (const name in received) {
+        const value = received[name]
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+      }
       resolve({
         status: res.statusCode ?? 502,
         headers,

@@ -6,6 +6,7 @@ import { keyBudget, keyCharges, resetWindow } from './key-usage'
 import { fromUnits } from './money'
 import { RecordNotWrittenError } from '../stores/record-not-written'
 import { isRelease } from './settlement-retries'
+import { keepRenewed } from './hold-renewals'
 import { type LimitBudget, limitBudgets, limitCharges, limitRefusal } from './spend-limits'
 
 /** A hold on an org's credits (and its key's credit limits) for one request, replaced by its exact charge when it ends (docs/money.md). */
@@ -117,12 +118,15 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     keys.forEach((key, i) => {
       if (key?.include_byok_in_limit) budgets[i].units = withByok
     })
-  const result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets }).catch(async (error) => {
+  let result: Awaited<ReturnType<GatewayContext['holds']['place']>>
+  try {
+    result = await ctx.holds.place({ id, units: cost.eurUnits, now, expiresAt: now + ctx.options.holdTtlSeconds * 1000, budgets })
+  } catch (error) {
     // The command may have run all the same (a reply lost, a wait given up): the hold it may have left would refuse the
     // org's next requests until it expires, so its release is kept and tried until the storage answers.
     await ctx.settlements.keep({ id, kind: 'release', org_id: principal.org.id, input: { id, budgets, charges: budgets.map(() => 0n) } }, error)
     throw error
-  })
+  }
   if (!result.ok && limits[result.index]) throw limitRefusal(limits[result.index]!, result.available, budgets[result.index].units ?? cost.eurUnits, now)
   if (!result.ok)
     throw insufficient(
@@ -172,40 +176,6 @@ export async function placeHold(ctx: GatewayContext, principal: Principal, id: s
     }
   }
   return { units: cost.eurUnits, settle, release: () => settle(0n) }
-}
-
-/**
- * Renews a live request's hold every third of `holdTtlSeconds` until the returned function is called (docs/money.md),
- * so that only a dead process's hold expires. A renewal that fails (storage unreachable) is logged and tried again at
- * the next tick; a hold that is no longer live (it expired while the process stalled) is logged once and left.
- */
-function keepRenewed(ctx: GatewayContext, id: string, budgets: Budget[]): () => void {
-  const ttlMs = ctx.options.holdTtlSeconds * 1000
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let stopped = false
-  const tick = async () => {
-    const now = ctx.now()
-    try {
-      const renewed = await ctx.holds.renew({ id, budgets, expiresAt: now + ttlMs, now })
-      if (renewed === 0 && !stopped) {
-        ctx.logger.warn('a hold expired while its request was still running; the request is still charged exactly when it ends', { hold_id: id })
-        return
-      }
-    } catch (error) {
-      ctx.logger.warn('renewing a hold failed; tried again shortly', { hold_id: id, error: String(error) })
-    }
-    schedule()
-  }
-  const schedule = () => {
-    if (stopped) return
-    timer = setTimeout(tick, Math.max(ttlMs / 3, 50))
-    timer.unref?.()
-  }
-  schedule()
-  return () => {
-    stopped = true
-    if (timer) clearTimeout(timer)
-  }
 }
 
 function insufficient(available: bigint, cost: MaxCost, kind: 'org' | 'key', principal: Principal, key: KeyAncestor | null, now: number): GatewayError {

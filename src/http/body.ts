@@ -9,6 +9,9 @@ export { MAX_JSON_DEPTH } from './json-depth'
 /** Default body limit (docs/limits.md#body-size): 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
+// One decoder for every whole body (decode without `stream` keeps no state between calls); it drops a leading BOM.
+const utf8 = new TextDecoder()
+
 const tooLarge = (limit: number) => new GatewayError(413, `Request body is larger than ${limit} bytes`)
 
 /** Reads the raw body up to `limit` bytes: 413 beyond, by Content-Length or while streaming. */
@@ -74,7 +77,7 @@ export async function readJsonBody(event: H3Event, limit: number = DEFAULT_BODY_
   if (!bytes) return undefined
   if (exceedsJsonDepth(bytes)) throw invalidRequest(`body: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   try {
-    return JSON.parse(new TextDecoder().decode(bytes))
+    return JSON.parse(utf8.decode(bytes))
   } catch {
     throw invalidRequest('Request body is not valid JSON')
   }

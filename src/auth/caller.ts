@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import type { GatewayContext } from '../context'
 import { assertSameSite } from '../http/cross-site'
 import type { Principal } from '../stores/account-types'
-import { authenticate, type KeyKind } from './bearer'
+import { authenticate, authenticateNow, type KeyKind } from './bearer'
 
 // True when the request sends a key, in `Authorization` or a header the route takes: a key, when sent, wins.
 const sendsKey = (event: H3Event, keyHeaders: 'x-api-key'[] | undefined) =>
@@ -23,4 +23,13 @@ export async function callerOf(event: H3Event, ctx: GatewayContext, kind: KeyKin
     }
   }
   return authenticate(event, ctx, kind, keyHeaders)
+}
+
+/**
+ * The caller at once, with no promise, when the request sends a key the authentication cache knows (as `callerOf`:
+ * the same errors); undefined when it must be read or the caller may be a session's user (then `callerOf`).
+ */
+export function callerNow(event: H3Event, ctx: GatewayContext, kind: KeyKind = 'api', keyHeaders?: 'x-api-key'[]): Principal | undefined {
+  if (ctx.options.session && kind !== 'management' && !sendsKey(event, keyHeaders)) return undefined
+  return authenticateNow(event, ctx, kind, keyHeaders)
 }

@@ -7,6 +7,7 @@ import type { UsageRecord } from '../stores/usage'
 import { assessByokFee } from './byok-fees'
 import type { RequestCost } from './cost'
 import { fromUnits } from './money'
+import { rollupCounters } from './rollup-counters'
 import type { Hold } from './holds'
 import { RecordNotWrittenError } from '../stores/record-not-written'
 
@@ -110,12 +111,8 @@ export async function chargeAndRecord(
   )
   // The day's rollups behind GET /activity (docs/usage.md), added by the settlement's own step: the usage record and its
   // rollups count together. Finding the day's entry may fail (storage unreachable): the charge goes on without them.
-  const rollups = await ctx.rollups
-    .counters(record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
-    .catch((error) => {
-      ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, org_id: record.org_id, error: (error as Error).message })
-      return []
-    })
+  const found = rollupCounters(ctx, record, { model_permaslug: attempt.entry.view.canonical_slug || record.model, provider_name: attempt.offer.provider.name })
+  const rollups = Array.isArray(found) ? found : await found
   // A customer's key: the org is charged the fee later; the key's usage counts the fee and its BYOK usage the upstream cost (docs/keys.md).
   const charged = byok ? 0n : cost.eurUnits
   // The charge's ledger entry and the usage record (docs/money.md) are written by the settlement's own atomic step: the
@@ -123,11 +120,9 @@ export async function chargeAndRecord(
   // either the charge with its records or neither (the hold then expires).
   const ledger = charged > 0n ? ctx.credits.chargeEntry(record.org_id, charged, `${record.endpoint} ${record.model}`, record.id) : undefined
   // A counted BYOK request's pending fee is written in that step too: a process killed after it leaves no fee unnoted.
-  const written = [
-    ...(ledger ? [{ key: ledger.key, value: ledger.entry }] : []),
-    ...ctx.usage.entriesOf(record),
-    ...(counted ? ctx.byokFees.pendingEntries(principal.org.id, record.id, fromUnits(fee!.eurUnits)) : []),
-  ]
+  const written = ctx.usage.entriesOf(record)
+  if (ledger) written.unshift({ key: ledger.key, value: ledger.entry })
+  if (counted) written.push(...ctx.byokFees.pendingEntries(principal.org.id, record.id, fromUnits(fee!.eurUnits)))
   try {
     // Once: the generation pointer (written by the step) says it ran, so a resent or retried step charges nothing more.
     // The provider's tokens count against the tokens limits (docs/limits.md#tokens-spend-and-requests-in-flight).

@@ -1,4 +1,5 @@
 import type { Charged } from '../billing/charge'
+import { rollupCounters } from '../billing/rollup-counters'
 import { placeHold } from '../billing/holds'
 import { fromUnits, toUnits } from '../billing/money'
 import type { GatewayContext } from '../context'
@@ -59,12 +60,8 @@ async function chargeHit(ctx: GatewayContext, entry: CachedAnswer, input: HitInp
   })
   const ledger = fee > 0n ? ctx.credits.chargeEntry(record.org_id, fee, `${record.endpoint} ${record.model} (cache hit)`, record.id) : undefined
   const written = [...(ledger ? [{ key: ledger.key, value: ledger.entry }] : []), ...ctx.usage.entriesOf(record)]
-  const rollups = await ctx.rollups
-    .counters(record, { model_permaslug: record.model, provider_name: record.provider_name ?? record.provider })
-    .catch((error) => {
-      ctx.logger.error('usage rollup failed: GET /activity misses this request', { id: record.id, error: (error as Error).message })
-      return []
-    })
+  const found = rollupCounters(ctx, record, { model_permaslug: record.model, provider_name: record.provider_name ?? record.provider })
+  const rollups = Array.isArray(found) ? found : await found
   try {
     await hold.settle(fee, { records: written, once: ctx.usage.pointerKey(record), counters: rollups })
   } catch (error) {

@@ -21,9 +21,18 @@ export interface CachedRequest {
  * options turn the cache on, a live cached answer of the same request is replayed (no provider called, charged the
  * hit fee), else `serve` answers and its answer is recorded for the next one. Without the cache, `serve` alone.
  */
-export async function serveThroughCache(ctx: GatewayContext, request: CachedRequest, serve: () => Promise<unknown>): Promise<unknown> {
+export function serveThroughCache(ctx: GatewayContext, request: CachedRequest, serve: () => unknown): unknown {
   const plan = cachePlanOf(ctx, request.headers, request.principal, request.route, request.body)
-  if (!plan) return serve()
+  // Without the cache, `serve`'s own promise (none of this function's).
+  return plan ? servedThroughCache(ctx, request, plan, serve) : serve()
+}
+
+async function servedThroughCache(
+  ctx: GatewayContext,
+  request: CachedRequest,
+  plan: NonNullable<ReturnType<typeof cachePlanOf>>,
+  serve: () => unknown,
+): Promise<unknown> {
   const startedAt = ctx.now()
   const entry = await ctx.responseCache.get(plan.orgId, plan.hash).catch((error) => {
     ctx.logger.warn('reading the response cache failed; served by a provider', { request_id: request.requestId, error: String(error) })

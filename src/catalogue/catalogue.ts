@@ -142,15 +142,18 @@ export function createCatalogue(options: CatalogueOptions) {
   }
 
   return {
-    /** Waits for discovered models when some provider discovers them and the list is older than the refresh interval. */
-    async ready(): Promise<void> {
-      if (!providers.some((p) => p.discoverModels)) return
-      if (Date.now() - refreshedAt < options.refreshSeconds * 1000) return
+    /**
+     * Waits for discovered models when some provider discovers them and the list is older than the refresh interval;
+     * undefined (nothing to wait for, no promise) otherwise.
+     */
+    ready(): Promise<void> | undefined {
+      if (!providers.some((p) => p.discoverModels)) return undefined
+      if (Date.now() - refreshedAt < options.refreshSeconds * 1000) return undefined
       refreshing ??= refresh().finally(() => {
         refreshedAt = Date.now()
         refreshing = undefined
       })
-      await refreshing
+      return refreshing
     },
     /** The catalogue entry of a model id, or undefined. */
     get: (id: string): CatalogueEntry | undefined => current().get(id),

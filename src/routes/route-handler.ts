@@ -1,5 +1,5 @@
 import { defineHandler, getQuery, getRouterParams, type EventHandler, type H3Event } from 'h3'
-import { callerOf } from '../auth/caller'
+import { callerNow, callerOf } from '../auth/caller'
 import { requestProviderKeys } from '../byok/request-keys'
 import { applyRateLimits } from '../routing/rate-limit'
 import type { GatewayContext } from '../context'
@@ -67,7 +67,10 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
     }
     shutdown.addEventListener('abort', stop, { once: true })
     try {
-      const caller: Principal | null = needsKey ? await callerOf(event, ctx, route.keyKind, route.keyHeaders) : null
+      // At once when the authentication cache knows the key; awaited only when something must be read (no promise per request otherwise).
+      const caller: Principal | null = needsKey
+        ? (callerNow(event, ctx, route.keyKind, route.keyHeaders) ?? (await callerOf(event, ctx, route.keyKind, route.keyHeaders)))
+        : null
       // A request served by a provider may bring its own provider keys, for it alone (docs/byok.md#keys-for-one-request).
       const providerKeys = caller && route.capability ? requestProviderKeys(ctx, event.req.headers) : undefined
       const principal = providerKeys ? { ...caller!, providerKeys } : caller
@@ -77,7 +80,8 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
           key: principal.key.hash.slice(0, 12),
           ...(principal.via === 'session' ? { user_id: principal.user.id } : {}),
         })
-      const limitHeaders = principal ? await applyRateLimits(ctx, principal) : undefined
+      const limiting = principal ? applyRateLimits(ctx, principal) : undefined
+      const limitHeaders = limiting ? await limiting : undefined
       const params = route.params ? parseInput(route.params, getRouterParams(event, { decode: true }), 'path') : undefined
       const query = route.query ? parseInput(route.query, getQuery(event), 'query') : undefined
       let body: unknown
@@ -121,7 +125,7 @@ export function toRouteHandler(route: RouteDefinition, ctx: GatewayContext): Eve
                 requestId,
                 tags: () => withPolicyTrail(generationTags(event, requestId, body), policy),
               },
-              async () => serve(),
+              serve,
             )
           : await serve()
       let response = result instanceof Response ? withRequestId(result, requestId) : jsonResponse(result, route.status, requestId)

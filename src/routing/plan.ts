@@ -42,7 +42,8 @@ export async function planAttempts(ctx: GatewayContext, request: RoutingRequest,
   // The caller's built-in rules (docs/policies.md#built-in-rules): a model outside an allowlist is a 403 before anything is read.
   const rules = principal ? rulesFor(principal) : undefined
   if (rules) checkModelsAllowed(rules, ids, (id) => (request.model === id ? 'model' : 'models'))
-  await ctx.catalogue.ready()
+  const loading = ctx.catalogue.ready()
+  if (loading) await loading
   const entries = ids.map((id) => ctx.catalogue.require(id, request.model === id ? 'model' : 'models'))
   const catalogue = () => ctx.catalogue.entries()
   // The capability stage once before the credentials are read (plan runs it again): a 400 never waits on storage.

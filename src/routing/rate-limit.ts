@@ -6,15 +6,19 @@ import type { Principal } from '../stores/account-types'
 /**
  * Counts a request against the key's and the org's limits (docs/limits.md#rate-limits): fixed windows counted with an
  * atomic increment in storage, so several instances share them. Returns the X-RateLimit-* headers of the tightest
- * limit; over a limit: 429 with Retry-After.
+ * limit; over a limit: 429 with Retry-After. Without rate limits, undefined at once (no promise).
  */
-export async function applyRateLimits(ctx: GatewayContext, principal: Principal): Promise<Record<string, string> | undefined> {
+export function applyRateLimits(ctx: GatewayContext, principal: Principal): Promise<Record<string, string>> | undefined {
   const { key, org } = ctx.options.rateLimits
+  if (!key && !org) return undefined
   const scopes: ['key' | 'org', string, RateLimit][] = []
   // A minted key's requests count against the keys above it too (docs/keys.md).
   if (key) for (const hash of [principal.key.hash, ...(principal.key.ancestors ?? []).map((a) => a.hash)]) scopes.push(['key', hash, key])
   if (org) scopes.push(['org', principal.org.id, org])
-  if (!scopes.length) return undefined
+  return countedLimits(ctx, scopes)
+}
+
+async function countedLimits(ctx: GatewayContext, scopes: ['key' | 'org', string, RateLimit][]): Promise<Record<string, string>> {
   const now = ctx.now()
   const counted = await Promise.all(
     scopes.map(async ([scope, id, limit]) => {

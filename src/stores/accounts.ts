@@ -119,6 +119,7 @@ export function createAccountsStore(options: AccountsOptions) {
 
   // Key hashes whose stale cache entry is being read again (one read at a time per key).
   const refreshing = new Set<string>()
+  const expired = (record: ApiKeyRecord) => record.expires_at !== null && record.expires_at !== undefined && Date.parse(record.expires_at) <= now()
   // A key's record, user and org read from storage, cached when usable; null when unknown, revoked, disabled or expired.
   const loadKey = async (hash: string, expired: (record: ApiKeyRecord) => boolean): Promise<Principal | null> => {
     const generation = options.cache?.generation() ?? 0
@@ -377,9 +378,17 @@ export function createAccountsStore(options: AccountsOptions) {
 
     /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked, disabled or expired. */
     async resolveKey(key: string): Promise<Principal | null> {
+      const known = store.resolveKeyNow(key)
+      return known !== undefined ? known : loadKey(sha256Hex(key), expired)
+    },
+
+    /**
+     * A bearer key resolved at once, with no promise, when the authentication cache or its form answers (as
+     * `resolveKey`); undefined when its records must be read.
+     */
+    resolveKeyNow(key: string): Principal | null | undefined {
       if (!isWellFormedKey(key, options.keyPrefix)) return null
       const hash = sha256Hex(key)
-      const expired = (record: ApiKeyRecord) => record.expires_at !== null && record.expires_at !== undefined && Date.parse(record.expires_at) <= now()
       const cached = options.cache?.get(hash)
       if (cached) return expired(cached.key) ? null : cached
       // Past its time but not emptied by a change: served as it is while it is read again off the request path, so that
@@ -395,7 +404,7 @@ export function createAccountsStore(options: AccountsOptions) {
         }
         return expired(stale.key) ? null : stale
       }
-      return loadKey(hash, expired)
+      return undefined
     },
   }
   return store

@@ -131,13 +131,23 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
     if (known.size > KNOWN_ENTRIES) known.delete(known.keys().next().value!)
   }
 
+  // An entry's counter keys, in FIELDS' order: built once per entry (an entry object belongs to one org and day).
+  const fieldKeys = new WeakMap<RollupEntry, string[]>()
+  const fieldKeysOf = (orgId: string, day: string, entry: RollupEntry): string[] => {
+    let keys = fieldKeys.get(entry)
+    if (!keys) fieldKeys.set(entry, (keys = FIELDS.map((field) => counterKey(orgId, day, entry.id, field))))
+    return keys
+  }
+
   // The entry that counts this request: its own, added to the day's index when new; when the index has no room for
   // it, its fallback's (fallbackOf): the key's OTHER_END_USERS entry, else the model and provider's entry without a key.
-  async function entryFor(orgId: string, day: string, wanted: Omit<RollupEntry, 'id'>): Promise<RollupEntry> {
+  // A known entry at once (no promise), else read and listed.
+  function entryFor(orgId: string, day: string, wanted: Omit<RollupEntry, 'id'>): RollupEntry | Promise<RollupEntry> {
     // Remembered by what names the entry (its id is a hash of it), so that a known entry costs no hash.
     const cacheKey = `${orgId}:${day}:${entryTextOf(wanted)}`
-    const cached = known.get(cacheKey)
-    if (cached) return cached
+    return known.get(cacheKey) ?? listedEntry(orgId, day, wanted, cacheKey)
+  }
+  async function listedEntry(orgId: string, day: string, wanted: Omit<RollupEntry, 'id'>, cacheKey: string): Promise<RollupEntry> {
     const entry: RollupEntry = Object.assign({}, wanted, { id: entryIdOf(wanted) })
     const key = indexKey(orgId, day)
     const current = await atomic.read<DayIndex>(key)
@@ -157,11 +167,11 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
 
   /**
    * What `add` adds, as counters for a settlement to add in its own step (the usage record and its rollups then count
-   * together or not at all): the entry is found (or listed) first.
+   * together or not at all): the entry is found (or listed) first. At once (no promise) when its entry is known.
    */
-  async function countersOf(record: UsageRecord, names: { model_permaslug: string; provider_name: string }): Promise<CounterCharge[]> {
+  function countersOf(record: UsageRecord, names: { model_permaslug: string; provider_name: string }): CounterCharge[] | Promise<CounterCharge[]> {
     const day = record.created_at.slice(0, 10)
-    const entry = await entryFor(record.org_id, day, {
+    const entry = entryFor(record.org_id, day, {
       model: record.model,
       model_permaslug: names.model_permaslug,
       provider: record.provider,
@@ -170,6 +180,9 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
       user_id: record.user_id,
       end_user: record.end_user ?? null,
     })
+    return entry instanceof Promise ? entry.then((listed) => countersIn(record, day, listed)) : countersIn(record, day, entry)
+  }
+  function countersIn(record: UsageRecord, day: string, entry: RollupEntry): CounterCharge[] {
     const deltas: Record<Field, bigint> = {
       requests: 1n,
       prompt_tokens: BigInt(record.prompt_tokens),
@@ -178,7 +191,10 @@ export function createRollupStore(input: { kv: Kv; atomic: AtomicOps; endUsersPe
       usage: toUnits(record.cost_eur),
       byok_usage_inference: record.is_byok && record.upstream_cost_eur ? toUnits(record.upstream_cost_eur) : 0n,
     }
-    return FIELDS.filter((field) => deltas[field] !== 0n).map((field) => ({ key: counterKey(record.org_id, day, entry.id, field), units: deltas[field] }))
+    const keys = fieldKeysOf(record.org_id, day, entry)
+    const counters: CounterCharge[] = []
+    for (let i = 0; i < FIELDS.length; i++) if (deltas[FIELDS[i]] !== 0n) counters.push({ key: keys[i], units: deltas[FIELDS[i]] })
+    return counters
   }
 
   async function totalsOf(orgId: string, day: string, entry: RollupEntry): Promise<RollupTotals> {

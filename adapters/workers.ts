@@ -1,6 +1,6 @@
 import { createGateway, durableObjectStorage, type DurableObjectNamespaceLike, type Gateway, type GatewayOptions } from '../src/edge'
 
-export { ModelGatewayObject } from '../src/edge'
+export { ModelGatewayObject, migrateToPerOrg, type PerOrgMigration, type PerOrgMigrationOptions } from '../src/edge'
 
 /** The Worker's handler: `export default workersGateway(…)` (docs/edge.md#cloudflare-workers). */
 export interface WorkersHandler<Env> {

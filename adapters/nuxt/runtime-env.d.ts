@@ -16,8 +16,11 @@ declare module '#model-gateway/app' {
   export const devDrainTimeoutMs: number
   /** Which server Nitro builds: a Node one, or a Worker on one of Nitro's Cloudflare presets. */
   export const platform: 'node' | 'cloudflare'
-  /** On Cloudflare presets: the storage in the Durable Object bound in the request's env (runtime/cloudflare.ts); else undefined. */
-  export const platformStorage: ((event: import('./runtime/platform').PlatformEvent | undefined) => Storage) | undefined
+  /**
+   * On Cloudflare presets: the storage in the Durable Object bound in the request's env (runtime/cloudflare.ts), with
+   * one object per org under the gateway's storagePrefix when configured; else undefined.
+   */
+  export const platformStorage: ((event: import('./runtime/platform').PlatformEvent | undefined, prefix?: string) => Storage) | undefined
 }
 
 /** The part of Nitro's runtime the module uses (Nitro aliases `nitropack/runtime` to its own runtime). */

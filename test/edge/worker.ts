@@ -1,7 +1,8 @@
 // The Worker the workerd tests run (test/edge/workers.test.ts): the gateway through the Workers adapter, its records
 // and money in the Durable Object (one per org beside the global one when env.PER_ORG is '1'), one OpenAI-compatible
-// provider at the fake upstream (env.UPSTREAM_URL, in Node).
-import { ModelGatewayObject, workersGateway } from '../../adapters/workers'
+// provider at the fake upstream (env.UPSTREAM_URL, in Node). A path under `/per-org/` goes to the per-org gateway
+// whatever env.PER_ORG says (the migration's test: one object first, then one per org over the same objects).
+import { migrateToPerOrg, ModelGatewayObject, workersGateway } from '../../adapters/workers'
 import { type DurableObjectNamespaceLike, durableObjectStorage, type GatewayOptions, openaiCompatible } from '../../src/edge'
 
 export { ModelGatewayObject }
@@ -33,9 +34,13 @@ const oneObject = workersGateway<Env>(options)
 const perOrg = workersGateway<Env>(options, { perOrg: true })
 
 export default {
-  async fetch(request: Request, env: Env): Promise<Response> {
-    const handler = env.PER_ORG === '1' ? perOrg : oneObject
+  async fetch(incoming: Request, env: Env): Promise<Response> {
+    const forced = new URL(incoming.url).pathname.startsWith('/per-org/')
+    const request = forced ? new Request(incoming.url.replace('/per-org/', '/'), incoming) : incoming
+    const handler = forced || env.PER_ORG === '1' ? perOrg : oneObject
     const url = new URL(request.url)
+    // The move of the one object's data into one object per org (docs/edge.md#moving-a-deployment-to-one-object-per-org).
+    if (url.pathname === '/test/migrate') return Response.json(await migrateToPerOrg(env.MODEL_GATEWAY as DurableObjectNamespaceLike))
     // The test's own setup: a user with credits and a key, through the gateway's admin API (as a host's code would).
     if (url.pathname === '/test/customer') {
       const { credits, keyLimit } = (await request.json()) as { credits?: string; keyLimit?: string }

@@ -208,3 +208,100 @@ it('the edge entry bundles for a neutral platform with no import left (no node:,
 
 describe('Cloudflare Workers: the gateway in workerd with the Durable Object engine', () => describeWorkers(false))
 describe('Cloudflare Workers: the gateway in workerd with one Durable Object per org', () => describeWorkers(true))
+
+/**
+ * A gateway that ran with one Durable Object moved to one object per org (docs/edge.md#moving-a-deployment-to-one-object-per-org):
+ * the one-object gateway serves two orgs, `migrateToPerOrg` runs in the Worker, and the per-org gateway over the same
+ * objects (the Worker's `/per-org/` paths) reads every balance, key's spending and usage record as before, and bills
+ * the next chat exactly.
+ */
+describe('Cloudflare Workers: a one-object deployment moved to one object per org (migrateToPerOrg)', () => {
+  let upstream: FakeOpenAI
+  let mf: Miniflare
+  const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://gateway.test${path}`, init as never) as unknown as Promise<Response>
+  const perOrgCall = (path: string, init?: RequestInit) => call(`/per-org${path}`, init)
+  const objectKeys = async (name: string, base: string): Promise<string[]> => {
+    const ns = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as {
+      idFromName(name: string): unknown
+      get(id: unknown): { fetch(url: string, init: { method: string; body: string }): Promise<Response> }
+    }
+    const res = await ns.get(ns.idFromName(name)).fetch('https://model-gateway.do/', { method: 'POST', body: encodeCall({ op: 'getKeys', args: [base] }) })
+    return decodeCall<{ result: string[] }>(await res.text()).result
+  }
+  // What a gateway answers of an org's money: its credits, its key's spending (GET /api/v1/key), its usage records.
+  const snapshot = async (through: typeof call, c: Customer) => {
+    const credits = await (await through(`/test/credits?org=${c.user.org_id}`)).json()
+    const key = (await (await through('/api/v1/key', { headers: { authorization: `Bearer ${c.key}` } })).json()).data
+    const records = ((await (await through(`/test/usage?org=${c.user.org_id}`)).json()) as { id: string }[]).sort((x, y) => x.id.localeCompare(y.id))
+    return { credits, key: { usage: key.usage, limit_remaining: key.limit_remaining, user_usage: key.user_usage }, records }
+  }
+
+  beforeAll(async () => {
+    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 5 })
+    const { code } = await bundleWorker('test/edge/worker.ts')
+    mf = new Miniflare({
+      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
+      compatibilityDate: '2025-09-01',
+      compatibilityFlags: ['nodejs_compat'],
+      bindings: { UPSTREAM_URL: upstream.url, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: '0' },
+      durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await mf?.dispose()
+    await upstream?.close()
+  })
+
+  it('moves every org’s money into its object: balances, key spending and usage records read back exactly, the next chat billed exactly', async () => {
+    const customer = async (credits: string, keyLimit: string): Promise<Customer> =>
+      (await call('/test/customer', { method: 'POST', body: JSON.stringify({ credits, keyLimit }) })).json()
+    const orgs = [await customer('1', '0.5'), await customer('0.25', '0.1')]
+    const chat = chatThrough(call)
+    for (const c of orgs)
+      for (const stream of [false, true, false]) {
+        const res = await chat(c.key, stream)
+        expect(res.status).toBe(200)
+      }
+    const before = await Promise.all(orgs.map((c) => snapshot(call, c)))
+    for (const [o, c] of orgs.entries()) {
+      expect(toUnits(before[o].credits.balance)).toBe(toUnits(['1', '0.25'][o]) - 3n * COST)
+      expect(toUnits(String(before[o].key.usage))).toBe(3n * COST)
+      expect(before[o].records.length).toBe(3)
+      expect(await objectKeys(`model-gateway:org:${c.user.org_id}`, '')).toEqual([])
+    }
+
+    const moved = await (await call('/test/migrate', { method: 'POST' })).json()
+    // Two orgs' objects; a directory entry for each org's key and user (their counters named only the hash, the id).
+    expect(moved).toMatchObject({ orgs: 2, directory: 4 })
+    expect(moved.moved).toBeGreaterThan(0)
+    // Again: nothing left to move (safe to run twice).
+    expect(await (await call('/test/migrate', { method: 'POST' })).json()).toEqual({ ...moved, moved: 0, orgs: 0, directory: 0 })
+
+    // The per-org gateway reads exactly what the one-object gateway answered.
+    expect(await Promise.all(orgs.map((c) => snapshot(perOrgCall, c)))).toEqual(before)
+    for (const c of orgs) {
+      const own = await objectKeys(`model-gateway:org:${c.user.org_id}`, 'gateway:')
+      expect(own).toEqual(expect.arrayContaining([`gateway:credits:${c.user.org_id}:granted`, `gateway:credits:${c.user.org_id}:used`]))
+      expect(own.filter((k) => k.startsWith(`gateway:usage:${c.user.org_id}:`)).length).toBe(3)
+      const hash = createHash('sha256').update(c.key).digest('hex')
+      expect(own).toContain(`gateway:credits:key:${hash}:used`)
+      expect(own).toContain(`gateway:credits:user:${c.user.id}:used`)
+    }
+    const global = await objectKeys('model-gateway', 'gateway:')
+    expect(global.filter((k) => /^gateway:(credits|holds|usage|ledger|generation-ids):/.test(k))).toEqual([])
+    expect(global).toEqual(expect.arrayContaining(orgs.map((c) => `gateway:keys:${createHash('sha256').update(c.key).digest('hex')}`)))
+
+    // A further chat per org, served and billed by the per-org gateway in the org's object.
+    const perOrgChat = chatThrough(perOrgCall)
+    for (const [o, c] of orgs.entries()) {
+      const res = await perOrgChat(c.key, o === 1)
+      expect(res.status).toBe(200)
+      const after = await snapshot(perOrgCall, c)
+      expect(toUnits(after.credits.balance)).toBe(toUnits(before[o].credits.balance) - COST)
+      expect(toUnits(String(after.key.usage))).toBe(4n * COST)
+      expect(toUnits(String(after.key.user_usage))).toBe(4n * COST)
+      expect(after.records.length).toBe(4)
+      expect((await objectKeys(`model-gateway:org:${c.user.org_id}`, `gateway:usage:${c.user.org_id}:`)).length).toBe(4)
+    }
+  })
+})

@@ -91,8 +91,8 @@ function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 
   // 200 each; 50 on the Durable Object, whose every call crosses from Node into workerd (~3 ms a call here).
   const times = expectedEngine === 'durable-object' ? 50 : 200
   it(`keeps the balance exact when two gateway instances each add and charge ${times} times concurrently`, async () => {
-    const a = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false })
-    const b = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false })
+    const a = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false, ...kind.gatewayOptions })
+    const b = createGateway({ storage: kind.open(), secret: TEST_SECRET, logger: false, ...kind.gatewayOptions })
     const user = await a.admin.createUser({ email: `pair-${Date.now()}@example.com` })
     const work = [a, b].flatMap((gateway) =>
       Array.from({ length: times }, (_, i) => [
@@ -116,7 +116,8 @@ function describeStorage(makeKind: () => StorageKind, expectedEngine: 'local' | 
   })
 
   it('writes each request’s ledger entry in its settlement: 40 chats on two instances, 40 entries summing to the usage', async () => {
-    const [a, b] = [await startGateway({ storage: kind.open(), providers: [demo()] }), await startGateway({ storage: kind.open(), providers: [demo()] })]
+    const open = () => startGateway({ storage: kind.open(), providers: [demo()], ...kind.gatewayOptions })
+    const [a, b] = [await open(), await open()]
     try {
       const { key, user } = await createCustomer(a.gateway, { credits: '1' })
       const ids = await Promise.all(

@@ -6,42 +6,13 @@ import { createHoldsStore } from '../../src/stores/budgets'
 import type { DurableObjectNamespaceLike } from '../../src/stores/durable-object-call'
 import { durableObjectEngine, durableObjectStorage } from '../../src/stores/durable-object-engine'
 import { GLOBAL, ownerOfKey } from '../../src/stores/durable-object-owners'
-import { ModelGatewayObject } from '../../src/stores/durable-object-server'
 import { createByokFeesStore } from '../../src/stores/byok-fees'
 import { keyCounterKeys } from '../../src/stores/key-counters'
 import { createKv } from '../../src/stores/kv'
 import { createSpendCountersStore } from '../../src/stores/spend-counters'
+import { localNamespace } from '../helpers/local-objects'
 
 const kv = createKv(createStorage({ driver: memoryDriver() }), 'gateway')
-
-/**
- * A namespace of ModelGatewayObjects in this process, each over a Map as its storage (the object's own code, not
- * workerd's: the routing is what is under test here; test/edge/workers.test.ts runs it in workerd).
- */
-function localNamespace(): DurableObjectNamespaceLike & { keysOf(name: string): string[] } {
-  const maps = new Map<string, Map<string, unknown>>()
-  const objects = new Map<string, ModelGatewayObject>()
-  const objectOf = (name: string) => {
-    let object = objects.get(name)
-    if (!object) {
-      const map = new Map<string, unknown>()
-      maps.set(name, map)
-      const storage = {
-        get: async (key: string) => map.get(key),
-        put: async (key: string, value: unknown) => void map.set(key, structuredClone(value)),
-        delete: async (key: string) => map.delete(key),
-        list: async (options: { prefix?: string } = {}) => new Map([...map].filter(([key]) => key.startsWith(options.prefix ?? '')).sort()),
-      }
-      objects.set(name, (object = new ModelGatewayObject({ storage })))
-    }
-    return object
-  }
-  return {
-    idFromName: (name) => name,
-    get: (id) => ({ fetch: (url, init) => objectOf(id as string).fetch(new Request(url, init)) }),
-    keysOf: (name) => [...(maps.get(name)?.keys() ?? [])].sort(),
-  }
-}
 
 describe('one Durable Object per org: which object owns a key (src/stores/durable-object-owners.ts)', () => {
   const holds = createHoldsStore({ kv, atomic: null as never, ops: {} as never })

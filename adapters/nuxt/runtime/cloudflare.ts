@@ -6,14 +6,19 @@ import type { Storage } from 'unstorage'
 import { ModelGatewayConfigError } from './config-error'
 import { type PlatformEvent, workerEnv } from './platform'
 
-/** `modelGateway.cloudflare` of nuxt.config: the binding's name in env and the object's name. */
+/** `modelGateway.cloudflare` of nuxt.config: the binding's name in env, the (global) object's name, one object per org or not. */
 export interface CloudflareOptions {
   binding: string
   objectName?: string
+  /** One object per org beside the global one (docs/edge.md#one-object-per-org); default false. */
+  perOrg?: boolean
 }
 
-/** The records' storage in the Durable Object bound at `binding` in the request's env; a configuration error naming the binding without one. */
-export function cloudflareStorage(event: PlatformEvent | undefined, { binding, objectName }: CloudflareOptions): Storage {
+/**
+ * The records' storage in the Durable Object bound at `binding` in the request's env (with `perOrg`, sharded by org
+ * under the gateway's `prefix`, its storagePrefix); a configuration error naming the binding without one.
+ */
+export function cloudflareStorage(event: PlatformEvent | undefined, { binding, objectName, perOrg }: CloudflareOptions, prefix?: string): Storage {
   const env = workerEnv(event)
   if (!env) {
     throw new ModelGatewayConfigError(
@@ -26,5 +31,5 @@ export function cloudflareStorage(event: PlatformEvent | undefined, { binding, o
       `env.${binding} is not a Durable Object binding: bind the class ModelGatewayObject as ${binding} in wrangler.toml (modelGateway.cloudflare.binding names another)`,
     )
   }
-  return durableObjectStorage(namespace, { name: objectName })
+  return durableObjectStorage(namespace, { name: objectName, perOrg, prefix })
 }

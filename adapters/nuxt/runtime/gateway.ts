@@ -38,7 +38,7 @@ function build(fromSetup: GatewayOptions, event: PlatformEvent | undefined): Gat
   if (resolved.drainTimeoutMs === undefined) resolved.drainTimeoutMs = import.meta.dev ? devDrainTimeoutMs : Math.max(1000, nitroShutdownMs() - 5000)
   if (platformStorage && !fromSetup.storage && !fromSetup.atomic) {
     // Cloudflare: the Durable Object bound in the request's env (its storage brings its engine).
-    resolved.storage = platformStorage(event)
+    resolved.storage = platformStorage(event, resolved.storagePrefix)
   } else if (nitroStorage && !fromSetup.storage) {
     // Nitro's root storage with the mount in the key prefix (not useStorage(mount)): the gateway then sees the mounted
     // driver itself, which it needs for atomic updates on Redis.

@@ -77,14 +77,31 @@ function control(pid: number, command: '-z' | '-d') {
   if (result.status !== 0) throw new Error(`callgrind_control ${command} ${pid}: ${result.stderr || result.stdout}`)
 }
 
-/** The instructions (Ir) of the latest dump in `outDir` for `pid`. */
-async function lastDump(outDir: string, pid: number, dumps: number): Promise<number> {
+/**
+ * The garbage collector's instructions in a dump: the inclusive count of V8's `Heap::CollectGarbage` (every
+ * collection, minor and major, enters there), read with callgrind_annotate; undefined when it names no such function.
+ * Reported apart because whether a major collection falls in the window is a step that moves a run's total by tenths
+ * of a million per request between two versions of the code (bench/README.md#instructions-per-request).
+ */
+function collectorInstructions(file: string): number | undefined {
+  const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  let most: number | undefined
+  for (const line of (result.stdout ?? '').split('\n')) {
+    if (!line.includes('Heap::CollectGarbage')) continue
+    const count = Number(line.trim().split(/\s+/)[0].replace(/,/g, ''))
+    if (Number.isFinite(count) && (most === undefined || count > most)) most = count
+  }
+  return most
+}
+
+/** The instructions (Ir) of the latest dump in `outDir` for `pid`, and the collector's among them. */
+async function lastDump(outDir: string, pid: number, dumps: number): Promise<{ total: number; collector?: number }> {
   const name = `cg.${pid}.${dumps}`
   for (let i = 0; i < 600; i++) {
     if (readdirSync(outDir).includes(name)) {
       const text = readFileSync(join(outDir, name), 'utf8')
       const summary = text.match(/^summary: (\d+)/m) ?? text.match(/^totals: (\d+)/m)
-      if (summary) return Number(summary[1])
+      if (summary) return { total: Number(summary[1]), collector: collectorInstructions(join(outDir, name)) }
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -114,9 +131,14 @@ try {
       control(child.pid!, '-z')
       await load(target, () => stream, { count: REQUESTS, loops: CONNECTIONS, keepSamples: false })
       control(child.pid!, '-d')
-      const instructions = await lastDump(outDir, child.pid!, ++dumps)
-      results[name][kind] = Math.round(instructions / REQUESTS)
-      console.log(`${name} ${kind}: ${(instructions / REQUESTS / 1e6).toFixed(3)} M instructions per request`)
+      const { total, collector } = await lastDump(outDir, child.pid!, ++dumps)
+      results[name][kind] = Math.round(total / REQUESTS)
+      const gc =
+        collector === undefined
+          ? ''
+          : `, of which the garbage collector ${(collector / REQUESTS / 1e6).toFixed(3)} M, the rest ${((total - collector) / REQUESTS / 1e6).toFixed(3)} M`
+      if (collector !== undefined) results[name][`${kind}_without_gc`] = Math.round((total - collector) / REQUESTS)
+      console.log(`${name} ${kind}: ${(total / REQUESTS / 1e6).toFixed(3)} M instructions per request${gc}`)
     }
     target.agent.destroy()
     child.removeAllListeners('exit')

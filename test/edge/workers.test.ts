@@ -10,6 +10,18 @@ import { chatThrough } from '../helpers/edge-chat'
 import { collectGarbage } from '../helpers/gc'
 import { race, servedOfRace } from '../helpers/race'
 
+/** The test worker (test/edge/worker.ts) in workerd, its Durable Object bound, over the fake upstream; `perOrg`: one object per org. */
+async function startWorkerd(upstreamUrl: string, perOrg: boolean): Promise<Miniflare> {
+  const { code } = await bundleWorker('test/edge/worker.ts')
+  return new Miniflare({
+    modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
+    compatibilityDate: '2025-09-01',
+    compatibilityFlags: ['nodejs_compat'],
+    bindings: { UPSTREAM_URL: upstreamUrl, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: perOrg ? '1' : '0' },
+    durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
+  })
+}
+
 // A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
 const COST = toUnits('0.00001376')
 const json = { 'content-type': 'application/json' }
@@ -42,14 +54,7 @@ function describeWorkers(perOrg: boolean) {
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: ['sk-up', 'sk-customer-own'], slowMs: 5 })
-    const { code } = await bundleWorker('test/edge/worker.ts')
-    mf = new Miniflare({
-      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
-      compatibilityDate: '2025-09-01',
-      compatibilityFlags: ['nodejs_compat'],
-      bindings: { UPSTREAM_URL: upstream.url, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: perOrg ? '1' : '0' },
-      durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
-    })
+    mf = await startWorkerd(upstream.url, perOrg)
   }, 60_000)
   afterAll(async () => {
     await mf?.dispose()
@@ -238,14 +243,7 @@ describe('Cloudflare Workers: a one-object deployment moved to one object per or
 
   beforeAll(async () => {
     upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 5 })
-    const { code } = await bundleWorker('test/edge/worker.ts')
-    mf = new Miniflare({
-      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
-      compatibilityDate: '2025-09-01',
-      compatibilityFlags: ['nodejs_compat'],
-      bindings: { UPSTREAM_URL: upstream.url, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: '0' },
-      durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
-    })
+    mf = await startWorkerd(upstream.url, false)
   }, 60_000)
   afterAll(async () => {
     await mf?.dispose()

@@ -133,6 +133,23 @@ export function createAccountsStore(options: AccountsOptions) {
     options.cache?.set(hash, principal, generation)
     return principal
   }
+  // A key hash's principal as the authentication cache answers it: live, or stale (served while it is read again off
+  // the request path, so that a busy key never waits for its three records: docs/keys.md#the-authentication-cache);
+  // null when it expired; undefined when the cache does not know it.
+  const cachedKey = (hash: string): Principal | null | undefined => {
+    const cached = options.cache?.get(hash)
+    if (cached) return expired(cached.key) ? null : cached
+    const stale = options.cache?.stale(hash)
+    if (!stale) return undefined
+    if (!refreshing.has(hash)) {
+      refreshing.add(hash)
+      void loadKey(hash, expired)
+        .then((principal) => principal ?? options.cache?.delete(hash))
+        .catch(() => options.cache?.delete(hash))
+        .finally(() => refreshing.delete(hash))
+    }
+    return expired(stale.key) ? null : stale
+  }
   const store = {
     getOrg,
     getUser,
@@ -378,8 +395,10 @@ export function createAccountsStore(options: AccountsOptions) {
 
     /** Resolves a bearer key to its key, user and org; null when the key is unknown, revoked, disabled or expired. */
     async resolveKey(key: string): Promise<Principal | null> {
-      const known = store.resolveKeyNow(key)
-      return known !== undefined ? known : loadKey(sha256Hex(key), expired)
+      if (!isWellFormedKey(key, options.keyPrefix)) return null
+      const hash = sha256Hex(key)
+      const known = cachedKey(hash)
+      return known !== undefined ? known : loadKey(hash, expired)
     },
 
     /**
@@ -387,24 +406,7 @@ export function createAccountsStore(options: AccountsOptions) {
      * `resolveKey`); undefined when its records must be read.
      */
     resolveKeyNow(key: string): Principal | null | undefined {
-      if (!isWellFormedKey(key, options.keyPrefix)) return null
-      const hash = sha256Hex(key)
-      const cached = options.cache?.get(hash)
-      if (cached) return expired(cached.key) ? null : cached
-      // Past its time but not emptied by a change: served as it is while it is read again off the request path, so that
-      // a busy key never waits for its three records (docs/keys.md#the-authentication-cache).
-      const stale = options.cache?.stale(hash)
-      if (stale) {
-        if (!refreshing.has(hash)) {
-          refreshing.add(hash)
-          void loadKey(hash, expired)
-            .then((principal) => principal ?? options.cache?.delete(hash))
-            .catch(() => options.cache?.delete(hash))
-            .finally(() => refreshing.delete(hash))
-        }
-        return expired(stale.key) ? null : stale
-      }
-      return undefined
+      return isWellFormedKey(key, options.keyPrefix) ? cachedKey(sha256Hex(key)) : null
     },
   }
   return store

@@ -10,16 +10,42 @@ import { chatThrough } from '../helpers/edge-chat'
 import { collectGarbage } from '../helpers/gc'
 import { race, servedOfRace } from '../helpers/race'
 
-/** The test worker (test/edge/worker.ts) in workerd, its Durable Object bound, over the fake upstream; `perOrg`: one object per org. */
-async function startWorkerd(upstreamUrl: string, perOrg: boolean): Promise<Miniflare> {
-  const { code } = await bundleWorker('test/edge/worker.ts')
-  return new Miniflare({
-    modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
-    compatibilityDate: '2025-09-01',
-    compatibilityFlags: ['nodejs_compat'],
-    bindings: { UPSTREAM_URL: upstreamUrl, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: perOrg ? '1' : '0' },
-    durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
+/**
+ * The test worker (test/edge/worker.ts) in workerd for the suite it is called in, its Durable Object bound, over a fake
+ * upstream taking `apiKey` (`perOrg`: one object per org): started before the suite, stopped after it. Gives a request
+ * to the Worker, the upstream, and the keys under `base` in the object named `name`, read from Node straight from that
+ * object (one call of its protocol).
+ */
+function useWorkerd(apiKey: string | string[], perOrg: boolean) {
+  let upstream: FakeOpenAI
+  let mf: Miniflare
+  beforeAll(async () => {
+    upstream = await startFakeOpenAI({ apiKey, slowMs: 5 })
+    const { code } = await bundleWorker('test/edge/worker.ts')
+    mf = new Miniflare({
+      modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
+      compatibilityDate: '2025-09-01',
+      compatibilityFlags: ['nodejs_compat'],
+      bindings: { UPSTREAM_URL: upstream.url, SECRET: 'test-secret-test-secret-test-secret-0123', PER_ORG: perOrg ? '1' : '0' },
+      durableObjects: { MODEL_GATEWAY: 'ModelGatewayObject' },
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await mf?.dispose()
+    await upstream?.close()
   })
+  return {
+    upstream: () => upstream,
+    call: (path: string, init?: RequestInit) => mf.dispatchFetch(`http://gateway.test${path}`, init as never) as unknown as Promise<Response>,
+    objectKeys: async (name: string, base: string): Promise<string[]> => {
+      const ns = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as {
+        idFromName(name: string): unknown
+        get(id: unknown): { fetch(url: string, init: { method: string; body: string }): Promise<Response> }
+      }
+      const res = await ns.get(ns.idFromName(name)).fetch('https://model-gateway.do/', { method: 'POST', body: encodeCall({ op: 'getKeys', args: [base] }) })
+      return decodeCall<{ result: string[] }>(await res.text()).result
+    },
+  }
 }
 
 // A chat below (one user message "hi", max_tokens 10): 8 prompt and 4 completion tokens upstream, 0.00001376 EUR.
@@ -34,32 +60,12 @@ type Customer = { key: string; user: { id: string; org_id: string } }
  * one: docs/edge.md#one-object-per-org); the fake upstream runs here in Node.
  */
 function describeWorkers(perOrg: boolean) {
-  let upstream: FakeOpenAI
-  let mf: Miniflare
-  const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://gateway.test${path}`, init as never) as unknown as Promise<Response>
+  const { upstream, call, objectKeys } = useWorkerd(['sk-up', 'sk-customer-own'], perOrg)
   const customer = async (credits?: string, keyLimit?: string): Promise<Customer> =>
     (await call('/test/customer', { method: 'POST', body: JSON.stringify({ credits, keyLimit }) })).json()
   const chat = chatThrough(call)
   const balanceOf = async (c: Customer) => toUnits((await (await call(`/test/credits?org=${c.user.org_id}`)).json()).balance)
-  // The keys under `base` in the object named `name`, read from Node straight from that object (one call of its protocol).
-  const objectKeys = async (name: string, base: string): Promise<string[]> => {
-    const ns = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as {
-      idFromName(name: string): unknown
-      get(id: unknown): { fetch(url: string, init: { method: string; body: string }): Promise<Response> }
-    }
-    const res = await ns.get(ns.idFromName(name)).fetch('https://model-gateway.do/', { method: 'POST', body: encodeCall({ op: 'getKeys', args: [base] }) })
-    return decodeCall<{ result: string[] }>(await res.text()).result
-  }
   const orgObject = (c: Customer) => `model-gateway:org:${c.user.org_id}`
-
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI({ apiKey: ['sk-up', 'sk-customer-own'], slowMs: 5 })
-    mf = await startWorkerd(upstream.url, perOrg)
-  }, 60_000)
-  afterAll(async () => {
-    await mf?.dispose()
-    await upstream?.close()
-  })
 
   it('serves a chat whole and streamed, billed exactly in the Durable Object', async () => {
     const c = await customer('1')
@@ -104,9 +110,9 @@ function describeWorkers(perOrg: boolean) {
       body: JSON.stringify({ provider: 'up', key: 'sk-customer-own' }),
     })
     expect(saved.status).toBe(201)
-    const before = upstream.requests.length
+    const before = upstream().requests.length
     expect((await chat(c.key)).status).toBe(200)
-    const sent = upstream.requests.slice(before)
+    const sent = upstream().requests.slice(before)
     expect(sent.map((r) => r.headers.authorization)).toEqual(['Bearer sk-customer-own'])
   })
 
@@ -221,18 +227,8 @@ describe('Cloudflare Workers: the gateway in workerd with one Durable Object per
  * the next chat exactly.
  */
 describe('Cloudflare Workers: a one-object deployment moved to one object per org (migrateToPerOrg)', () => {
-  let upstream: FakeOpenAI
-  let mf: Miniflare
-  const call = (path: string, init?: RequestInit) => mf.dispatchFetch(`http://gateway.test${path}`, init as never) as unknown as Promise<Response>
+  const { call, objectKeys } = useWorkerd('sk-up', false)
   const perOrgCall = (path: string, init?: RequestInit) => call(`/per-org${path}`, init)
-  const objectKeys = async (name: string, base: string): Promise<string[]> => {
-    const ns = (await mf.getDurableObjectNamespace('MODEL_GATEWAY')) as unknown as {
-      idFromName(name: string): unknown
-      get(id: unknown): { fetch(url: string, init: { method: string; body: string }): Promise<Response> }
-    }
-    const res = await ns.get(ns.idFromName(name)).fetch('https://model-gateway.do/', { method: 'POST', body: encodeCall({ op: 'getKeys', args: [base] }) })
-    return decodeCall<{ result: string[] }>(await res.text()).result
-  }
   // What a gateway answers of an org's money: its credits, its key's spending (GET /api/v1/key), its usage records.
   const snapshot = async (through: typeof call, c: Customer) => {
     const credits = await (await through(`/test/credits?org=${c.user.org_id}`)).json()
@@ -240,15 +236,6 @@ describe('Cloudflare Workers: a one-object deployment moved to one object per or
     const records = ((await (await through(`/test/usage?org=${c.user.org_id}`)).json()) as { id: string }[]).sort((x, y) => x.id.localeCompare(y.id))
     return { credits, key: { usage: key.usage, limit_remaining: key.limit_remaining, user_usage: key.user_usage }, records }
   }
-
-  beforeAll(async () => {
-    upstream = await startFakeOpenAI({ apiKey: 'sk-up', slowMs: 5 })
-    mf = await startWorkerd(upstream.url, false)
-  }, 60_000)
-  afterAll(async () => {
-    await mf?.dispose()
-    await upstream?.close()
-  })
 
   it('moves every org’s money into its object: balances, key spending and usage records read back exactly, the next chat billed exactly', async () => {
     const customer = async (credits: string, keyLimit: string): Promise<Customer> =>

@@ -343,8 +343,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const prefix = ctx.options.storagePrefix
     const appended = ['usage', 'generation-ids', 'ledger', RESPONSES_PREFIX].map((kind) => (prefix ? `${prefix}:${kind}:` : `${kind}:`))
     // A stored response the bound deletes no longer counts against its org's cap (docs/responses.md#stored-responses).
-    const evicted = (key: string, record: unknown) =>
+    const tell = (key: string, record: unknown) =>
       void ctx.responses.evicted(key, record).catch((error) => ctx.logger.error('uncounting a stored response failed', { error: String(error) }))
+    const evicted = { prefix: appended[3], tell }
     boundAppended(storage, { prefixes: appended, max: ctx.options.retention.inMemoryRecords, evicted })
   }
   const { basePath, publicCatalogue } = ctx.options

@@ -21,17 +21,11 @@ export interface Records {
   setNow(key: string, value: object): boolean
 }
 
-// A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end): one
-// pass over its characters (it runs for every record a request reads or writes).
-function unnormalised(key: string): boolean {
-  const last = key.length - 1
-  for (let i = 0; i <= last; i++) {
-    const c = key.charCodeAt(i)
-    if (c === 47 || c === 92 || c === 63) return true // / \ ?
-    if (c === 58 && (i === 0 || i === last || key.charCodeAt(i + 1) === 58)) return true // :: or a colon at either end
-  }
-  return false
-}
+// A key unstorage would change when it normalises it (slashes, a query, empty segments, colons at either end). It runs
+// for every record a request reads or writes: V8's compiled regular expression is about four times faster here than a
+// loop over the key's characters (docs/performance.md#where-the-time-goes).
+const UNNORMALISED = /[/\\?]|::|^:|:$/
+const unnormalised = (key: string): boolean => UNNORMALISED.test(key)
 
 interface MemoryDriver {
   name?: string
@@ -53,8 +47,11 @@ export interface AppendBound {
   /** Full key prefixes of appended records (`gateway:usage:`, …), each bounded on its own. */
   prefixes: string[]
   max: number
-  /** Told of each record the bound deletes (its full key and its value as stored), so that counts of it can follow. */
-  evicted?: (key: string, value: unknown) => void
+  /**
+   * Told of each record the bound deletes under `prefix` (its full key and its parsed value), so that counts of it can
+   * follow; the other prefixes' records are dropped unread.
+   */
+  evicted?: { prefix: string; tell: (key: string, value: unknown) => void }
 }
 
 // The keys appended under one bounded prefix, oldest first (from `head`).
@@ -62,11 +59,12 @@ interface Appended {
   prefix: string
   keys: string[]
   head: number
+  evicted?: (key: string, value: unknown) => void
 }
 
 // Storages the gateway created itself (its default in-memory one): nobody else holds them, wraps their methods or
 // watches them, so their memory driver may be read directly. With the bound on what they append.
-const owned = new WeakMap<Storage, { lists: Appended[]; max: number; evicted?: AppendBound['evicted'] }>()
+const owned = new WeakMap<Storage, { lists: Appended[]; max: number }>()
 
 /** Marks a storage the gateway created itself (docs/operations.md#storage): its records are read and written directly. */
 export function ownedStorage(storage: Storage): Storage {
@@ -79,22 +77,25 @@ export function boundAppended(storage: Storage, bound: AppendBound): void {
   const entry = owned.get(storage)
   if (!entry) return
   entry.max = bound.max
-  entry.evicted = bound.evicted
-  entry.lists = bound.max > 0 ? bound.prefixes.map((prefix) => ({ prefix, keys: [], head: 0 })) : []
+  const told = bound.evicted
+  entry.lists = bound.max > 0 ? bound.prefixes.map((prefix) => ({ prefix, keys: [], head: 0, evicted: told?.prefix === prefix ? told.tell : undefined })) : []
 }
 
 /** True for a storage the gateway created itself: one memory mount at its root, which nobody else changes. */
 export const isOwnedStorage = (storage: Storage): boolean => owned.has(storage)
 
-// Notes a key new to the map; past the bound, the oldest key of its prefix is deleted (and `evicted` told of it).
-function noteAppended(appended: Appended[], max: number, map: Map<string, unknown>, key: string, evicted?: AppendBound['evicted']) {
+// Notes a key new to the map; past the bound, the oldest key of its prefix is deleted (and the list's `evicted` told of
+// it: only then is the record read and parsed).
+function noteAppended(appended: Appended[], max: number, map: Map<string, unknown>, key: string) {
   for (const list of appended) {
     if (!key.startsWith(list.prefix)) continue
     list.keys.push(key)
     if (list.keys.length - list.head > max) {
       const oldest = list.keys[list.head++]
-      const value = map.get(oldest)
-      if (map.delete(oldest) && evicted) evicted(oldest, parse(value))
+      if (list.evicted) {
+        const value = map.get(oldest)
+        if (map.delete(oldest)) list.evicted(oldest, parse(value))
+      } else map.delete(oldest)
     }
     if (list.head > 4096 && list.head * 2 > list.keys.length) {
       list.keys = list.keys.slice(list.head)
@@ -133,7 +134,7 @@ export function createRecords(storage: Storage): Records {
       const data = direct(key)
       if (!data) return false
       const text = JSON.stringify(value)
-      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key, appended.evicted)
+      if (appended?.lists.length && !data.has(key)) noteAppended(appended.lists, appended.max, data, key)
       data.set(key, text)
       return true
     },

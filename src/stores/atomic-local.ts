@@ -27,7 +27,7 @@ function createLock(): Lock {
     })
     return run
   }
-  lock.idle = (key) => !tails.has(key)
+  lock.idle = (key) => tails.size === 0 || !tails.has(key)
   return lock
 }
 
@@ -103,6 +103,8 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
     const next = unitsOf(current, window.start) + delta
     return { next, record: { units: next.toString(), window: start } }
   }
+  // addCountersAtOnce's maps, reused (it runs to its end before anything else can call it).
+  const scratch: (Map<string, unknown> | undefined)[] = []
   const ops: AtomicOps = {
     kind: 'local',
     // The counters that can be changed at once are (no promise); the others wait for their locks.
@@ -120,7 +122,23 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
       const map = now(key)
       return map ? unitsOf(readNow(map, key), windowStart) : undefined
     },
-    readyNow: (key) => now(key) !== undefined,
+    addCountersAtOnce(counters) {
+      // Checked first, all of them (nothing else runs until this returns), then changed.
+      const maps = scratch
+      maps.length = 0
+      for (const c of counters) {
+        const map = c.units ? now(c.key) : undefined
+        if (c.units && !map) return false
+        maps.push(map)
+      }
+      for (let i = 0; i < counters.length; i++) {
+        const c = counters[i]
+        const map = maps[i]
+        if (map) map.set(c.key, added(readNow(map, c.key), c.units, c.window).record)
+      }
+      maps.length = 0
+      return true
+    },
     // In one process each counter's lock makes each addition exact; readers see them one by one.
     async addUnitsMany(changes) {
       await Promise.all(changes.map((change) => ops.addUnits(change.key, change.delta)))

@@ -61,7 +61,13 @@ export function createAtomicOps(storage: Storage, option: AtomicOption = 'auto')
     },
     getUnits: (key, windowStart) => engineFor(key).getUnits(key, windowStart),
     unitsNow: (key, windowStart) => engineFor(key).unitsNow?.(key, windowStart),
-    readyNow: (key) => engineFor(key).readyNow?.(key) ?? false,
+    addCountersAtOnce(counters) {
+      // One engine's counters (the gateway's own storage has one): it decides; over several engines, not at once.
+      if (counters.length === 0) return true
+      const engine = engineFor(counters[0].key)
+      for (let i = 1; i < counters.length; i++) if (engineFor(counters[i].key) !== engine) return false
+      return engine.addCountersAtOnce?.(counters) ?? false
+    },
     increment: (key, by, ttl) => engineFor(key).increment(key, by, ttl),
     setIfAbsent: (key, value) => engineFor(key).setIfAbsent(key, value),
     take: (key) => engineFor(key).take(key),

@@ -1,6 +1,7 @@
 import { fromUnits, toUnits } from '../billing/money'
 import { invalidRequest } from '../errors'
 import { newId } from '../crypto/keys'
+import { isoTime } from '../runtime/iso-time'
 import type { AtomicOps } from './engine-types'
 import type { Kv } from './kv'
 
@@ -103,16 +104,12 @@ export function createCreditsStore({ kv, atomic, now }: CreditsOptions) {
   // appends never conflict (no lock).
   function ledgerEntry(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): { name: string; entry: LedgerEntry } {
     const at = now()
-    const entry: LedgerEntry = {
-      id: ledgerId(),
-      org_id: orgId,
-      kind,
-      amount: fromUnits(units),
-      note: note ?? null,
-      at: new Date(at).toISOString(),
-      ...(generationId ? { generation_id: generationId } : {}),
-    }
-    return { name: `${at.toString().padStart(15, '0')}-${entry.id}`, entry }
+    const id = ledgerId()
+    // Each shape as one literal (a spread into a literal makes a slower object, per charge).
+    const entry: LedgerEntry = generationId
+      ? { id, org_id: orgId, kind, amount: fromUnits(units), note: note ?? null, at: isoTime(at), generation_id: generationId }
+      : { id, org_id: orgId, kind, amount: fromUnits(units), note: note ?? null, at: isoTime(at) }
+    return { name: `${at.toString().padStart(15, '0')}-${id}`, entry }
   }
 
   async function appendLedger(orgId: string, kind: LedgerEntry['kind'], units: bigint, note?: string, generationId?: string): Promise<LedgerEntry> {

@@ -50,8 +50,12 @@ export interface AtomicOps {
    * is busy, or it is not in the gateway's own memory storage). Optional: the local engine's.
    */
   unitsNow?(key: string, windowStart?: number): bigint | undefined
-  /** True when the counter at `key` can be read and changed at once, with no promise (as `addCountersNow` does). Optional. */
-  readyNow?(key: string): boolean
+  /**
+   * All or nothing, at once: when every counter with units can be read and changed with no promise (its lock idle, in
+   * the gateway's own memory storage), adds them all and answers true; else changes none and answers false. Optional:
+   * the local engine's.
+   */
+  addCountersAtOnce?(counters: CounterCharge[]): boolean
 }
 
 /** The window of a windowed counter: when it began (epoch ms), and how long storage keeps the counter after a write. */

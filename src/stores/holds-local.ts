@@ -122,8 +122,8 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     return left
   }
   // The org's lock idle and every record and counter of the step in the gateway's own memory storage, idle too: the
-  // step runs at once, as one synchronous block (nothing else runs meanwhile: the same reads and writes, in the same
-  // order, as under the lock), with no lock and no promise of its own (docs/performance.md#where-the-time-goes).
+  // step runs at once, as one synchronous block (nothing else runs meanwhile: the same reads and writes as under the
+  // lock, so their order within the block is not seen), with no lock and no promise of its own (docs/performance.md#where-the-time-goes).
   // Otherwise (files, a busy key) undefined, and the caller takes the lock.
   const placeNow = ({ id, units, expiresAt, now, budgets }: Parameters<HoldOps['place']>[0]) => {
     const first = budgets[0].holdsKey
@@ -154,28 +154,27 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
   }
   const settleNow = ({ id, budgets, charges, counters = [], records: written = [], once }: Parameters<HoldOps['settle']>[0]): boolean => {
     const first = budgets[0].holdsKey
-    if (!lockOf(first).idle?.(first) || !atomic.addCountersNow || !atomic.readyNow) return false
+    if (!lockOf(first).idle?.(first) || !atomic.addCountersAtOnce) return false
     const maps = mapsOf(budgets.map((b) => b.holdsKey))
     if (!maps) return false
     const onceMap = once === undefined ? undefined : records.directMap(once)
     if (once !== undefined && !onceMap) return false
-    for (let i = 0; i < budgets.length; i++) if (charges[i] && !atomic.readyNow(budgets[i].usedKey)) return false
-    for (const c of counters) if (c.units && !atomic.readyNow(c.key)) return false
     for (const record of written) if (typeof record.value !== 'object' || record.value === null || !records.directMap(record.key)) return false
     // Run already (the same settlement made again): its once record exists.
-    if (onceMap && onceMap.get(once!) !== undefined && onceMap.get(once!) !== null) return true
+    const ran = onceMap?.get(once!)
+    if (ran !== undefined && ran !== null) return true
     const changes: CounterCharge[] = []
+    for (let i = 0; i < budgets.length; i++) if (charges[i]) changes.push({ key: budgets[i].usedKey, units: charges[i] })
+    for (const c of counters) changes.push(c)
+    // Every counter at once, or none (one is busy: the lock's path does the whole step).
+    if (!atomic.addCountersAtOnce(changes)) return false
     for (let i = 0; i < budgets.length; i++) {
       const record = holdsIn(maps[i], budgets[i].holdsKey)
       if (id in record) {
         remove(record, id)
         writeIn(maps[i], budgets[i].holdsKey, record)
       }
-      if (charges[i]) changes.push({ key: budgets[i].usedKey, units: charges[i] })
     }
-    for (const c of counters) changes.push(c)
-    // Every counter was idle above: nothing is left waiting.
-    atomic.addCountersNow(changes)
     let failure: unknown
     for (const record of written) {
       try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isoTime } from '../../src/generation/iso-time'
+import { isoTime } from '../../src/runtime/iso-time'
 
 describe('isoTime', () => {
   it('writes what Date#toISOString writes, for times in one second and across seconds, days and years', () => {

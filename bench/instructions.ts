@@ -23,8 +23,10 @@ const WARMUP = intEnv('BENCH_WARMUP', 1500)
 const REQUESTS = intEnv('BENCH_REQUESTS', 600)
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 8)
 const KINDS = (process.env.BENCH_KINDS || 'whole,stream').split(',') as ('whole' | 'stream')[]
-const TARGETS = (process.env.BENCH_TARGETS || 'h3,gateway').split(',') as ('h3' | 'gateway')[]
-const FILES = { h3: 'h3-floor-process.ts', gateway: 'gateway-process.ts' } as const
+const TARGETS = (process.env.BENCH_TARGETS || 'h3,gateway').split(',') as ('h3' | 'gateway' | 'own')[]
+// `own`: the gateway's own work alone, in process (bench/own-work-process.ts: the in-process client, the upstream's
+// bytes replayed, no socket): no event-loop batching, so its count does not move with the machine's load.
+const FILES = { h3: 'h3-floor-process.ts', gateway: 'gateway-process.ts', own: 'own-work-process.ts' } as const
 // V8 with no background threads (compilers and collectors, whose instructions callgrind counts too, in whatever share
 // the thread scheduling gives them), a fixed collection schedule and hash seed: the same code counts the same.
 const V8_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--hash-seed=1']
@@ -48,7 +50,7 @@ function startUnderCallgrind(file: string, env: Record<string, string>, outDir: 
       'tsx',
       join(here, file),
     ],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
   )
   // Never left behind, whatever ends this process (valgrind would go on counting a hop nobody asks anything).
   process.on('exit', () => child.kill('SIGKILL'))
@@ -68,6 +70,24 @@ function startUnderCallgrind(file: string, env: Record<string, string>, outDir: 
       child.stdout!.resume()
       resolve({ child, info: JSON.parse(output.slice(0, newline)) })
     })
+  })
+}
+
+/** Asks the own-work process for `calls` chat calls of `kind` (8 at a time) and waits for its `done` line. */
+function ownCalls(child: ChildProcess, kind: 'whole' | 'stream', calls: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const onData = (text: string) => {
+      output += text
+      if (!/^done /m.test(output)) return
+      child.stdout!.off('data', onData)
+      child.off('exit', onExit)
+      resolve()
+    }
+    const onExit = (code: number | null) => reject(new Error(`own-work-process exited under valgrind (code ${code})`))
+    child.stdout!.on('data', onData)
+    child.once('exit', onExit)
+    child.stdin!.write(`${kind} ${calls} ${CONNECTIONS}\n`)
   })
 }
 
@@ -120,16 +140,20 @@ try {
       outDir,
     )
     const target =
-      name === 'h3'
-        ? targetOf('h3', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS)
-        : targetOf('gateway', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS, `Bearer ${info.key}`)
+      name === 'own'
+        ? undefined
+        : name === 'h3'
+          ? targetOf('h3', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS)
+          : targetOf('gateway', info.url, '/api/v1/chat/completions', 'fake/bench', CONNECTIONS, `Bearer ${info.key}`)
     results[name] = {}
     let dumps = 0
     for (const kind of KINDS) {
       const stream = kind === 'stream'
-      await load(target, () => stream, { count: WARMUP, loops: CONNECTIONS, keepSamples: false })
+      if (target) await load(target, () => stream, { count: WARMUP, loops: CONNECTIONS, keepSamples: false })
+      else await ownCalls(child, kind, WARMUP)
       control(child.pid!, '-z')
-      await load(target, () => stream, { count: REQUESTS, loops: CONNECTIONS, keepSamples: false })
+      if (target) await load(target, () => stream, { count: REQUESTS, loops: CONNECTIONS, keepSamples: false })
+      else await ownCalls(child, kind, REQUESTS)
       control(child.pid!, '-d')
       const { total, collector } = await lastDump(outDir, child.pid!, ++dumps)
       results[name][kind] = Math.round(total / REQUESTS)
@@ -140,7 +164,7 @@ try {
       if (collector !== undefined) results[name][`${kind}_without_gc`] = Math.round((total - collector) / REQUESTS)
       console.log(`${name} ${kind}: ${(total / REQUESTS / 1e6).toFixed(3)} M instructions per request${gc}`)
     }
-    target.agent.destroy()
+    target?.agent.destroy()
     child.removeAllListeners('exit')
     child.kill('SIGKILL')
     console.log(`  (${name}: ${Math.round((performance.now() - started) / 1000)} s under valgrind)`)

@@ -54,7 +54,10 @@ const answers = {
 await fake.close()
 
 /** Replays the captured answer for the request's kind (a body asking for a stream gets the stream's bytes). */
+// BENCH_OWN_DELAY_MS: the replay answers after that long (a timer), as an upstream would: the process idles meanwhile.
+const delayMs = Number(process.env.BENCH_OWN_DELAY_MS) || 0
 const replay: Transport = async (_url, init) => {
+  if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs))
   const answer = typeof init.body === 'string' && init.body.includes('"stream":true') ? answers.stream : answers.whole
   return {
     status: answer.status,
@@ -75,9 +78,9 @@ const gateway = createGateway({
     openaiCompatible({
       slug: 'fake',
       name: 'Fake',
-      baseURL: 'http://127.0.0.1:9/v1',
       apiKey: 'x',
-      transport: replay,
+      // BENCH_OWN_UPSTREAM=<url of a fake upstream's /v1>: the real transport (node:http) to it instead of the replay.
+      ...(process.env.BENCH_OWN_UPSTREAM ? { baseURL: process.env.BENCH_OWN_UPSTREAM } : { baseURL: 'http://127.0.0.1:9/v1', transport: replay }),
       models: [{ id: 'fake/bench', upstreamId: 'bench', name: 'Fake bench', pricing }],
     }),
   ],

@@ -18,16 +18,32 @@ const DAY_MS = 86_400_000
 /** A windowed counter is kept this long past its window's end, for instances whose clocks lag. */
 const WINDOW_GRACE_MS = DAY_MS
 
-/** The UTC window of a limit reset that holds `now`: the day, the week from Monday 00:00, or the month. */
-export function resetWindow(reset: LimitReset, now: number): { start: number; end: number } {
-  const date = new Date(now)
-  const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate())
-  if (reset === 'daily') return { start: day, end: day + DAY_MS }
-  if (reset === 'weekly') {
-    const start = day - ((date.getUTCDay() + 6) % 7) * DAY_MS
-    return { start, end: start + 7 * DAY_MS }
+/** A limit reset's window: its first and its first-after-the-end epoch ms. */
+export type ResetWindow = Readonly<{ start: number; end: number }>
+
+// The three windows of the UTC day last asked for: a request asks for several, every request of a day the same ones.
+let windowsDay = Number.NaN
+let windowsOfDay: Readonly<Record<LimitReset, ResetWindow>> | undefined
+
+/** The UTC window of a limit reset that holds `now`: the day, the week from Monday 00:00, or the month (shared: not to be changed). */
+export function resetWindow(reset: LimitReset, now: number): ResetWindow {
+  // A UTC day is 86,400,000 ms of epoch time (no leap seconds in it): its start by arithmetic, a Date only once a day.
+  const ms = Math.floor(now)
+  const day = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS)
+  if (day !== windowsDay || !windowsOfDay) {
+    const date = new Date(day)
+    const week = day - ((date.getUTCDay() + 6) % 7) * DAY_MS
+    windowsOfDay = Object.freeze({
+      daily: Object.freeze({ start: day, end: day + DAY_MS }),
+      weekly: Object.freeze({ start: week, end: week + 7 * DAY_MS }),
+      monthly: Object.freeze({
+        start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1),
+        end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
+      }),
+    })
+    windowsDay = day
   }
-  return { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) }
+  return windowsOfDay[reset]
 }
 
 /** What bounds a key's spending: its credit limit, when it resets, and whether BYOK usage counts. */

@@ -75,8 +75,9 @@ export async function settledStreamBody<C, B, T>(
   open: (attempt: Attempt, options: CallOptions) => Promise<AsyncIterable<C>>,
 ): Promise<ReadableStream<T>> {
   // The upstream call's own controller: aborted when the client goes away before content flowed, or after the wait
-  // for the provider's usage report once it did (docs/money.md). Not lent to routing: its deadline must fail the
-  // opening (an error once keep-alives went out), not look like the client leaving.
+  // for the provider's usage report once it did (docs/money.md). Lent to routing (one signal per stream less): its
+  // deadline aborts it while the stream opens, and fails the opening as a deadline (routing tells the two apart by
+  // its `deadline.passed`, the client's leaving by `client`), an error chunk once keep-alives went out.
   const upstreamAbort = new AbortController()
   const tally: StreamTally = { upstreamId: null, nativeFinishReason: null, generatedChars: 0 }
   const { billing } = input
@@ -87,7 +88,7 @@ export async function settledStreamBody<C, B, T>(
   const opening = firstSuccessful(
     ctx,
     input.attempts,
-    { signal: upstreamAbort.signal, requestId: input.requestId, org: input.principal.org.id, client: input.signal },
+    { signal: upstreamAbort.signal, abort: upstreamAbort, requestId: input.requestId, org: input.principal.org.id, client: input.signal },
     async (attempt, options) => {
       const iterator = (await open(attempt, options))[Symbol.asyncIterator]()
       try {

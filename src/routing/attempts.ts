@@ -230,8 +230,10 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
           event: { requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: search.tries, retry },
         }
       search.tries++
-      const event: RoutingEvent = { requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: search.tries, retry }
-      emit(ctx, 'onAttempt', event)
+      // The attempt's event, built when a hook or a failure needs it (the success of a gateway without hooks does not).
+      const tries = search.tries
+      const eventOf = (): RoutingEvent => ({ requestId: search.requestId, model: attempt.entry.id, provider: labelOf(attempt), attempt: tries, retry })
+      if (ctx.options.hooks.onAttempt) emit(ctx, 'onAttempt', eventOf())
       const started = performance.now()
       const traced = ctx.tracing && traceAttempt(ctx.tracing, ctx.requestLog.traceOf(search.requestId), attempt, search.tries, retry)
       try {
@@ -245,12 +247,12 @@ async function tryCandidate<T>(search: Search<T>, attempt: Attempt, admission: A
         const latencyMs = performance.now() - started
         ctx.health.record(key, org, { ok: true, latencyMs })
         admitted = undefined
-        emit(ctx, 'onSuccess', Object.assign({}, event, { latencyMs }))
+        if (ctx.options.hooks.onSuccess) emit(ctx, 'onSuccess', Object.assign(eventOf(), { latencyMs }))
         return { ok: true, result }
       } catch (thrown) {
         const latencyMs = performance.now() - started
         const error = deadline.passed ? deadlineError(ctx, attempt) : redactSecret(toGatewayError(thrown, search.requestId), secret)
-        const failed = Object.assign({}, event, { latencyMs, error: describe(error) })
+        const failed = Object.assign(eventOf(), { latencyMs, error: describe(error) })
         const errorType = String(failed.error.error_type ?? error.type)
         if (traced) ctx.tracing!.end(traced.span, { type: errorType, message: error.message })
         // The client leaving is not the provider's error; a deadline is (it never answered in time).

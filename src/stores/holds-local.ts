@@ -63,13 +63,13 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
     return { units, pruned }
   }
   // A hold added to, or removed from, a record: its known total follows (the earliest expiry stays a lower bound).
-  const add = (record: HoldsRecord, id: string, hold: { units: string; expires: number }) => {
-    record[id] = hold
+  const add = (record: HoldsRecord, id: string, units: bigint, expires: number) => {
+    record[id] = { units: units.toString(), expires }
     const known = totals.get(record)
     if (known) {
-      known.units += BigInt(hold.units)
+      known.units += units
       known.count++
-      if (hold.expires < known.earliest) known.earliest = hold.expires
+      if (expires < known.earliest) known.earliest = expires
     }
   }
   const remove = (record: HoldsRecord, id: string) => {
@@ -147,7 +147,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
       }
     }
     for (let i = 0; i < budgets.length; i++) {
-      add(held[i], id, { units: (budgets[i].units ?? units).toString(), expires: expiresAt })
+      add(held[i], id, budgets[i].units ?? units, expiresAt)
       writeIn(maps[i], budgets[i].holdsKey, held[i])
     }
     return { ok: true as const }
@@ -235,7 +235,7 @@ export function createLocalHolds(storage: Storage, atomic: AtomicOps): HoldOps {
       // Added in place (the records were read under this lock; a copy per request costs as much as the holds it has).
       await Promise.all(
         budgets.map((b, i) => {
-          add(records[i], id, { units: (b.units ?? units).toString(), expires: expiresAt })
+          add(records[i], id, b.units ?? units, expiresAt)
           return write(b.holdsKey, records[i])
         }),
       )

@@ -1,14 +1,27 @@
 import { errorMessageOf } from './checks'
-import { createSseParser, parseServerSentEvents } from './sse'
+import { createSseParser, parseServerSentEvents, type ServerSentEvent } from './sse'
 import type { AudioUsage, UpstreamChunk, UpstreamSpeech, UpstreamSource } from '../contracts'
 import { upstreamError } from './upstream-error'
 
 /** OpenAI's chat chunks from an event stream's bytes, up to `[DONE]` (the body is read to its end for keep-alive). */
-// One generator over the body with the SSE parser inside (not a generator of events under a generator of chunks).
-export async function* openaiChunks(body: AsyncIterable<Uint8Array>, provider: UpstreamSource): AsyncIterable<UpstreamChunk> {
+export function openaiChunks(body: AsyncIterable<Uint8Array>, provider: UpstreamSource): AsyncIterable<UpstreamChunk> {
+  return { [Symbol.asyncIterator]: () => openaiChunkIterator(body[Symbol.asyncIterator](), provider) }
+}
+
+// One plain iterator over the body with the SSE parser inside: a chunk whose event is already in hand is answered at
+// once (one promise), not through an async generator's queue and a `for await` over the body (three per chunk).
+// Otherwise as such a generator: one call at a time (later calls wait their turn), a failure ends it (the body
+// returned when the failure is not the body's own), `return()` returns the body.
+function openaiChunkIterator(source: AsyncIterator<Uint8Array>, provider: UpstreamSource): AsyncIterator<UpstreamChunk> {
   const parser = createSseParser()
+  let events: ServerSentEvent[] = []
+  let at = 0
   let chunks = 0
+  // `[DONE]` came: the rest of the body is read and dropped, so that the connection goes back to the keep-alive pool.
   let done = false
+  // The body ended (its last events are in hand), or the iterator ended (nothing more is read).
+  let ended = false
+  let finished = false
   const chunkOf = (data: string): UpstreamChunk => {
     let chunk: UpstreamChunk & { error?: unknown }
     try {
@@ -20,24 +33,99 @@ export async function* openaiChunks(body: AsyncIterable<Uint8Array>, provider: U
     if (!chunk || !Array.isArray(chunk.choices)) throw upstreamError(provider, 'malformed_response', data.slice(0, 200))
     return chunk
   }
-  for await (const bytes of body) {
-    for (const event of parser.push(bytes)) {
-      // After [DONE], read on to the end of the body, so that the connection goes back to the keep-alive pool.
+  // The next chunk among the events in hand; undefined when they are used up. A bad chunk ends the iterator (and
+  // returns the body still being read).
+  const take = (): UpstreamChunk | undefined => {
+    while (at < events.length) {
+      const event = events[at++]
       if (done) continue
       if (event.data === '[DONE]') {
         done = true
         continue
       }
-      chunks++
-      yield chunkOf(event.data)
+      try {
+        const chunk = chunkOf(event.data)
+        chunks++
+        return chunk
+      } catch (error) {
+        finished = true
+        if (!ended) void source.return?.()?.catch(() => undefined)
+        throw error
+      }
+    }
+    return undefined
+  }
+  const finish = (): IteratorResult<UpstreamChunk> => {
+    finished = true
+    if (!chunks) throw upstreamError(provider, 'malformed_response', 'the event stream ended without a chunk')
+    return { value: undefined, done: true }
+  }
+  // Reads the body until a chunk is complete, or it ends.
+  let reading = false
+  const read = async (): Promise<IteratorResult<UpstreamChunk>> => {
+    reading = true
+    try {
+      for (;;) {
+        const chunk = take()
+        if (chunk !== undefined) return { value: chunk, done: false }
+        if (ended) return finish()
+        let next: IteratorResult<Uint8Array>
+        try {
+          next = await source.next()
+        } catch (error) {
+          finished = true // the body's own failure: nothing to return
+          throw error
+        }
+        if (finished) return { value: undefined, done: true } // returned meanwhile
+        at = 0
+        if (next.done) {
+          ended = true
+          events = parser.end()
+        } else events = parser.push(next.value)
+      }
+    } finally {
+      reading = false
     }
   }
-  for (const event of parser.end()) {
-    if (done || event.data === '[DONE]') break
-    chunks++
-    yield chunkOf(event.data)
+  const step = (): Promise<IteratorResult<UpstreamChunk>> => {
+    if (finished) return Promise.resolve({ value: undefined, done: true })
+    try {
+      const chunk = take()
+      if (chunk !== undefined) return Promise.resolve({ value: chunk, done: false })
+      if (ended) return Promise.resolve(finish())
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return read()
   }
-  if (!chunks) throw upstreamError(provider, 'malformed_response', 'the event stream ended without a chunk')
+  // The call still waiting for the body, when one is: a call meanwhile waits its turn (as a generator's would).
+  let waiting: Promise<unknown> | undefined
+  const queue = (result: Promise<IteratorResult<UpstreamChunk>>) => {
+    waiting = result
+    const clear = () => {
+      if (waiting === result) waiting = undefined
+    }
+    void result.then(clear, clear)
+    return result
+  }
+  return {
+    next() {
+      if (waiting) return queue(waiting.then(step, step))
+      const result = step()
+      return reading ? queue(result) : result
+    },
+    return() {
+      // After a call still waiting for the body (as a generator's return waits for its running step).
+      const stop = async (): Promise<IteratorResult<UpstreamChunk>> => {
+        if (!finished) {
+          finished = true
+          if (!ended) await source.return?.()
+        }
+        return { value: undefined, done: true }
+      }
+      return waiting ? waiting.then(stop, stop) : stop()
+    },
+  }
 }
 
 // OpenAI's speech events: `speech.audio.delta` with base64 `audio`, then `speech.audio.done` with `usage`.

@@ -123,16 +123,33 @@ async function profiled(file: string, work: () => Promise<number>): Promise<numb
   return ms
 }
 
+/** Runs `work` under V8's sampling heap profiler, collected objects included (what the collector has to clean up). */
+async function allocations(file: string, work: () => Promise<number>): Promise<number> {
+  const session = new Session()
+  session.connect()
+  const post = (method: string, params: object = {}) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
+  await post('HeapProfiler.enable')
+  await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+  const ms = await work()
+  writeFileSync(file, JSON.stringify((await post('HeapProfiler.stopSampling')).profile))
+  session.disconnect()
+  return ms
+}
+
 // BENCH_OWN_RUN=whole:5000,whole:20000 runs those parts in turn and prints each one's CPU per call; with
-// BENCH_OWN_PROFILE=<file> the last part runs under the profiler (the earlier ones warm up).
+// BENCH_OWN_PROFILE=<file> the last part runs under the CPU profiler (the earlier ones warm up), with
+// BENCH_OWN_HEAP_PROFILE=<file> under the sampling heap profiler (a .heapprofile: where the bytes are allocated).
 const alone = process.env.BENCH_OWN_RUN
 if (alone) {
   const parts = alone.split(',')
   for (const [i, part] of parts.entries()) {
     const [kind, calls] = part.split(':')
     const work = () => run(kind as 'whole' | 'stream', Number(calls) || 10_000, 8)
-    const file = process.env.BENCH_OWN_PROFILE
-    const ms = file && i === parts.length - 1 ? await profiled(file, work) : await work()
+    const last = i === parts.length - 1
+    const cpu = process.env.BENCH_OWN_PROFILE
+    const heap = process.env.BENCH_OWN_HEAP_PROFILE
+    const ms = last && cpu ? await profiled(cpu, work) : last && heap ? await allocations(heap, work) : await work()
     console.log(`${kind}: ${ms.toFixed(4)} ms CPU per call`)
   }
   process.exit(0)

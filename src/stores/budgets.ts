@@ -1,5 +1,6 @@
 import type { AtomicOps, Budget, HoldOps } from './engine-types'
 import { keyCounterKey, type KeyPeriod } from './key-counters'
+import { createKeyMemo } from './key-memo'
 import type { Kv } from './kv'
 
 /** How a key's credit limit bounds it: the period it counts (`windowStart` when it resets), BYOK usage too or not, and the limit. */
@@ -21,6 +22,10 @@ export const keyHoldsKey = (kv: Kv, keyHash: string): string => kv.key('holds', 
  * and the atomic hold operations on them.
  */
 export function createHoldsStore({ kv, atomic, ops }: { kv: Kv; atomic: AtomicOps; ops: HoldOps }) {
+  // An org's budget names the same keys on every request of the org.
+  const memo = createKeyMemo()
+  const orgKey = (orgId: string, name: 'used' | 'granted' | 'holds') =>
+    memo.get(orgId, name) ?? memo.set(orgId, name, name === 'holds' ? kv.key('holds', 'org', orgId) : kv.key('credits', orgId, name))
   return {
     /** Which engine makes holds atomic: `redis` (shared by instances) or `local` (one process). */
     get kind() {
@@ -36,9 +41,9 @@ export function createHoldsStore({ kv, atomic, ops }: { kv: Kv; atomic: AtomicOp
     held: ops.held,
     /** The budget of an org's credits: granted − used − live holds. */
     orgBudget: (orgId: string): Budget => ({
-      usedKey: kv.key('credits', orgId, 'used'),
-      holdsKey: kv.key('holds', 'org', orgId),
-      limit: { key: kv.key('credits', orgId, 'granted') },
+      usedKey: orgKey(orgId, 'used'),
+      holdsKey: orgKey(orgId, 'holds'),
+      limit: { key: orgKey(orgId, 'granted') },
     }),
     /** The budget of a key's credit limit: the limit − what its counters of the period spent − live holds. */
     keyBudget: (keyHash: string, terms: KeyBudgetTerms): Budget => ({

@@ -1,5 +1,6 @@
 import type { LimitReset, SpendWindow } from './account-types'
 import type { AtomicOps, Budget, CounterCharge, CounterWindow } from './engine-types'
+import { createKeyMemo } from './key-memo'
 import type { Kv } from './kv'
 
 /**
@@ -17,6 +18,9 @@ export type TokensWindow = 'minute' | 'day'
 
 /** All time, or one of the windows a credit limit may reset with. */
 export type SpendPeriod = 'total' | LimitReset
+
+// The last part of a subject's spending counter's key, per period.
+const USED: Readonly<Record<SpendPeriod, string>> = { total: 'used', daily: 'used-daily', weekly: 'used-weekly', monthly: 'used-monthly' }
 
 /**
  * The counters and holds of users' and end users' limits (docs/first-party.md#budgets-for-users-and-end-users):
@@ -36,7 +40,15 @@ export function createSpendCountersStore({ kv, atomic }: { kv: Kv; atomic: Atomi
     const [kind, ...rest] = base(subject)
     return kv.key('holds', `${kind}${what}`, ...rest)
   }
-  const usedKey = (subject: SpendSubject, period: SpendPeriod) => kv.key('credits', ...base(subject), period === 'total' ? 'used' : `used-${period}`)
+  // A user's, key's or org's counters are named by the same strings on every request of theirs.
+  const memos = { user: createKeyMemo(), key: createKeyMemo(), org: createKeyMemo() }
+  const usedKey = (subject: SpendSubject, period: SpendPeriod) => {
+    const name = USED[period]
+    if (subject.kind === 'end-user') return kv.key('credits', 'end-user', subject.orgId, subject.hash, name)
+    const owner = subject.kind === 'key' ? subject.hash : subject.id
+    const memo = memos[subject.kind]
+    return memo.get(owner, name) ?? memo.set(owner, name, kv.key('credits', subject.kind, owner, name))
+  }
   const requestsKey = (subject: SpendSubject) => kv.key('credits', ...base(subject), 'requests-minute')
   const tokensKey = (subject: SpendSubject, window: TokensWindow) => kv.key('credits', ...base(subject), `tokens-${window}`)
   const spentKey = (subject: SpendSubject, window: SpendWindow) => kv.key('credits', ...base(subject), `spent-${window}`)
@@ -98,11 +110,8 @@ export function createSpendCountersStore({ kv, atomic }: { kv: Kv; atomic: Atomi
     /** What a subject spent in its spend window from `windowStart`. */
     readSpent: (subject: SpendSubject, window: SpendWindow, windowStart: number): Promise<bigint> => atomic.getUnits(spentKey(subject, window), windowStart),
     /** The charge of `units` to a subject's spending in a period, for a hold's settlement to add (with `window` for a windowed one). */
-    usageCharge: (subject: SpendSubject, period: SpendPeriod, units: bigint, window?: CounterWindow): CounterCharge => ({
-      key: usedKey(subject, period),
-      units,
-      ...(window ? { window } : {}),
-    }),
+    usageCharge: (subject: SpendSubject, period: SpendPeriod, units: bigint, window?: CounterWindow): CounterCharge =>
+      window ? { key: usedKey(subject, period), units, window } : { key: usedKey(subject, period), units },
     /** The count of one request in a subject's UTC minute, for a hold's settlement to add. */
     requestCharge: (subject: SpendSubject, window: CounterWindow): CounterCharge => ({ key: requestsKey(subject), units: 1n, window }),
     /** What a subject spent in a period (from `windowStart` for a windowed one: 0 when its counter counted an earlier window). */

@@ -8,20 +8,15 @@
 // IPC: { type: 'stats' } / { type: 'gc' } (bench/child-stats.ts), { type: 'profile-start', intervalUs } and
 // { type: 'profile-stop', file } (a CPU profile through node:inspector, written to `file`),
 // { type: 'redis-count-start' } and { type: 'redis-count-stop' } (answers the counts).
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
 import type { Storage } from 'unstorage'
 import { answerStats } from './child-stats'
+import { fromDist, loadGateway } from './gateway-module'
 import { countRedisCommands } from './redis-commands'
 
 // BENCH_DIST=1: the built package (dist/, as users run it) instead of the TypeScript sources through tsx.
-const fromDist = Boolean(process.env.BENCH_DIST)
-const distIndex = new URL('../dist/index.mjs', import.meta.url)
-if (fromDist && !existsSync(distIndex)) {
-  console.error('gateway-process: BENCH_DIST is set but dist/ is missing: run npm run build first')
-  process.exit(2)
-}
-const { createGateway, openaiCompatible } = (await import(fromDist ? distIndex.href : '../src/index')) as typeof import('../src/index')
+const { createGateway, openaiCompatible } = await loadGateway('gateway-process')
 const { serve } = (await import(
   fromDist ? new URL('../dist/adapters/node.mjs', import.meta.url).href : '../adapters/node'
 )) as typeof import('../adapters/node')

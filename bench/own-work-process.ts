@@ -8,18 +8,13 @@
 // Prints one JSON line on stdout when ready; then reads commands on stdin, one per line: `whole <calls> <at once>` or
 // `stream <calls> <at once>`, and answers each with a line `done <cpu ms per call>`.
 // Alone: BENCH_OWN_RUN=whole:5000,whole:20000 [BENCH_OWN_PROFILE=own.cpuprofile] npx tsx bench/own-work-process.ts
-import { existsSync, writeFileSync } from 'node:fs'
-import { Session } from 'node:inspector'
+import { writeFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { startFakeOpenAI } from '../test/fakes/openai'
+import { loadGateway } from './gateway-module'
+import { withInspector } from './inspector'
 
-const fromDist = Boolean(process.env.BENCH_DIST)
-const distIndex = new URL('../dist/index.mjs', import.meta.url)
-if (fromDist && !existsSync(distIndex)) {
-  console.error('own-work-process: BENCH_DIST is set but dist/ is missing: run npm run build first')
-  process.exit(2)
-}
-const { createGateway, openaiCompatible } = (await import(fromDist ? distIndex.href : '../src/index')) as typeof import('../src/index')
+const { createGateway, openaiCompatible } = await loadGateway('own-work-process')
 type Transport = NonNullable<Parameters<typeof openaiCompatible>[0]['transport']>
 
 /** What the fake upstream answered: status, headers and the body's chunks as they arrived. */
@@ -109,33 +104,25 @@ async function run(kind: 'whole' | 'stream', calls: number, atOnce: number): Pro
 }
 
 /** Runs `work` under V8's sampling profiler (100 µs) and writes the profile to `file`. */
-async function profiled(file: string, work: () => Promise<number>): Promise<number> {
-  const session = new Session()
-  session.connect()
-  const post = (method: string, params: object = {}) =>
-    new Promise<any>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
-  await post('Profiler.enable')
-  await post('Profiler.setSamplingInterval', { interval: 100 })
-  await post('Profiler.start')
-  const ms = await work()
-  writeFileSync(file, JSON.stringify((await post('Profiler.stop')).profile))
-  session.disconnect()
-  return ms
-}
+const profiled = (file: string, work: () => Promise<number>): Promise<number> =>
+  withInspector(async (post) => {
+    await post('Profiler.enable')
+    await post('Profiler.setSamplingInterval', { interval: 100 })
+    await post('Profiler.start')
+    const ms = await work()
+    writeFileSync(file, JSON.stringify((await post('Profiler.stop')).profile))
+    return ms
+  })
 
 /** Runs `work` under V8's sampling heap profiler, collected objects included (what the collector has to clean up). */
-async function allocations(file: string, work: () => Promise<number>): Promise<number> {
-  const session = new Session()
-  session.connect()
-  const post = (method: string, params: object = {}) =>
-    new Promise<any>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
-  await post('HeapProfiler.enable')
-  await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
-  const ms = await work()
-  writeFileSync(file, JSON.stringify((await post('HeapProfiler.stopSampling')).profile))
-  session.disconnect()
-  return ms
-}
+const allocations = (file: string, work: () => Promise<number>): Promise<number> =>
+  withInspector(async (post) => {
+    await post('HeapProfiler.enable')
+    await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+    const ms = await work()
+    writeFileSync(file, JSON.stringify((await post('HeapProfiler.stopSampling')).profile))
+    return ms
+  })
 
 // BENCH_OWN_RUN=whole:5000,whole:20000 runs those parts in turn and prints each one's CPU per call; with
 // BENCH_OWN_PROFILE=<file> the last part runs under the CPU profiler (the earlier ones warm up), with

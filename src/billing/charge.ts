@@ -77,40 +77,6 @@ export function requestFacts(ctx: GatewayContext, input: RequestOutcome) {
   return facts as typeof facts & GenerationTags
 }
 
-// The fields every usage record has, first and in this order (usageRecordOf); the others follow as the facts have them.
-const RECORD_FIELDS = new Set([
-  'id',
-  'org_id',
-  'user_id',
-  'end_user',
-  'via',
-  'key_hash',
-  'endpoint',
-  'model',
-  'provider',
-  'provider_name',
-  'upstream_id',
-  'stream',
-  'status',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'cache_write_tokens',
-  'reasoning_tokens',
-  'usage_estimated',
-  'currency',
-  'cost',
-  'cost_eur',
-  'is_byok',
-  'upstream_inference_cost',
-  'latency_ms',
-  'first_token_ms',
-  'finish_reason',
-  'native_finish_reason',
-  'attempts',
-  'created_at',
-])
-
 /**
  * A usage record from its facts and what was charged: one object literal with the fields every record has, then the
  * facts' others (tags, an endpoint's own) and BYOK's, so that the record stays a fast object for its JSON and its
@@ -153,8 +119,9 @@ function usageRecordOf(
     attempts: facts.attempts,
     created_at: facts.created_at,
   }
+  // The facts' other fields (tags, an endpoint's own), after those the literal has.
   const all = record as unknown as Record<string, unknown>
-  for (const name in facts) if (!RECORD_FIELDS.has(name)) all[name] = (facts as unknown as Record<string, unknown>)[name]
+  for (const name in facts) if (!Object.hasOwn(all, name)) all[name] = (facts as unknown as Record<string, unknown>)[name]
   if (byok) {
     record.credential_id = byok.credential_id
     record.upstream_cost_eur = byok.upstream_cost_eur

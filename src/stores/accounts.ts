@@ -121,7 +121,7 @@ export function createAccountsStore(options: AccountsOptions) {
   const refreshing = new Set<string>()
   const expired = (record: ApiKeyRecord) => record.expires_at !== null && record.expires_at !== undefined && Date.parse(record.expires_at) <= now()
   // A key's record, user and org read from storage, cached when usable; null when unknown, revoked, disabled or expired.
-  const loadKey = async (hash: string, expired: (record: ApiKeyRecord) => boolean): Promise<Principal | null> => {
+  const loadKey = async (hash: string): Promise<Principal | null> => {
     const generation = options.cache?.generation() ?? 0
     const record = await atomic.read<ApiKeyRecord>(recordKey(hash))
     if (!record || record.revoked || record.disabled || expired(record)) return null
@@ -143,7 +143,7 @@ export function createAccountsStore(options: AccountsOptions) {
     if (!stale) return undefined
     if (!refreshing.has(hash)) {
       refreshing.add(hash)
-      void loadKey(hash, expired)
+      void loadKey(hash)
         .then((principal) => principal ?? options.cache?.delete(hash))
         .catch(() => options.cache?.delete(hash))
         .finally(() => refreshing.delete(hash))
@@ -398,7 +398,7 @@ export function createAccountsStore(options: AccountsOptions) {
       if (!isWellFormedKey(key, options.keyPrefix)) return null
       const hash = sha256Hex(key)
       const known = cachedKey(hash)
-      return known !== undefined ? known : loadKey(hash, expired)
+      return known !== undefined ? known : loadKey(hash)
     },
 
     /**

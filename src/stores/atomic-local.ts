@@ -103,6 +103,11 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
     const next = unitsOf(current, window.start) + delta
     return { next, record: { units: next.toString(), window: start } }
   }
+  // A counter's units read at once, when its lock is idle in the gateway's own memory storage; else undefined.
+  const unitsNow = (key: string, windowStart?: number): bigint | undefined => {
+    const map = now(key)
+    return map ? unitsOf(readNow(map, key), windowStart) : undefined
+  }
   // addCountersAtOnce's maps, reused (it runs to its end before anything else can call it).
   const scratch: (Map<string, unknown> | undefined)[] = []
   const ops: AtomicOps = {
@@ -118,10 +123,7 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
       }
       return waiting ? Promise.all(waiting).then(() => undefined) : undefined
     },
-    unitsNow: (key, windowStart) => {
-      const map = now(key)
-      return map ? unitsOf(readNow(map, key), windowStart) : undefined
-    },
+    unitsNow,
     addCountersAtOnce(counters) {
       // Checked first, all of them (nothing else runs until this returns), then changed.
       const maps = scratch
@@ -160,8 +162,8 @@ export function createLocalAtomic(storage: Storage, mountKey: string): AtomicOps
     },
     // Read under the lock too: the fs driver does not write atomically, so a read racing a write could see an empty file.
     getUnits: (key, windowStart) => {
-      const map = now(key)
-      if (map) return Promise.resolve(unitsOf(readNow(map, key), windowStart))
+      const units = unitsNow(key, windowStart)
+      if (units !== undefined) return Promise.resolve(units)
       return lock(key, async () => unitsOf(await read(key), windowStart))
     },
     increment: (key, by = 1, ttlSeconds) =>

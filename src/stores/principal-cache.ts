@@ -50,14 +50,23 @@ export function createPrincipalCache(kv: Kv, options: AuthCacheOptions, logger: 
   let epochRead = false
   let generation = 0
   let timer: ReturnType<typeof setInterval> | undefined
+  // Bumped when this instance starts and ends writing a new epoch: a read that overlapped a write of our own may
+  // carry the epoch before it, which is no change made elsewhere (it would empty the cache twice for nothing).
+  let ownWrites = 0
+  let reading = false
 
   const empty = () => {
     entries.clear()
     generation++
   }
   const readEpoch = async () => {
+    // One read at a time: a stalled storage gets no pile of reads, and no older answer lands after a newer one.
+    if (reading) return
+    reading = true
+    const writesBefore = ownWrites
     try {
       const value = (await kv.get<{ epoch: string }>(EPOCH))?.epoch
+      if (writesBefore !== ownWrites) return
       if (epochRead && value !== epoch) empty()
       epoch = value
       epochRead = true
@@ -65,6 +74,8 @@ export function createPrincipalCache(kv: Kv, options: AuthCacheOptions, logger: 
       // Unreadable storage: forget everything rather than trust entries a change may have voided.
       empty()
       logger.warn('reading the authentication epoch failed; the cache was emptied', { error: String(error) })
+    } finally {
+      reading = false
     }
   }
   const startPolling = () => {
@@ -103,7 +114,13 @@ export function createPrincipalCache(kv: Kv, options: AuthCacheOptions, logger: 
       empty()
       if (ttlMs <= 0) return
       epoch = idHex(12)
-      await kv.set({ epoch }, EPOCH)
+      epochRead = true
+      ownWrites++
+      try {
+        await kv.set({ epoch }, EPOCH)
+      } finally {
+        ownWrites++
+      }
     },
     stop() {
       clearInterval(timer)

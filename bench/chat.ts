@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { ask, type Child, type ChildStats, startChild, statsOf, stopChildren } from './children'
+import { ensurePortkey } from './portkey'
 import { BadResponse, fullCheck, load, prepare, round3, type Sample, send, summary, type Target, type TargetName, targetOf } from './client'
 import { type ProfileSummary, summariseProfile } from './cpu-profile'
 import type { RedisCounts } from './redis-commands'
@@ -50,7 +51,7 @@ const PHASES = listEnv('BENCH_PHASES', 'latency,capacity,in-process,redis-trips,
   'profile',
   'memory',
 ] as const)
-const TARGETS = listEnv('BENCH_TARGETS', 'proxy,h3,gateway,gateway-redis', ['proxy', 'h3', 'gateway', 'gateway-redis'] as const)
+const TARGETS = listEnv('BENCH_TARGETS', 'proxy,h3,gateway,gateway-redis', ['proxy', 'h3', 'gateway', 'gateway-redis', 'portkey'] as const)
 const LATENCIES = (process.env.BENCH_UPSTREAM_LATENCY_MS || process.env.BENCH_UPSTREAM_LATENCIES_MS || '100,20').split(',').map((x, i) => {
   const ms = Number(x)
   if (!Number.isFinite(ms) || ms <= 0) throw new Error(`BENCH_UPSTREAM_LATENCIES_MS: entry ${i} must be a positive number of ms, got ${x}`)
@@ -159,7 +160,11 @@ const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
 interface Bench {
   target: Target
   hop?: Child
+  /** Whole requests only (Portkey answers streams with a 500 on Node: bench/README.md#portkey). */
+  wholeOnly?: boolean
 }
+/** Whether a bench runs requests of this kind. */
+const runs = (b: Bench, stream: boolean) => !(stream && b.wholeOnly)
 interface World {
   upstream: Child
   benches: Bench[]
@@ -261,13 +266,13 @@ async function runPhase(latencyMs: number, world: World): Promise<PhaseResult> {
   await ask(upstream, 'latency', { ms: latencyMs })
   const kinds = KINDS.map((k) => k === 'stream')
   const opts = (count: number) => ({ count, loops: CONNECTIONS, spreadMs: latencyMs })
-  if (WARMUP) for (const stream of kinds) for (const b of benches) await load(b.target, () => stream, opts(WARMUP))
+  if (WARMUP) for (const stream of kinds) for (const b of benches) if (runs(b, stream)) await load(b.target, () => stream, opts(WARMUP))
   await ask(upstream, 'trim')
 
   const scenarios = new Map<string, Scenario>()
   const keyOf = (b: Bench, stream: boolean) => `${b.target.name}-${stream ? 'stream' : 'whole'}`
   for (const bench of benches)
-    for (const stream of kinds)
+    for (const stream of kinds.filter((k) => runs(bench, k)))
       scenarios.set(keyOf(bench, stream), {
         bench,
         stream,
@@ -288,6 +293,7 @@ async function runPhase(latencyMs: number, world: World): Promise<PhaseResult> {
     const order = r % 2 === 0 ? benches : [...benches].reverse()
     for (const stream of kinds) {
       for (const bench of order) {
+        if (!runs(bench, stream)) continue
         const s = scenarios.get(keyOf(bench, stream))!
         const before = await Promise.all(everyone.map(statsOf))
         const r0 = await redisCpuMs(redis)
@@ -435,6 +441,7 @@ async function countPromises(world: World, bench: Bench): Promise<Record<string,
   const out: Record<string, number> = {}
   for (const kind of KINDS) {
     const stream = kind === 'stream'
+    if (!runs(bench, stream)) continue
     await load(bench.target, () => stream, { count: 50, loops: 1 })
     await ask(bench.hop!, 'promises-start')
     await load(bench.target, () => stream, { count: PROMISE_REQUESTS, loops: 1, gapMs: 5 })
@@ -818,13 +825,15 @@ async function main() {
   if (needMain) {
     const upstream = await startChild('upstream', 'upstream-process.ts', {})
     const env = { BENCH_UPSTREAM_URL: upstream.info.url }
-    const [proxy, floor, gateway, gatewayRedis] = await Promise.all([
+    const portkeyScript = TARGETS.includes('portkey') ? ensurePortkey() : undefined
+    const [proxy, floor, gateway, gatewayRedis, portkey] = await Promise.all([
       TARGETS.includes('proxy') ? startChild('proxy', 'baseline-proxy-process.ts', env) : undefined,
       TARGETS.includes('h3') ? startChild('h3', 'h3-floor-process.ts', env) : undefined,
       TARGETS.includes('gateway') ? startChild('gateway', 'gateway-process.ts', { ...env, BENCH_STORAGE: 'memory' }) : undefined,
       wantRedis
         ? startChild('gateway-redis', 'gateway-process.ts', { ...env, BENCH_STORAGE: 'redis', BENCH_REDIS_BASE: `mg-bench-${process.pid}` })
         : undefined,
+      portkeyScript ? startChild('portkey', 'portkey-process.ts', { BENCH_PORTKEY_SCRIPT: portkeyScript }) : undefined,
     ])
     const path = '/api/v1/chat/completions'
     const benches: Bench[] = [{ target: targetOf('direct', upstream.info.url, '/chat/completions', 'bench', CONNECTIONS) }]
@@ -835,6 +844,17 @@ async function main() {
       benches.push({
         target: targetOf('gateway-redis', gatewayRedis.info.url, path, 'fake/bench', CONNECTIONS, `Bearer ${gatewayRedis.info.key}`),
         hop: gatewayRedis,
+      })
+    // Portkey names the provider and its host in headers (its docs' way to any OpenAI-compatible server); the model as
+    // the upstream knows it (Portkey passes it through).
+    if (portkey)
+      benches.push({
+        target: targetOf('portkey', portkey.info.url, '/v1/chat/completions', 'bench', CONNECTIONS, 'Bearer x', {
+          'x-portkey-provider': 'openai',
+          'x-portkey-custom-host': upstream.info.url,
+        }),
+        hop: portkey,
+        wholeOnly: true,
       })
     const world: World = { upstream, benches, redis: wantRedis ? redis : undefined }
     console.log(
@@ -848,7 +868,8 @@ async function main() {
 
     // One fully checked request per scenario before anything is measured.
     for (const kind of KINDS)
-      for (const b of benches) await send(b.target, prepare(b.target, kind === 'stream'), kind === 'stream', fullCheck(b.target, kind === 'stream'))
+      for (const b of benches)
+        if (runs(b, kind === 'stream')) await send(b.target, prepare(b.target, kind === 'stream'), kind === 'stream', fullCheck(b.target, kind === 'stream'))
 
     if (PHASES.includes('latency')) {
       for (const ms of LATENCIES) {

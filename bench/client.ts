@@ -1,7 +1,7 @@
 // The benchmark's load generator: node:http, one keep-alive Agent per target with maxSockets = the connections.
 import { Agent, type OutgoingHttpHeaders, request } from 'node:http'
 
-export type TargetName = 'direct' | 'proxy' | 'h3' | 'gateway' | 'gateway-redis'
+export type TargetName = 'direct' | 'proxy' | 'h3' | 'gateway' | 'gateway-redis' | 'portkey'
 export interface Target {
   name: TargetName
   agent: Agent
@@ -10,6 +10,8 @@ export interface Target {
   path: string
   model: string
   authorization?: string
+  /** Other headers every request carries (Portkey's provider and custom host). */
+  headers?: Record<string, string>
 }
 export interface Sample {
   /** Response complete, ms. */
@@ -21,7 +23,15 @@ export interface Sample {
 // BENCH_REQUEST_TIMEOUT_MS: read at each request (bench/instructions.ts sets it after this module is loaded).
 const requestTimeoutMs = () => Number(process.env.BENCH_REQUEST_TIMEOUT_MS) || 30_000
 
-export function targetOf(name: TargetName, base: string, path: string, model: string, connections: number, authorization?: string): Target {
+export function targetOf(
+  name: TargetName,
+  base: string,
+  path: string,
+  model: string,
+  connections: number,
+  authorization?: string,
+  headers?: Record<string, string>,
+): Target {
   const url = new URL(base)
   return {
     name,
@@ -31,6 +41,7 @@ export function targetOf(name: TargetName, base: string, path: string, model: st
     path: url.pathname.replace(/\/+$/, '') + path,
     model,
     authorization,
+    headers,
   }
 }
 
@@ -49,6 +60,7 @@ export function prepare(target: Target, stream: boolean, model = target.model): 
   )
   const headers: OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': body.length }
   if (target.authorization) headers.authorization = target.authorization
+  if (target.headers) Object.assign(headers, target.headers)
   return { body, headers }
 }
 

@@ -23,6 +23,7 @@ export {
   type UpstreamTranscriptionRequest,
 } from './wire-audio'
 export type {
+  ChunkIterator,
   UpstreamCacheControl,
   UpstreamChatRequest,
   UpstreamChoice,

@@ -157,6 +157,15 @@ export interface UpstreamCompletion {
   [key: string]: unknown
 }
 
+/**
+ * A provider's stream chunks as they come; `nextNow` (optional) answers at once with a chunk (or the end) already in
+ * hand, undefined when the next one has to be waited for: a stream's body sends what is in hand in one go
+ * (docs/performance.md#where-the-time-goes).
+ */
+export interface ChunkIterator<C> extends AsyncIterator<C> {
+  nextNow?(): IteratorResult<C> | undefined
+}
+
 /** One streamed chunk as OpenAI shapes it. */
 export interface UpstreamChunk {
   id?: string

@@ -88,6 +88,12 @@ export function createStreamBody<C, B, T = Uint8Array>(
         throw error
       },
     ))
+  // The next upstream chunk if it is in hand already (noted), else undefined: none while a read is waiting for the body.
+  const readNow = (served: OpenedStream<C>): IteratorResult<C> | undefined => {
+    if (reading) return undefined
+    const next = served.iterator.nextNow?.()
+    return next && noted(next)
+  }
   // Stops the provider: its call aborted, its stream returned.
   const stopUpstream = (served: OpenedStream<C> | undefined, reason?: unknown) => {
     upstreamAbort.abort(reason)
@@ -315,15 +321,22 @@ export function createStreamBody<C, B, T = Uint8Array>(
           opened = taken
           return relayFirst(taken)
         }
-        // The hot path (every later chunk), without relay's extra async step: one upstream chunk per pull.
+        // The hot path (every later chunk), without relay's extra async step: the upstream chunks in hand (a socket
+        // read often holds several), else one read (the client's pace holds the provider back); what is in hand goes
+        // out in one go, with no promise each.
         const served = opened
         if (!served || machine.phase !== 'flowing') return
         try {
+          let sent = false
           for (;;) {
-            const next = await readNext(served)
+            let next = readNow(served)
+            if (next === undefined) {
+              if (sent) return
+              next = await readNext(served)
+            }
             if (machine.phase !== 'flowing') return
             if (next.done) return await done(served)
-            if (forward(next.value)) return
+            if (forward(next.value)) sent = true
           }
         } catch (error) {
           if (machine.phase === 'flowing' && machine.on('broke')) await fail(served, error)

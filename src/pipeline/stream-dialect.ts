@@ -1,5 +1,5 @@
 import type { GatewayError } from '../errors'
-import type { UpstreamUsage } from '../contracts'
+import type { ChunkIterator, UpstreamUsage } from '../contracts'
 import type { Attempt } from '../routing/plan'
 
 /** What a stream's chunks tell its billing, noted by the dialect as they pass (docs/money.md). */
@@ -44,7 +44,7 @@ export interface OpenedStream<C> {
   attempt: Attempt
   /** The attempts made until this one served (retries and fallbacks included). */
   tries: number
-  iterator: AsyncIterator<C>
+  iterator: ChunkIterator<C>
   first: IteratorResult<C>
   /** When the first chunk arrived (the gateway's clock). */
   firstAt: number

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { requireNodeBuiltin } from '../runtime/node-builtin'
 import { collectBytes } from '../http/collect'
 import { upstreamError } from './upstream-error'
-import type { UpstreamSource } from '../contracts'
+import type { ChunkIterator, UpstreamSource } from '../contracts'
 
 // The hot path's transport (the runner, src/providers/runner.ts, calls it through transport.ts): node:http with
 // keep-alive pools, several times cheaper in CPU than fetch per call here (docs/providers.md#transport).
@@ -118,7 +118,7 @@ const cutShort = (init: UpstreamRequest) =>
 // the chunks that arrived before them; leaving early (`return`) destroys an unfinished response.
 function readBody(res: IncomingMessage, init: UpstreamRequest, endedEarly: (cause?: unknown) => Error): AsyncIterable<Uint8Array> {
   return {
-    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    [Symbol.asyncIterator](): ChunkIterator<Uint8Array> {
       const queue: Buffer[] = []
       let ended = false
       let failure: Error | undefined
@@ -164,6 +164,17 @@ function readBody(res: IncomingMessage, init: UpstreamRequest, endedEarly: (caus
       res.on('error', onError)
       res.on('close', onClose)
       return {
+        // A chunk already in hand (or the end, or the failure), at once; undefined when one must be waited for.
+        nextNow() {
+          if (waiting) return undefined
+          if (queue.length) {
+            const value = queue.shift()!
+            if (queue.length < 4 && res.isPaused() && !ended) res.resume()
+            return { value, done: false }
+          }
+          if (failure) throw failure
+          return ended ? { value: undefined, done: true } : undefined
+        },
         next() {
           if (queue.length) {
             const value = queue.shift()!

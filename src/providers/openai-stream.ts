@@ -1,6 +1,6 @@
 import { errorMessageOf } from './checks'
 import { createSseParser, parseServerSentEvents, type ServerSentEvent } from './sse'
-import type { AudioUsage, UpstreamChunk, UpstreamSpeech, UpstreamSource } from '../contracts'
+import type { AudioUsage, ChunkIterator, UpstreamChunk, UpstreamSpeech, UpstreamSource } from '../contracts'
 import { upstreamError } from './upstream-error'
 
 /** OpenAI's chat chunks from an event stream's bytes, up to `[DONE]` (the body is read to its end for keep-alive). */
@@ -12,7 +12,7 @@ export function openaiChunks(body: AsyncIterable<Uint8Array>, provider: Upstream
 // once (one promise), not through an async generator's queue and a `for await` over the body (three per chunk).
 // Otherwise as such a generator: one call at a time (later calls wait their turn), a failure ends it (the body
 // returned when the failure is not the body's own), `return()` returns the body.
-function openaiChunkIterator(source: AsyncIterator<Uint8Array>, provider: UpstreamSource): AsyncIterator<UpstreamChunk> {
+function openaiChunkIterator(source: ChunkIterator<Uint8Array>, provider: UpstreamSource): ChunkIterator<UpstreamChunk> {
   const parser = createSseParser()
   let events: ServerSentEvent[] = []
   let at = 0
@@ -109,6 +109,30 @@ function openaiChunkIterator(source: AsyncIterator<Uint8Array>, provider: Upstre
     return result
   }
   return {
+    // A chunk (or the end) already in hand, at once: among the events parsed, else from body bytes the body has in
+    // hand (a socket read often holds several chunks); undefined when the body must be waited for, or a call is.
+    nextNow() {
+      if (waiting || reading) return undefined
+      if (finished) return { value: undefined, done: true }
+      for (;;) {
+        const chunk = take()
+        if (chunk !== undefined) return { value: chunk, done: false }
+        if (ended) return finish()
+        let next: IteratorResult<Uint8Array> | undefined
+        try {
+          next = source.nextNow?.()
+        } catch (error) {
+          finished = true // the body's own failure: nothing to return
+          throw error
+        }
+        if (next === undefined) return undefined
+        at = 0
+        if (next.done) {
+          ended = true
+          events = parser.end()
+        } else events = parser.push(next.value)
+      }
+    },
     next() {
       if (waiting) return queue(waiting.then(step, step))
       const result = step()

@@ -96,3 +96,74 @@ describe('openaiChunks', () => {
     expect(await early.next()).toEqual({ value: undefined, done: true })
   })
 })
+
+/** A body whose parts are all in hand: `nextNow` answers them at once (as node:http's body does with a socket read's chunks). */
+function bodyInHand(parts: (string | Error)[]) {
+  let i = 0
+  const take = (): IteratorResult<Uint8Array> => {
+    if (i >= parts.length) return { value: undefined, done: true }
+    const part = parts[i++]
+    if (part instanceof Error) throw part
+    return { value: encode(part), done: false }
+  }
+  const seen = { returned: false }
+  const body: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      nextNow: take,
+      next: async () => take(),
+      async return() {
+        seen.returned = true
+        return { value: undefined, done: true }
+      },
+    }),
+  }
+  return { body, seen }
+}
+
+type ChunksNow = AsyncIterator<{ choices: { delta?: { content?: string } }[] }> & {
+  nextNow(): IteratorResult<{ choices: { delta?: { content?: string } }[] }> | undefined
+}
+
+describe('openaiChunks: chunks in hand at once (nextNow)', () => {
+  it('answers every chunk of the events and body bytes in hand, then the end, with no promise', () => {
+    const { body } = bodyInHand([`${chunk('a')}${chunk('b')}`, chunk('c'), 'data: [DONE]\n\n'])
+    const iterator = openaiChunks(body, provider)[Symbol.asyncIterator]() as ChunksNow
+    const out: string[] = []
+    for (let next = iterator.nextNow(); next && !next.done; next = iterator.nextNow()) out.push(next.value.choices[0].delta?.content ?? '')
+    expect(out).toEqual(['a', 'b', 'c'])
+    expect(iterator.nextNow()).toEqual({ value: undefined, done: true })
+  })
+
+  it('answers undefined when the body has nothing in hand, and while a call waits for the body', async () => {
+    const { body } = bodyOf([chunk('a'), chunk('b')])
+    const iterator = openaiChunks(body, provider)[Symbol.asyncIterator]() as ChunksNow
+    expect(iterator.nextNow()).toBeUndefined() // a body without nextNow: nothing is ever in hand before it is read
+    const first = iterator.next()
+    expect(iterator.nextNow()).toBeUndefined() // the call waiting for the body goes first
+    expect((await first).value?.choices[0].delta?.content).toBe('a')
+    expect((await iterator.next()).value?.choices[0].delta?.content).toBe('b')
+  })
+
+  it('throws a bad chunk (returning the body) and the body’s own failure, as next() rejects them', () => {
+    const bad = bodyInHand([chunk('a'), 'data: {not json\n\n', chunk('c')])
+    const iterator = openaiChunks(bad.body, provider)[Symbol.asyncIterator]() as ChunksNow
+    expect(iterator.nextNow()?.value?.choices[0].delta?.content).toBe('a')
+    expect(() => iterator.nextNow()).toThrow(expect.objectContaining({ status: 502, kind: 'malformed_response' }))
+    expect(bad.seen.returned).toBe(true)
+    expect(iterator.nextNow()).toEqual({ value: undefined, done: true })
+
+    const broken = bodyInHand([chunk('a'), new Error('socket hang up')])
+    const second = openaiChunks(broken.body, provider)[Symbol.asyncIterator]() as ChunksNow
+    expect(second.nextNow()?.value?.choices[0].delta?.content).toBe('a')
+    expect(() => second.nextNow()).toThrow('socket hang up')
+    expect(broken.seen.returned).toBe(false)
+  })
+
+  it('fails a body that ends without a chunk', () => {
+    const { body } = bodyInHand(['data: [DONE]\n\n'])
+    const iterator = openaiChunks(body, provider)[Symbol.asyncIterator]() as ChunksNow
+    expect(() => iterator.nextNow()).toThrow(
+      expect.objectContaining({ kind: 'malformed_response', metadata: expect.objectContaining({ raw: 'the event stream ended without a chunk' }) }),
+    )
+  })
+})

@@ -1,4 +1,5 @@
 import { hkdf } from '@noble/hashes/hkdf'
+import { sha1 as nobleSha1 } from '@noble/hashes/legacy'
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2'
 import { nodeBuiltin } from '../runtime/node-builtin'
 
@@ -20,6 +21,12 @@ export function sha256Hex(value: string | Uint8Array): string {
   // Node's one-shot hash (20.12+) where there is one: no Hash object per call, on every request's key.
   if (node) return typeof node.hash === 'function' ? node.hash('sha256', value, 'hex') : node.createHash('sha256').update(value).digest('hex')
   return toHex(nobleSha256(bytesOf(value)))
+}
+
+/** The lowercase hex SHA-1 of a string (UTF-8): what Redis names a Lua script by (EVALSHA), nothing secret. */
+export function sha1Hex(value: string): string {
+  if (node) return node.createHash('sha1').update(value).digest('hex')
+  return toHex(nobleSha1(bytesOf(value)))
 }
 
 /** HKDF-SHA256 of `secret` with `salt` and `info`, `length` bytes long. */

@@ -1,10 +1,10 @@
 import type { Driver, Storage } from 'unstorage'
+import { runScript, type ScriptClient } from './redis-script'
 import { UNIT } from '../billing/money'
 import type { AtomicOps } from './engine-types'
 
 /** The part of an ioredis client these operations use. */
-interface RedisClient {
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>
+interface RedisClient extends ScriptClient {
   hmget(key: string, ...fields: string[]): Promise<(string | null)[]>
   set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>
   getdel(key: string): Promise<string | null>
@@ -140,15 +140,16 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
     async addUnits(key, delta, window) {
       const [u, f] = (
         window
-          ? await client().eval(ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
-          : await client().eval(ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))
+          ? await runScript(client(), ADD_WINDOW_UNITS, 1, redisKey(key), ...splitUnits(delta), window.start, Math.max(1, Math.ceil(window.ttlMs)))
+          : await runScript(client(), ADD_UNITS, 1, redisKey(key), ...splitUnits(delta))
       ) as [number, number]
       return BigInt(u) * UNIT + BigInt(f)
     },
     // One script for all of them: atomic as a transaction, in one command instead of MULTI, an EVAL each and EXEC.
     async addUnitsMany(changes) {
       if (!changes.length) return
-      await client().eval(
+      await runScript(
+        client(),
         ADD_UNITS_MANY,
         changes.length,
         ...changes.map((change) => redisKey(change.key)),
@@ -161,7 +162,7 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
       return BigInt(u ?? '0') * UNIT + BigInt(f ?? '0')
     },
     async increment(key, by = 1, ttlSeconds = 0) {
-      return Number(await client().eval(INCREMENT, 1, redisKey(key), by, Math.round(ttlSeconds * 1000)))
+      return Number(await runScript(client(), INCREMENT, 1, redisKey(key), by, Math.round(ttlSeconds * 1000)))
     },
     async setIfAbsent(key, value) {
       return (await client().set(redisKey(key), JSON.stringify(value), 'NX')) === 'OK'
@@ -183,7 +184,8 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
         const current = raw === null ? null : (JSON.parse(raw) as T)
         const next = fn(current)
         if (next === undefined || (next === null && raw === null)) return current
-        const written = await client().eval(
+        const written = await runScript(
+          client(),
           COMPARE_AND_SET,
           1,
           target,
@@ -198,7 +200,7 @@ export function createRedisAtomic(storage: Storage, driver: RedisDriver): Atomic
       throw new Error(`model-gateway: gave up updating ${key} after ${MAX_UPDATE_ROUNDS} conflicting writes`)
     },
     async claimAndAddUnits(claimKey, claim, counterKey, delta) {
-      const claimed = await client().eval(CLAIM_AND_ADD_UNITS, 2, redisKey(claimKey), redisKey(counterKey), ...splitUnits(delta), JSON.stringify(claim))
+      const claimed = await runScript(client(), CLAIM_AND_ADD_UNITS, 2, redisKey(claimKey), redisKey(counterKey), ...splitUnits(delta), JSON.stringify(claim))
       return Number(claimed) === 1
     },
   }

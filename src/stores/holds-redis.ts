@@ -1,4 +1,5 @@
 import type { Driver, Storage } from 'unstorage'
+import { runScript, type ScriptClient } from './redis-script'
 import { UNIT } from '../billing/money'
 import { restartWindowLua, splitUnits as split } from './atomic-redis'
 import type { HoldOps } from './engine-types'
@@ -6,8 +7,7 @@ import type { HoldOps } from './engine-types'
 type RedisDriver = Driver & { options: { base?: string }; getInstance: () => RedisClient }
 
 /** The part of an ioredis client holds use. */
-interface RedisClient {
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>
+interface RedisClient extends ScriptClient {
   hgetall(key: string): Promise<Record<string, string>>
 }
 
@@ -145,7 +145,17 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
         String(b.alsoUsed?.length ?? 0),
         ...split(b.units ?? units),
       ])
-      const result = (await client().eval(PLACE, keys.length, ...keys, id, Math.ceil(expiresAt), Math.floor(now), budgets.length, ...perBudget)) as number[]
+      const result = (await runScript(
+        client(),
+        PLACE,
+        keys.length,
+        ...keys,
+        id,
+        Math.ceil(expiresAt),
+        Math.floor(now),
+        budgets.length,
+        ...perBudget,
+      )) as number[]
       if (result[0] === 0) return { ok: true }
       return { ok: false, index: result[0] - 1, available: BigInt(result[1]) * UNIT + BigInt(result[2]) }
     },
@@ -160,7 +170,8 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
         c.window ? String(Math.max(1, Math.ceil(c.window.ttlMs))) : '0',
       ])
       const written = records.map((record) => JSON.stringify(record.value))
-      await client().eval(
+      await runScript(
+        client(),
         SETTLE,
         keys.length,
         ...keys,
@@ -175,7 +186,7 @@ export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps
     },
     async renew({ id, budgets, expiresAt, now }) {
       const keys = budgets.map((b) => redisKey(b.holdsKey))
-      return Number(await client().eval(RENEW, keys.length, ...keys, id, Math.ceil(expiresAt), Math.floor(now)))
+      return Number(await runScript(client(), RENEW, keys.length, ...keys, id, Math.ceil(expiresAt), Math.floor(now)))
     },
     async held(budget, now) {
       let units = 0n

@@ -122,6 +122,9 @@ end
 return renewed
 `
 
+/** The hold scripts' text: the storage-fault tests find their commands on the wire by it (its SHA-1 under EVALSHA). */
+export const HOLD_SCRIPTS = { place: PLACE, settle: SETTLE, renew: RENEW } as const
+
 /** Holds on Redis through the unstorage redis driver's own client: one script places, one settles; exact across instances. */
 export function createRedisHolds(storage: Storage, driver: RedisDriver): HoldOps {
   const driverBase = (driver.options.base ?? '').replace(/:$/, '')

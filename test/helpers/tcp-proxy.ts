@@ -9,10 +9,10 @@ export interface TcpProxy {
   /** The proxy's port on 127.0.0.1. */
   port: number
   /**
-   * The next command whose bytes contain `marker` is passed on, and when the server's next bytes come back on that
-   * connection they are dropped and the connection is cut. Resolves once that happened.
+   * The next command whose bytes contain `marker` (or one of several) is passed on, and when the server's next bytes
+   * come back on that connection they are dropped and the connection is cut. Resolves once that happened.
    */
-  loseReplyTo(marker: string): Promise<void>
+  loseReplyTo(marker: string | string[]): Promise<void>
   /** Cuts every open connection now (the server sees its clients leave, the clients see a reset). */
   cutAll(): void
   /** While true, no byte passes either way (a stalled network); bytes wait and pass when it is false again. */
@@ -26,14 +26,14 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host?: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   const waiting: (() => void)[] = []
-  let trap: { marker: string; done: () => void } | undefined
+  let trap: { markers: string[]; done: () => void } | undefined
   const proxy: TcpProxy = {
     port: 0,
     stalled: false,
     connections: 0,
     loseReplyTo: (marker) =>
       new Promise<void>((resolve) => {
-        trap = { marker, done: resolve }
+        trap = { markers: Array.isArray(marker) ? marker : [marker], done: resolve }
       }),
     cutAll() {
       for (const socket of sockets) socket.destroy()
@@ -66,7 +66,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
       sockets.delete(upstream)
     }
     client.on('data', (chunk) => {
-      if (trap && chunk.includes(trap.marker)) {
+      if (trap?.markers.some((marker) => chunk.includes(marker))) {
         losing = trap.done
         trap = undefined
       }

@@ -4,10 +4,12 @@
  * client library sends the command again on its new connection). Each case ends with balance = Σ usage = Σ ledger,
  * exactly one usage record per served request, and no hold left.
  */
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createStorage } from 'unstorage'
 import redisDriver from 'unstorage/drivers/redis'
 import { budgetsOf } from '../../src/billing/holds'
+import { HOLD_SCRIPTS } from '../../src/stores/holds-redis'
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai'
 import { createCustomer, startGateway, type TestGateway } from '../helpers/server'
 import { readSse } from '../helpers/sse'
@@ -18,9 +20,14 @@ import { expectReconciled } from '../helpers/outage'
 const REDIS_URL = process.env.REDIS_URL
 const pricing = { prompt: '0.000001', completion: '0.000002', currency: 'USD' }
 const json = { 'content-type': 'application/json' }
-// Text that only the hold's and the settlement's scripts send (both in their Lua source).
-const PLACE_SCRIPT = "redis.call('HSET', holds, id, placed[i][2])"
-const SETTLE_SCRIPT = "redis.call('HDEL', holds, id)"
+// What only the hold's and the settlement's commands carry: the script's text (EVAL, the first time a server sees it)
+// or its SHA-1 (EVALSHA, every other time: docs/operations.md#several-instances).
+const markersOf = (script: string, text: string) => {
+  if (!script.includes(text)) throw new Error(`the script no longer says ${text}`)
+  return [text, createHash('sha1').update(script).digest('hex')]
+}
+const PLACE_SCRIPT = markersOf(HOLD_SCRIPTS.place, "redis.call('HSET', holds, id, placed[i][2])")
+const SETTLE_SCRIPT = markersOf(HOLD_SCRIPTS.settle, "redis.call('HDEL', holds, id)")
 
 describe.skipIf(!REDIS_URL)('Redis replies lost mid-command (REDIS_URL, through a TCP proxy)', () => {
   let proxy: TcpProxy

@@ -4,7 +4,7 @@
 // custom host (`x-portkey-provider`, `x-portkey-custom-host`), the way Portkey's docs point it at any OpenAI-compatible
 // server. Portkey keeps no accounts, holds or exact costs: it passes the answer through (bench/README.md#portkey).
 // Prints one JSON line on stdout ({ url }) once it answers; the IPC of the other hops (bench/child-stats.ts).
-import { createServer } from 'node:net'
+import { freePort } from '../test/helpers/redis-process'
 import { answerStats } from './child-stats'
 
 answerStats()
@@ -14,17 +14,6 @@ if (!script) {
   console.error('portkey-process: set BENCH_PORTKEY_SCRIPT to @portkey-ai/gateway/build/start-server.js')
   process.exit(2)
 }
-
-/** A port free on this machine now. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 const port = await freePort()
 // Portkey's start script prints a banner and a spinner on stdout: to stderr here, so that our one line is the first.

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from './redis-process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -21,16 +21,6 @@ export interface PersistentRedis {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const freePort = (): Promise<number> =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 /** Starts a redis-server (Debian's, on the PATH) with its data in a temporary folder. */
 export async function startPersistentRedis(): Promise<PersistentRedis> {

@@ -4,8 +4,8 @@
 // /proc/<pid>/io (`syscr`, `syscw`: every read-like and write-like call, sockets included). Linux only.
 // Run: BENCH_DIST=1 npx tsx bench/syscalls.ts
 import { readFileSync } from 'node:fs'
-import { Agent, request } from 'node:http'
 import { type Child, startChild, stopChildren } from './children'
+import { load, type TargetName, targetOf } from './client'
 
 const REQUESTS = Number(process.env.BENCH_SYSCALL_REQUESTS) || 2000
 const AT_ONCE = 8
@@ -15,39 +15,6 @@ function syscalls(pid: number): { reads: number; writes: number } {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? Number.NaN)
   return { reads: field('syscr'), writes: field('syscw') }
-}
-
-/** Sends `count` chat requests to `url`, `AT_ONCE` at a time, and reads each answer to its end. */
-async function send(url: string, key: string | undefined, stream: boolean, count: number): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: AT_ONCE })
-  const body = JSON.stringify({
-    model: 'fake/bench',
-    messages: [{ role: 'user', content: 'hello benchmark' }],
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-  })
-  let next = 0
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const req = request(
-        `${url}/api/v1/chat/completions`,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) } },
-        (res) => {
-          if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`))
-          res
-            .on('data', () => undefined)
-            .on('end', resolve)
-            .on('error', reject)
-        },
-      )
-      req.on('error', reject)
-      req.end(body)
-    })
-  await Promise.all(
-    Array.from({ length: AT_ONCE }, async () => {
-      while (next++ < count) await one()
-    }),
-  )
-  agent.destroy()
 }
 
 const upstream = await startChild('upstream', 'upstream-process.ts', {})
@@ -60,10 +27,13 @@ try {
   for (const stream of [false, true]) {
     for (const hop of hops) {
       const pid = hop.process.pid!
-      await send(hop.info.url, hop.info.key, stream, 300)
+      const auth = hop.info.key ? `Bearer ${hop.info.key}` : undefined
+      const target = targetOf(hop.name as TargetName, hop.info.url, '/api/v1/chat/completions', 'fake/bench', AT_ONCE, auth)
+      await load(target, () => stream, { count: 300, loops: AT_ONCE })
       const before = syscalls(pid)
-      await send(hop.info.url, hop.info.key, stream, REQUESTS)
+      await load(target, () => stream, { count: REQUESTS, loops: AT_ONCE, keepSamples: false })
       const after = syscalls(pid)
+      target.agent.destroy()
       const per = (n: number) => (n / REQUESTS).toFixed(2)
       console.log(
         `${hop.name.padEnd(8)} ${stream ? 'stream' : 'whole '}: ${per(after.reads - before.reads)} reads, ${per(after.writes - before.writes)} writes per request`,

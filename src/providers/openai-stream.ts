@@ -60,6 +60,14 @@ function openaiChunkIterator(source: ChunkIterator<Uint8Array>, provider: Upstre
     if (!chunks) throw upstreamError(provider, 'malformed_response', 'the event stream ended without a chunk')
     return { value: undefined, done: true }
   }
+  // The body's next bytes into the parser (its end: the last events in hand).
+  const feed = (next: IteratorResult<Uint8Array>) => {
+    at = 0
+    if (next.done) {
+      ended = true
+      events = parser.end()
+    } else events = parser.push(next.value)
+  }
   // Reads the body until a chunk is complete, or it ends.
   let reading = false
   const read = async (): Promise<IteratorResult<UpstreamChunk>> => {
@@ -77,11 +85,7 @@ function openaiChunkIterator(source: ChunkIterator<Uint8Array>, provider: Upstre
           throw error
         }
         if (finished) return { value: undefined, done: true } // returned meanwhile
-        at = 0
-        if (next.done) {
-          ended = true
-          events = parser.end()
-        } else events = parser.push(next.value)
+        feed(next)
       }
     } finally {
       reading = false
@@ -126,11 +130,7 @@ function openaiChunkIterator(source: ChunkIterator<Uint8Array>, provider: Upstre
           throw error
         }
         if (next === undefined) return undefined
-        at = 0
-        if (next.done) {
-          ended = true
-          events = parser.end()
-        } else events = parser.push(next.value)
+        feed(next)
       }
     },
     next() {

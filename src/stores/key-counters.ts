@@ -38,7 +38,7 @@ export function createKeyCountersStore({ kv, atomic }: { kv: Kv; atomic: AtomicO
   const memo = createKeyMemo()
   const counterKey = (keyHash: string, counter: KeyCounter, period: KeyPeriod): string => {
     const name = COUNTER_NAMES[counter][period]
-    return memo.get(keyHash, name) ?? memo.set(keyHash, name, kv.key('credits', 'key', keyHash, name))
+    return memo.get(keyHash, name) ?? memo.set(keyHash, name, keyCounterKey(kv, keyHash, counter, period))
   }
   return {
     /** The full storage key of a key's counter (as keyCounterKey). */

@@ -1,4 +1,4 @@
-// Read and write system calls per request of each hop (bench/README.md#system-calls-per-request): the h3 floor and the
+// Read and write system calls per request of each hop (bench/README.md#the-gateways-own-work-alone-and-the-other-tools): the h3 floor and the
 // gateway (memory storage) in their own processes before the same fake upstream, `BENCH_SYSCALL_REQUESTS` requests
 // (2,000) of each kind, 8 at a time over keep-alive connections after 300 of warm-up, counted from the kernel's
 // /proc/<pid>/io (`syscr`, `syscw`: every read-like and write-like call, sockets included). Linux only.

@@ -11,12 +11,27 @@ export interface SweepOptions {
   limit?: number
   /** Once aborted (the gateway closes), the sweep stops before its next step and returns what it removed so far. */
   signal?: AbortSignal
+  /** How long it works at most before it lets the event loop run other work, in ms. Default 10. */
+  sliceMs?: number
 }
 
 /** Deletions per kind in one run, unless told otherwise. */
 export const DEFAULT_SWEEP_LIMIT = 1000
 /** Records read, or removed, at once. */
 const BATCH = 32
+
+// Lets requests run between the sweep's steps once it has worked for `sliceMs`: on a storage that answers at once (the
+// default in-memory one) a sweep would otherwise be one block of the event loop from start to end (docs/retention.md#the-sweep).
+function timeSlicer(sliceMs: number): () => Promise<void> | undefined {
+  let since = performance.now()
+  const turn = (resolve: () => void) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0))
+  return () => {
+    if (performance.now() - since < sliceMs) return undefined
+    return new Promise<void>(turn).then(() => {
+      since = performance.now()
+    })
+  }
+}
 
 // Works through the items a batch at a time, until the signal is aborted; returns how many it did.
 async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>, signal?: AbortSignal): Promise<number> {
@@ -93,11 +108,14 @@ export async function sweepExpired(ctx: GatewayContext, options: SweepOptions = 
     byok_claims: 0,
   }
   const signal = options.signal
+  const letOthersRun = timeSlicer(options.sliceMs ?? 10)
   for (const rule of expiryRules(ctx)) {
+    await letOthersRun()
     if (signal?.aborted) break
     if (rule.expiresOnItsOwn && ctx.expiring.expiresByItself(rule.kind)) continue
     await rule.before?.()
     const keys = await ctx.expiring.list(rule.kind)
+    await letOthersRun()
     if (signal?.aborted) break
     const expired = await findExpired(ctx, rule, keys, now, limit)
     if (signal?.aborted) break

@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage'
 import { isRedisClusterDriver } from './atomic-redis'
+import { listOwnKeys } from './records'
 
 /** The part of an ioredis Cluster client listing keys uses. */
 interface ClusterClient {
@@ -10,10 +11,13 @@ interface ClusterClient {
 const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`)
 
 /**
- * The storage's keys below `base` (full keys). On a Redis Cluster every primary is scanned: unstorage's redis driver
- * sends its SCAN to one node only, which holds a third of a cluster's keys (docs/operations.md#redis-cluster).
+ * The storage's keys below `base` (full keys). The gateway's own memory storage is listed straight from its Map
+ * (listOwnKeys). On a Redis Cluster every primary is scanned: unstorage's redis driver sends its SCAN to one node
+ * only, which holds a third of a cluster's keys (docs/operations.md#redis-cluster).
  */
 export async function listKeys(storage: Storage, base: string): Promise<string[]> {
+  const own = listOwnKeys(storage, base)
+  if (own) return own
   const mount = storage.getMount(base)
   if (!isRedisClusterDriver(mount.driver)) return storage.getKeys(base)
   const client = (mount.driver.getInstance as () => ClusterClient)()

@@ -218,6 +218,34 @@ describe('retention: the sweep timer', () => {
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
   }
 
+  it('lets other work run while it sweeps, and lists the default storage straight from its map', async () => {
+    const gateway = createGateway({ secret: TEST_SECRET, logger: false, byok: { settlementIntervalSeconds: 0 }, retention: { sweepIntervalSeconds: 0 } })
+    try {
+      // 100,000 ledger entries (never swept), which every listing of the storage passes over.
+      const map = (gateway.internals.storage.getMount('').driver as { getInstance(): Map<string, unknown> }).getInstance()
+      for (let i = 0; i < 100_000; i++) map.set(`gateway:ledger:org_1:${String(i).padStart(15, '0')}-entry`, '{}')
+      let turns = 0
+      let sweeping = true
+      const turn = () => {
+        if (!sweeping) return
+        turns++
+        setImmediate(turn)
+      }
+      setImmediate(turn)
+      // Yielding after every step (sliceMs 0; 10 ms of work by default): the event loop turned between them.
+      const counts = await sweepExpired(gateway.context, { sliceMs: 0 })
+      sweeping = false
+      expect(turns).toBeGreaterThanOrEqual(10)
+      expect(Object.values(counts).reduce((sum, n) => sum + n, 0)).toBe(0)
+      expect(map.size).toBeGreaterThanOrEqual(100_000)
+      // A listing of a kind: what is below its prefix, as unstorage lists it.
+      await gateway.internals.storage.setItem('gateway:codes:abc', { expires_at: 1 })
+      expect(await gateway.context.expiring.list('codes')).toEqual(['abc'])
+    } finally {
+      await gateway.close()
+    }
+  })
+
   it('sweeps shortly after start and every interval, and close() clears its timers', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
     try {

@@ -1,6 +1,6 @@
 import { createStorage } from 'unstorage'
 import { describe, expect, it } from 'vitest'
-import { boundAppended, createRecords, ownedStorage } from '../../src/stores/records'
+import { boundAppended, createRecords, listOwnKeys, ownedStorage } from '../../src/stores/records'
 
 // The gateway's own memory storage is read and written straight in its Map when unstorage would not rewrite the key
 // (src/stores/records.ts): whatever the key, what one path writes the other reads, under the key unstorage lists.
@@ -49,5 +49,24 @@ describe('records in the gateway’s own memory storage', () => {
       ['responses:org:1', { i: 1 }],
       ['responses:org:2', { i: 2 }],
     ])
+  })
+
+  it('lists a prefix straight from the Map as unstorage lists it, and leaves other storages and bases to unstorage', async () => {
+    const storage = ownedStorage(createStorage())
+    const records = createRecords(storage)
+    for (const key of keys) await records.set(key, { key })
+    await storage.setItem('usage:org_2:gen-2', { n: 2 })
+    await storage.setItem('usage-other:x', { n: 3 }) // a longer prefix, not below `usage:`
+    await storage.setMeta('usage:org_1:gen-1', { note: 'meta' }) // its meta key ends in `$`: listed by neither
+    for (const base of ['usage:', 'rollups:', 'rollups:org_1:', 'q:', 'double:', 'nothing:']) {
+      const own = listOwnKeys(storage, base)
+      expect(own, base).toEqual(await storage.getKeys(base))
+    }
+    expect(listOwnKeys(storage, 'usage:')).toEqual(['usage:org_1:gen-1', 'usage:org_2:gen-2'])
+    expect(listOwnKeys(storage, 'rollups:')).toEqual(['rollups:org_1:2026-11-28:openai:gpt-4o'])
+    // A base unstorage would rewrite, or one without its colon, and any storage the gateway did not create: unstorage lists.
+    expect(listOwnKeys(storage, 'rollups:org_1:2026-11-28:openai/gpt-4o:')).toBeUndefined()
+    expect(listOwnKeys(storage, 'usage')).toBeUndefined()
+    expect(listOwnKeys(createStorage(), 'usage:')).toBeUndefined()
   })
 })

@@ -75,9 +75,10 @@ export async function readJsonBody(event: H3Event, limit: number = DEFAULT_BODY_
   }
   const bytes = await readBodyBytes(event, limit)
   if (!bytes) return undefined
-  if (exceedsJsonDepth(bytes)) throw invalidRequest(`body: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
+  const text = utf8.decode(bytes)
+  if (exceedsJsonDepth(text)) throw invalidRequest(`body: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   try {
-    return JSON.parse(utf8.decode(bytes))
+    return JSON.parse(text)
   } catch {
     throw invalidRequest('Request body is not valid JSON')
   }

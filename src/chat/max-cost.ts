@@ -6,6 +6,7 @@ import type { GatewayContext } from '../context'
 import type { ModelPricing } from '../contracts'
 import type { Attempt } from '../routing/plan'
 import type { ChatRequest } from '../schemas/chat'
+import { jsonByteLength } from '../http/json-size'
 import { choicesOf } from './choices'
 
 /** Completion tokens a hold assumes when neither the request nor the catalogue bounds them. */
@@ -40,7 +41,7 @@ function imagesOf(request: ChatRequest): { all: number; byUrl: number } {
 }
 
 /** What the hold reads of a request's prompt: its tokens at most, and the longest cache write it asks for. */
-interface PromptFacts {
+export interface PromptFacts {
   tokens: number
   cacheWrites: 'none' | '5m' | '1h'
 }
@@ -48,19 +49,55 @@ interface PromptFacts {
 // Computed once per request (routing's max_price and the hold both read it; a long prompt is costly to serialise).
 const promptFactsCache = new WeakMap<ChatRequest, PromptFacts>()
 
-function promptFacts(request: ChatRequest): PromptFacts {
+/** What the hold reads of a request's prompt (computed once per request). */
+export function promptFacts(request: ChatRequest): PromptFacts {
   let facts = promptFactsCache.get(request)
   if (facts) return facts
-  const messages = JSON.stringify(request.messages)
-  const tools = request.tools ? JSON.stringify(request.tools) : ''
-  let bytes = Buffer.byteLength(messages) + Buffer.byteLength(tools)
-  if (request.response_format) bytes += Buffer.byteLength(JSON.stringify(request.response_format))
+  // The bytes of the messages, tools and response format as JSON, counted without writing them (a long prompt is
+  // tens of KB: writing it only to count it cost more than parsing it).
+  let bytes = jsonByteLength(request.messages) + (request.tools ? jsonByteLength(request.tools) : 0)
+  if (request.response_format) bytes += jsonByteLength(request.response_format)
   const top = request.cache_control as { ttl?: string } | undefined
-  const cached = top !== undefined || messages.includes('"cache_control"') || tools.includes('"cache_control"')
-  const hour = top?.ttl === '1h' || (cached && /"cache_control":\{[^}]*"ttl":"1h"/.test(messages + tools))
-  facts = { tokens: Math.ceil(bytes / 3) + imagesOf(request).byUrl * IMAGE_URL_HOLD_TOKENS, cacheWrites: hour ? '1h' : cached ? '5m' : 'none' }
+  const asked = top?.ttl === '1h' ? '1h' : maxCacheWrite(cacheWritesIn(request.messages, 0), request.tools ? cacheWritesIn(request.tools, 0) : 'none')
+  const cacheWrites = top !== undefined ? maxCacheWrite(asked, '5m') : asked
+  facts = { tokens: Math.ceil(bytes / 3) + imagesOf(request).byUrl * IMAGE_URL_HOLD_TOKENS, cacheWrites }
   promptFactsCache.set(request, facts)
   return facts
+}
+
+const CACHE_WRITE_RANK = { none: 0, '5m': 1, '1h': 2 } as const
+const maxCacheWrite = (a: PromptFacts['cacheWrites'], b: PromptFacts['cacheWrites']): PromptFacts['cacheWrites'] =>
+  CACHE_WRITE_RANK[a] >= CACHE_WRITE_RANK[b] ? a : b
+
+// The longest cache write a part of the request asks for: a `cache_control` key anywhere (with a value JSON keeps)
+// asks for one, of an hour when its value holds a `ttl` of "1h" at any depth (else 5 minutes).
+function cacheWritesIn(value: unknown, depth: number): PromptFacts['cacheWrites'] {
+  if (value === null || typeof value !== 'object' || depth > 256) return 'none'
+  let found: PromptFacts['cacheWrites'] = 'none'
+  if (Array.isArray(value)) {
+    for (const item of value) if ((found = maxCacheWrite(found, cacheWritesIn(item, depth + 1))) === '1h') return found
+    return found
+  }
+  for (const key of Object.keys(value)) {
+    const inner = (value as Record<string, unknown>)[key]
+    if (key === 'cache_control' && inner !== undefined && typeof inner !== 'function' && typeof inner !== 'symbol')
+      found = maxCacheWrite(found, hasHourTtl(inner, depth + 1) ? '1h' : '5m')
+    if (found === '1h') return found
+    found = maxCacheWrite(found, cacheWritesIn(inner, depth + 1))
+    if (found === '1h') return found
+  }
+  return found
+}
+
+// True when a `ttl` key of "1h" is anywhere in the value.
+function hasHourTtl(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object' || depth > 256) return false
+  if (Array.isArray(value)) return value.some((item) => hasHourTtl(item, depth + 1))
+  for (const key of Object.keys(value)) {
+    const inner = (value as Record<string, unknown>)[key]
+    if ((key === 'ttl' && inner === '1h') || hasHourTtl(inner, depth + 1)) return true
+  }
+  return false
 }
 
 /** A prompt's tokens at most, from its size: one token per 3 bytes of UTF-8 (English runs near 4; CJK near 3), and IMAGE_URL_HOLD_TOKENS an image URL. */

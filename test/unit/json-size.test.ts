@@ -156,6 +156,12 @@ describe('promptFacts', () => {
     expect(promptFacts(request).cacheWrites).toBe('1h')
   })
 
+  it('takes a message whose text is "cache_control" for text, not for a breakpoint (the text search did)', () => {
+    const request = { model: 'm', messages: [{ role: 'user', content: 'cache_control' }] } as unknown as ChatRequest
+    expect(textCacheWrites(request)).toBe('5m')
+    expect(promptFacts(request).cacheWrites).toBe('none')
+  })
+
   it('counts a long prompt’s tokens as a third of its JSON’s bytes', () => {
     const text = 'Some code: if (a === "b") { return `c\\n` }\n'.repeat(1_500)
     const request = {

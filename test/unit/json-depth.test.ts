@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { prng } from '../helpers/fuzz'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../src/http/json-depth'
 
 // The depth check (src/http/json-depth.ts) skips a string's content from quote to quote; what it answers must be what
@@ -18,17 +19,6 @@ function referenceExceeds(json: string, limit: number): boolean {
     } else if (c === 0x5d || c === 0x7d) depth--
   }
   return false
-}
-
-/** A small deterministic generator (mulberry32), so that a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 describe('exceedsJsonDepth', () => {
@@ -52,7 +42,7 @@ describe('exceedsJsonDepth', () => {
   it('answers as a loop over every byte does, over 20,000 random texts of quotes, backslashes and brackets', () => {
     const alphabet = ['"', '\\', '[', ']', '{', '}', 'a', ' ', ':', ',', 'é', '😀']
     for (let seed = 1; seed <= 20_000; seed++) {
-      const next = random(seed)
+      const next = prng(seed).next
       const length = 1 + Math.floor(next() * 40)
       let text = ''
       for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)]

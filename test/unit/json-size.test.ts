@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { prng } from '../helpers/fuzz'
 import { promptFacts } from '../../src/chat/max-cost'
 import { jsonByteLength } from '../../src/http/json-size'
 import type { ChatRequest } from '../../src/schemas/chat'
@@ -6,17 +7,6 @@ import type { ChatRequest } from '../../src/schemas/chat'
 // A hold measures a prompt by the UTF-8 bytes of its JSON (docs/money.md), now counted without writing the text
 // (src/http/json-size.ts): every count must be the byte length of JSON.stringify's text, and the cache writes a
 // request asks for what the text search before found, or longer (never a cheaper hold).
-
-/** A small deterministic generator (mulberry32), so that a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const PIECES = [
   'a',
@@ -84,7 +74,7 @@ const stringifiedBytes = (value: unknown) => {
 describe('jsonByteLength', () => {
   it('is the UTF-8 byte length of JSON.stringify over 20,000 random values (escapes, lone surrogates, holes, left-out values)', () => {
     for (let seed = 1; seed <= 20_000; seed++) {
-      const value = randomValue(random(seed), 0)
+      const value = randomValue(prng(seed).next, 0)
       const expected = stringifiedBytes(value)
       if (jsonByteLength(value) !== expected) throw new Error(`seed ${seed}: ${jsonByteLength(value)} bytes, JSON.stringify's ${expected}`)
     }

@@ -49,12 +49,18 @@ export interface Prepared {
   body: Buffer
   headers: OutgoingHttpHeaders
 }
+// BENCH_PROMPT_KB: a system message of that many KB of code-like text before the user's (a coding agent's request is
+// tens of KB), so that what the gateway does per byte of a request shows; the answer stays the same few words.
+const PROMPT_KB = Math.max(0, Number(process.env.BENCH_PROMPT_KB) || 0)
+const CODE_LINE = 'const answer = await client.chat({ model: "x", messages }); // "quoted" \\ and a tab\t\n'
+const longPrompt = PROMPT_KB > 0 ? [{ role: 'system', content: CODE_LINE.repeat(Math.ceil((PROMPT_KB * 1024) / CODE_LINE.length)) }] : []
+
 // Streamed requests ask for usage in every case: the gateway always asks its upstream for it, so the fake does the same work.
 export function prepare(target: Target, stream: boolean, model = target.model): Prepared {
   const body = Buffer.from(
     JSON.stringify({
       model,
-      messages: [{ role: 'user', content: 'hello benchmark' }],
+      messages: [...longPrompt, { role: 'user', content: 'hello benchmark' }],
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     }),
   )

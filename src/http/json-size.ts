@@ -1,8 +1,9 @@
 // The UTF-8 byte length of JSON.stringify(value), computed without building the text: a hold measures a request's
 // prompt by it (docs/money.md), and serialising tens of KB of messages only to count them cost more than parsing them.
 
-// Characters JSON.stringify writes as a six-byte `\u00XX` (controls but \n, \r, \t, \b, \f) or `\udXXX` (a lone surrogate), or
-// as `\b`, `\f`: rare in text, looked for in one pass; the common escapes are counted with indexOf.
+// Characters JSON.stringify writes as a six-byte `\u00XX` (controls but \n, \r, \t, \b, \f), as an escape such as
+// `\ud83d` (a lone surrogate), or as `\b`, `\f`: rare in text, looked for in one pass; the common escapes are counted
+// with indexOf.
 const RARE_ESCAPES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff]/
 const OTHER_CONTROLS = /[\u0000-\u0007\u000b\u000e-\u001f]/g
 // Any character JSON.stringify escapes: one test settles a short string (cheaper there than five indexOf passes).
@@ -19,7 +20,8 @@ function occurrences(text: string, char: string): number {
   return count
 }
 
-// The lone surrogates of `text` (JSON.stringify writes each as a 6-byte `\udXXX`; Buffer.byteLength counts 3).
+// The lone surrogates of `text` (JSON.stringify writes each as a 6-byte escape such as `\ud83d`; Buffer.byteLength
+// counts 3).
 function loneSurrogates(text: string): number {
   let count = 0
   for (let i = 0; i < text.length; i++) {
@@ -33,8 +35,8 @@ function loneSurrogates(text: string): number {
   return count
 }
 
-/** The UTF-8 bytes of a string as JSON.stringify writes it: its quotes, and its escapes. */
-export function jsonStringBytes(text: string): number {
+// The UTF-8 bytes of a string as JSON.stringify writes it: its quotes, and its escapes.
+function jsonStringBytes(text: string): number {
   const utf8 = Buffer.byteLength(text, 'utf8')
   if (text.length < SHORT && !ANY_ESCAPE.test(text)) return utf8 + 2
   // `\"`, `\\`, `\n`, `\r`, `\t`: one byte more each.
@@ -43,7 +45,8 @@ export function jsonStringBytes(text: string): number {
   bytes += occurrences(text, '\b') + occurrences(text, '\f') // one byte more each
   const others = text.match(OTHER_CONTROLS)
   if (others) bytes += others.length * 5 // `\u00XX` for one byte
-  // A lone surrogate: `\udXXX`, six bytes, where Buffer.byteLength counts three. Only where a character is not ASCII.
+  // A lone surrogate: an escape such as `\ud83d`, six bytes, where Buffer.byteLength counts three. Only where a
+  // character is not ASCII.
   if (utf8 !== text.length) bytes += loneSurrogates(text) * 3
   return bytes
 }

@@ -159,6 +159,12 @@ function readBody(res: IncomingMessage, init: UpstreamRequest, endedEarly: (caus
         failure = endedEarly(res.errored ?? undefined)
         wake()
       }
+      // The oldest chunk in hand; a paused response resumes once few are left.
+      const take = (): Buffer => {
+        const value = queue.shift()!
+        if (queue.length < 4 && res.isPaused() && !ended) res.resume()
+        return value
+      }
       res.on('data', onData)
       res.on('end', onEnd)
       res.on('error', onError)
@@ -167,20 +173,12 @@ function readBody(res: IncomingMessage, init: UpstreamRequest, endedEarly: (caus
         // A chunk already in hand (or the end, or the failure), at once; undefined when one must be waited for.
         nextNow() {
           if (waiting) return undefined
-          if (queue.length) {
-            const value = queue.shift()!
-            if (queue.length < 4 && res.isPaused() && !ended) res.resume()
-            return { value, done: false }
-          }
+          if (queue.length) return { value: take(), done: false }
           if (failure) throw failure
           return ended ? { value: undefined, done: true } : undefined
         },
         next() {
-          if (queue.length) {
-            const value = queue.shift()!
-            if (queue.length < 4 && res.isPaused() && !ended) res.resume()
-            return Promise.resolve({ value, done: false })
-          }
+          if (queue.length) return Promise.resolve({ value: take(), done: false })
           if (failure) return Promise.reject(failure)
           if (ended) return Promise.resolve({ value: undefined, done: true })
           if (res.isPaused()) res.resume()

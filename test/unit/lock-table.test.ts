@@ -1,11 +1,9 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { createStorage } from 'unstorage'
 import { describe, expect, it } from 'vitest'
 import { createLocalAtomic, lockFor } from '../../src/stores/atomic-local'
+import { collectGarbage } from '../helpers/gc'
 
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
+const gc = collectGarbage()
 
 /** Nothing grows without bound in the local atomic engine (docs/retention.md). */
 describe('local atomic engine: lock table', () => {
